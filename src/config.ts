@@ -1,0 +1,120 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Every setting is an environment variable, parsed and validated here once. The README's
+ * "Configuration" table documents each one with its default; keep the two in step.
+ */
+const booleanString = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const optionalUrl = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .pipe(z.url().optional());
+
+const durationMs = z
+  .string()
+  .regex(/^\d+(ms|s|m|h|d)?$/, 'expected a duration such as 500ms, 30s, 5m, 1h or 30d')
+  .transform(parseDuration);
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  HOST: z.string().default('0.0.0.0'),
+  PUBLIC_URL: optionalUrl,
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: optionalUrl,
+  /** Port of the embedded database's PostgreSQL socket (0 = any free port, written to DATA_DIR). */
+  PGLITE_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  REDIS_URL: optionalUrl,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOGIN_URL: optionalUrl,
+  SSO_DOMAIN: z.string().optional(),
+  /** HS256 secret for sso_token JWTs; generated and kept in DATA_DIR when unset. */
+  SSO_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  SSO_JWKS_URL: optionalUrl,
+  SSO_JWT_ISSUER: z.string().optional(),
+  SSO_JWT_AUDIENCE: z.string().optional(),
+  SESSION_TTL: durationMs.default(parseDuration('12h')),
+  COOKIE_SECURE: booleanString.default(true),
+  SEED_DEMO_DATA: booleanString.optional(),
+  UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024 * 1024),
+  RATE_LIMIT_RETURNS_PER_MINUTE: z.coerce.number().int().positive().default(100),
+  RATE_LIMIT_UPLOAD_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  COMPARISON_MATCH_BPS: z.coerce.number().nonnegative().default(1),
+  COMPARISON_REVIEW_BPS: z.coerce.number().nonnegative().default(10),
+  SELF_TEST_CRON: z.string().default('*/15 * * * *'),
+  SELF_TEST_ENABLED: booleanString.default(true),
+  WORKER_ENABLED: booleanString.default(true),
+  WORKER_POLL_INTERVAL: durationMs.default(parseDuration('1s')),
+  SHUTDOWN_TIMEOUT: durationMs.default(parseDuration('25s')),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(12),
+  GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().positive().default(2000),
+  BENCHMARK_FAST_MS: z.coerce.number().positive().default(50),
+  BENCHMARK_GOOD_MS: z.coerce.number().positive().default(200),
+  BENCHMARK_SLOW_MS: z.coerce.number().positive().default(1000),
+});
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+  }
+  const raw = parsed.data;
+  if (raw.COMPARISON_MATCH_BPS > raw.COMPARISON_REVIEW_BPS) {
+    throw new ConfigError('Invalid configuration:\n  COMPARISON_MATCH_BPS: must not exceed COMPARISON_REVIEW_BPS');
+  }
+  if (!(raw.BENCHMARK_FAST_MS < raw.BENCHMARK_GOOD_MS && raw.BENCHMARK_GOOD_MS < raw.BENCHMARK_SLOW_MS)) {
+    throw new ConfigError('Invalid configuration:\n  BENCHMARK_*_MS: need FAST < GOOD < SLOW');
+  }
+  const dataDir = path.resolve(raw.DATA_DIR);
+  return {
+    env: raw.NODE_ENV,
+    port: raw.PORT,
+    host: raw.HOST,
+    publicUrl: raw.PUBLIC_URL,
+    dataDir,
+    databaseUrl: raw.DATABASE_URL,
+    pglitePort: raw.PGLITE_PORT,
+    redisUrl: raw.REDIS_URL,
+    logLevel: raw.LOG_LEVEL,
+    auth: {
+      loginUrl: raw.LOGIN_URL,
+      ssoDomain: raw.SSO_DOMAIN,
+      jwtSecret: raw.SSO_JWT_SECRET,
+      jwksUrl: raw.SSO_JWKS_URL,
+      jwtIssuer: raw.SSO_JWT_ISSUER,
+      jwtAudience: raw.SSO_JWT_AUDIENCE,
+      sessionTtlMs: raw.SESSION_TTL,
+      cookieSecure: raw.COOKIE_SECURE,
+    },
+    /** Demo data is seeded on first start of the embedded database unless turned off. */
+    seedDemoData: raw.SEED_DEMO_DATA ?? raw.DATABASE_URL === undefined,
+    storage: { dir: path.join(dataDir, 'blobs'), maxUploadBytes: raw.UPLOAD_MAX_BYTES },
+    rateLimits: {
+      returnsPerMinute: raw.RATE_LIMIT_RETURNS_PER_MINUTE,
+      uploadPerMinute: raw.RATE_LIMIT_UPLOAD_PER_MINUTE,
+    },
+    comparison: { matchBps: raw.COMPARISON_MATCH_BPS, reviewBps: raw.COMPARISON_REVIEW_BPS },
+    selfTest: { cron: raw.SELF_TEST_CRON, enabled: raw.SELF_TEST_ENABLED },
+    worker: { enabled: raw.WORKER_ENABLED, pollIntervalMs: raw.WORKER_POLL_INTERVAL },
+    shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT,
+    graphql: { maxDepth: raw.GRAPHQL_MAX_DEPTH, maxComplexity: raw.GRAPHQL_MAX_COMPLEXITY },
+    benchmark: { fastMs: raw.BENCHMARK_FAST_MS, goodMs: raw.BENCHMARK_GOOD_MS, slowMs: raw.BENCHMARK_SLOW_MS },
+  };
+}
+
+export function parseDuration(text: string): number {
+  const match = /^(\d+)(ms|s|m|h|d)?$/.exec(text);
+  if (!match) throw new ConfigError(`not a duration: ${text}`);
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+  return Number(match[1]) * units[match[2] ?? 'ms'];
+}

@@ -1,0 +1,57 @@
+import pg from 'pg';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from '../generated/prisma/client.ts';
+import { findRunningServer, startEmbeddedServer, type EmbeddedServer } from './embedded.ts';
+
+export type { PrismaClient };
+
+export type DatabaseKind = 'pglite' | 'postgresql';
+
+/**
+ * One database handle for the whole process: Prisma for domain code and a pg pool for the few
+ * things Prisma does not express (migrations, advisory locks, SKIP LOCKED claims, bulk loads).
+ * Both use the same PostgreSQL wire protocol whether the server is PostgreSQL or embedded PGlite.
+ */
+export interface Database {
+  kind: DatabaseKind;
+  url: string;
+  prisma: PrismaClient;
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  databaseUrl?: string;
+  dataDir: string;
+  pglitePort?: number;
+  /** `attach` (the CLI): use a running service's embedded server when there is one. */
+  mode?: 'own' | 'attach';
+  poolSize?: number;
+}
+
+// DATE columns come back as 'YYYY-MM-DD' strings rather than local-time Date objects.
+pg.types.setTypeParser(pg.types.builtins.DATE, (value: string) => value);
+
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  let embedded: EmbeddedServer | undefined;
+  let url = options.databaseUrl;
+  const kind: DatabaseKind = url ? 'postgresql' : 'pglite';
+  if (!url && options.mode === 'attach') url = findRunningServer(options.dataDir);
+  if (!url) {
+    embedded = await startEmbeddedServer(options.dataDir, options.pglitePort ?? 0);
+    url = embedded.url;
+  }
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    kind,
+    url,
+    prisma,
+    pool,
+    async close() {
+      await prisma.$disconnect();
+      await pool.end();
+      await embedded?.close();
+    },
+  };
+}
