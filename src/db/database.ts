@@ -41,8 +41,9 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     embedded = await startEmbeddedServer(options.dataDir, options.pglitePort ?? 0);
     url = embedded.url;
   }
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const { connectionString, schema } = splitSchema(url);
+  const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10, ...(schema ? { options: `-c search_path="${schema}"` } : {}) });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined) });
   return {
     kind,
     url,
@@ -54,4 +55,13 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       await embedded?.close();
     },
   };
+}
+
+/** Prisma's `?schema=name` convention: the schema goes to search_path and to Prisma, not to pg. */
+export function splitSchema(url: string): { connectionString: string; schema?: string } {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema') ?? undefined;
+  if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) throw new Error('DATABASE_URL: schema must be a plain identifier');
+  parsed.searchParams.delete('schema');
+  return { connectionString: parsed.toString(), schema };
 }

@@ -1,0 +1,94 @@
+import type { ExecutionResult } from 'graphql';
+import type { Budget } from '../src/ratelimit/rate-limiter.ts';
+import type { Scope } from '../src/auth/scopes.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * A REST endpoint as data: which GraphQL operation it runs, where its variables come from and
+ * how the result becomes the documented body. The router (router.ts) is the only code that
+ * turns these into HTTP handlers.
+ */
+export interface RestRoute {
+  method: HttpMethod;
+  /** Express path syntax, e.g. `/api/stickies/:id`. */
+  path: string;
+  /** One GraphQL operation; its variable definitions type and validate the REST inputs. */
+  operation: string;
+  /** REST parameter name -> variable name, where it is not simply the camelCase of the snake_case name. */
+  params?: Record<string, string>;
+  /** Request body: none (default), JSON object, or multipart form (one file field). */
+  body?: 'none' | 'json' | 'multipart';
+  /** Budget charged before anything else (before the body is read). */
+  budget?: Budget;
+  /** Checked before the body is read (uploads): credential and scope, as the schema would. */
+  requires?: Scope | 'authenticated';
+  /** Success status (default 200). */
+  status?: number;
+  /** Turns the operation's data into the response body. */
+  respond: (data: Record<string, unknown>) => RestResponse;
+  /** One line for the README / OpenAPI summary. */
+  summary: string;
+}
+
+export interface RestResponse {
+  status?: number;
+  body: unknown;
+}
+
+export type Responder = RestRoute['respond'];
+
+/** `{"data": {...}}`: a single record. */
+export function single(field: string): Responder {
+  return (data) => ({ body: { data: toSnakeCase(data[field]) } });
+}
+
+/** The value itself, snake_cased (for bodies the spec fixes, like `{"status": "healthy"}`). */
+export function bare(field: string, status?: (value: Record<string, unknown>) => number): Responder {
+  return (data) => {
+    const value = data[field] as Record<string, unknown>;
+    return { status: status?.(value), body: toSnakeCase(value) };
+  };
+}
+
+interface Connection {
+  edges: { node: unknown }[];
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+}
+
+/** `{"data": [...], "pagination": {...}}`: a page of a list. */
+export function list(field: string): Responder {
+  return (data) => {
+    const connection = data[field] as Connection;
+    return {
+      body: {
+        data: connection.edges.map((edge) => toSnakeCase(edge.node)),
+        pagination: {
+          has_more: connection.pageInfo.hasNextPage,
+          next_cursor: connection.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null,
+        },
+      },
+    };
+  };
+}
+
+/** `{"data": [...]}` for a short list that never pages. */
+export function array(field: string): Responder {
+  return (data) => ({ body: { data: toSnakeCase(data[field]) } });
+}
+
+export function snakeName(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+export function camelName(name: string): string {
+  return name.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
+}
+
+export function toSnakeCase(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toSnakeCase);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [snakeName(key), toSnakeCase(inner)]));
+}
+
+export type { ExecutionResult };

@@ -1,0 +1,119 @@
+import express, { type Request, type Response, type Router } from 'express';
+import type { DocumentNode } from 'graphql';
+import { executeOperation, prepareDocument } from '../schema/execute.ts';
+import { requireViewer, viewerHasScope, type RequestContext } from '../src/context.ts';
+import { AppError } from '../src/errors.ts';
+import { buildVariables, restFieldName, variableSpecs, type InputSource, type VariableSpec } from './params.ts';
+import { readMultipartForm } from './multipart.ts';
+import { sendError, sendJson } from './errors.ts';
+import type { RestRoute } from './route.ts';
+
+const JSON_BODY_LIMIT = '1mb';
+
+export interface RouterOptions {
+  routes: RestRoute[];
+  context: (req: Request) => Promise<RequestContext>;
+  maxUploadBytes: number;
+}
+
+interface PreparedRoute {
+  route: RestRoute;
+  document: DocumentNode;
+  specs: VariableSpec[];
+}
+
+/**
+ * Turns the route table into express handlers. Every route runs the same steps: budget,
+ * preflight auth (before any body is read), inputs -> variables, the GraphQL operation, and the
+ * result or error -> the documented body. Paths with no route for a method answer 405 + Allow.
+ */
+export function createRestRouter(options: RouterOptions): Router {
+  const router = express.Router();
+  const prepared = options.routes.map((route): PreparedRoute => {
+    const document = prepareDocument(route.operation);
+    return { route, document, specs: variableSpecs(route, document) };
+  });
+  const jsonParser = express.json({ limit: JSON_BODY_LIMIT, strict: true, type: () => true });
+
+  for (const entry of prepared) {
+    const method = entry.route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    router[method](entry.route.path, (req, res) => {
+      void handle(entry, req, res).catch((error: unknown) => fail(res, entry, error));
+    });
+  }
+
+  const methodsByPath = new Map<string, string[]>();
+  for (const { route } of prepared) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+  for (const [path, methods] of methodsByPath) {
+    router.all(path, (_req, res) => {
+      res.setHeader('Allow', methods.join(', '));
+      sendError(res, new AppError('METHOD_NOT_ALLOWED', `Method not allowed; use ${methods.join(', ')}`));
+    });
+  }
+  return router;
+
+  async function handle(entry: PreparedRoute, req: Request, res: Response): Promise<void> {
+    const { route, specs } = entry;
+    const ctx = await options.context(req);
+    if (route.budget) await ctx.budgets.charge(route.budget);
+    if (route.requires) preflightAuth(ctx, route.requires);
+
+    const inputs: { source: InputSource; values: Record<string, unknown> }[] = [
+      { source: 'query', values: req.query as Record<string, unknown> },
+      { source: 'path', values: req.params as Record<string, unknown> },
+    ];
+    if (route.body === 'json') inputs.push({ source: 'body', values: await readJsonBody(req, res) });
+    if (route.body === 'multipart') {
+      const fileFields = specs.filter((spec) => spec.type.toString().startsWith('Upload')).map((spec) => spec.restName);
+      const form = await readMultipartForm(req, res, { maxFileBytes: options.maxUploadBytes, fileFields });
+      inputs.push({ source: 'form', values: form.fields }, { source: 'body', values: form.files });
+    }
+    const variables = buildVariables(specs, inputs);
+    const result = await executeOperation(ctx, route.operation, variables);
+    const decisions = await ctx.budgets.settled();
+    if (result.errors?.length) {
+      sendError(res, result.errors[0], (field) => restFieldName(specs, field), decisions);
+      return;
+    }
+    const response = route.respond((result.data ?? {}) as Record<string, unknown>);
+    sendJson(res, response.status ?? route.status ?? 200, response.body, decisions);
+  }
+
+  async function fail(res: Response, entry: PreparedRoute, error: unknown): Promise<void> {
+    const ctx = await options.context(res.req).catch(() => undefined);
+    const decisions = ctx ? await ctx.budgets.settled().catch(() => []) : [];
+    if (entry.route.body === 'multipart') res.setHeader('Connection', 'close');
+    if (error instanceof AppError) {
+      sendError(res, error, (field) => restFieldName(entry.specs, field), decisions);
+      return;
+    }
+    ctx?.log.error({ err: error }, 'REST handler failed');
+    sendError(res, new AppError('INTERNAL_SERVER_ERROR', 'Internal server error'));
+  }
+
+  function readJsonBody(req: Request, res: Response): Promise<Record<string, unknown>> {
+    const length = Number(req.headers['content-length'] ?? 0);
+    if (!req.headers['content-type'] && length === 0 && !req.headers['transfer-encoding']) return Promise.resolve({});
+    if (!/^application\/(.+\+)?json\b/i.test(req.headers['content-type'] ?? '')) {
+      return Promise.reject(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'));
+    }
+    return new Promise((resolve, reject) => {
+      jsonParser(req, res, (error?: unknown) => {
+        if (error) {
+          const status = (error as { status?: number }).status;
+          reject(status === 413 ? new AppError('PAYLOAD_TOO_LARGE', `JSON body exceeds ${JSON_BODY_LIMIT}`) : new AppError('BAD_USER_INPUT', 'Malformed JSON body'));
+          return;
+        }
+        const body: unknown = req.body;
+        if (body === undefined || body === null) return resolve({});
+        if (typeof body !== 'object' || Array.isArray(body)) return reject(new AppError('BAD_USER_INPUT', 'The JSON body must be an object'));
+        resolve(body as Record<string, unknown>);
+      });
+    });
+  }
+}
+
+function preflightAuth(ctx: RequestContext, requires: NonNullable<RestRoute['requires']>): void {
+  requireViewer(ctx);
+  if (requires !== 'authenticated' && !viewerHasScope(ctx, requires)) throw AppError.forbidden();
+}

@@ -1,0 +1,20 @@
+import { lexicographicSortSchema, type GraphQLSchema } from 'graphql';
+import { builder } from './builder.ts';
+import './scalars.ts';
+import './viewer.ts';
+import './health.ts';
+import './returns.ts';
+import './storage.ts';
+import './scheduler.ts';
+
+let schema: GraphQLSchema | undefined;
+
+/** The one GraphQL schema every front (GraphQL, REST, JSON-RPC) executes against. */
+export function getSchema(): GraphQLSchema {
+  schema ??= builder.toSchema({ sortSchema: false });
+  return schema;
+}
+
+export function sortedSchema(): GraphQLSchema {
+  return lexicographicSortSchema(getSchema());
+}

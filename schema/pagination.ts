@@ -1,0 +1,37 @@
+import { AppError } from '../src/errors.ts';
+
+/** A page as the domain services return it: rows, whether more follow, and the cursor after the last row. */
+export interface ServicePage<T> {
+  rows: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+export interface ConnectionArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
+/** Forward pagination only: `first` (default and maximum per field) and `after`. */
+export function forwardPage(args: ConnectionArgs, defaults: { first: number; max: number }) {
+  if (args.last != null || args.before != null) throw AppError.badInput('last', 'backward pagination is not supported; use first and after');
+  const first = args.first ?? defaults.first;
+  if (!Number.isInteger(first) || first < 1 || first > defaults.max) throw AppError.badInput('first', `must be an integer between 1 and ${defaults.max}`);
+  return { limit: first, cursor: args.after ?? null };
+}
+
+/** Relay connection shape for a service page; each edge's cursor resumes after that row. */
+export function toConnection<T>(page: ServicePage<T>, cursorOf: (row: T) => string) {
+  const edges = page.rows.map((node) => ({ node, cursor: cursorOf(node) }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: page.hasMore,
+      hasPreviousPage: false,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: page.nextCursor ?? edges.at(-1)?.cursor ?? null,
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import { builder } from './builder.ts';
+import { forwardPage, toConnection } from './pagination.ts';
+import { encodeCursor, type CashTransactionRow, type ComparisonRow, type DailyReturnRow, type LabelledReturn } from '../src/returns/returns-service.ts';
+
+const ComparisonStatusEnum = builder.enumType('ComparisonStatus', {
+  description: 'Custodian vs computed: `match` within the match threshold, `review` within the review threshold, otherwise (or a missing side, or a sign flip) `investigate`.',
+  values: ['match', 'review', 'investigate'] as const,
+});
+
+const FlowTimingEnum = builder.enumType('FlowTiming', {
+  description: 'When in the day a cash flow happens. Default: inflows start of day, outflows end of day.',
+  values: ['start_of_day', 'end_of_day'] as const,
+});
+
+const ReturnComparison = builder.objectRef<ComparisonRow>('ReturnComparison').implement({
+  description: 'A custodian-reported daily return next to the service\'s own Modified Dietz return (fractions: 0.0123 = 1.23%).',
+  fields: (t) => ({
+    accountCode: t.exposeString('accountCode'),
+    entityName: t.exposeString('entityName'),
+    date: t.expose('date', { type: 'Date' }),
+    custodianReturn: t.expose('custodianReturn', { type: 'Decimal', nullable: true }),
+    computedReturn: t.expose('computedReturn', { type: 'Decimal', nullable: true }),
+    differenceBps: t.expose('differenceBps', { type: 'Decimal', nullable: true, description: '(computed - custodian) * 10000, signed.' }),
+    status: t.field({ type: ComparisonStatusEnum, resolve: (row) => row.status }),
+    reason: t.exposeString('reason'),
+    matchThresholdBps: t.expose('matchThresholdBps', { type: 'Decimal' }),
+    reviewThresholdBps: t.expose('reviewThresholdBps', { type: 'Decimal' }),
+  }),
+});
+
+const DailyReturn = builder.objectRef<DailyReturnRow>('DailyModifiedDietzReturn').implement({
+  description: 'The Modified Dietz return of the sub-period (startDate, date]: one calendar day between daily valuations.',
+  fields: (t) => ({
+    date: t.expose('date', { type: 'Date' }),
+    startDate: t.expose('startDate', { type: 'Date' }),
+    beginValue: t.expose('beginValue', { type: 'Decimal' }),
+    endValue: t.expose('endValue', { type: 'Decimal' }),
+    netFlow: t.expose('netFlow', { type: 'Decimal' }),
+    weightedFlow: t.expose('weightedFlow', { type: 'Decimal' }),
+    returnValue: t.expose('returnValue', { type: 'Decimal', nullable: true }),
+    nullReason: t.exposeString('nullReason', { nullable: true }),
+  }),
+});
+
+const PeriodReturn = builder.objectRef<LabelledReturn>('PeriodReturn').implement({
+  description: 'A return over the whole range, labelled with how it was computed. Never annualized.',
+  fields: (t) => ({
+    value: t.expose('value', { type: 'Decimal', nullable: true }),
+    nullReason: t.exposeString('nullReason', { nullable: true }),
+    method: t.exposeString('method'),
+    weighting: t.exposeString('weighting', { description: '`time-weighted` or `money-weighted`.' }),
+  }),
+});
+
+const DietzDaily = builder.simpleObject('DietzDailyReturns', {
+  fields: (t) => ({
+    entityName: t.string(),
+    accountCode: t.string(),
+    startDate: t.field({ type: 'Date' }),
+    endDate: t.field({ type: 'Date' }),
+    days: t.field({ type: [DailyReturn] }),
+    timeWeightedReturn: t.field({ type: PeriodReturn }),
+    modifiedDietzReturn: t.field({ type: PeriodReturn }),
+    annualized: t.boolean(),
+  }),
+});
+
+const CashTransaction = builder.objectRef<CashTransactionRow>('CashTransaction').implement({
+  description: 'An external cash flow: positive into the portfolio, negative out of it.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    entityName: t.exposeString('entityName'),
+    accountCode: t.exposeString('accountCode'),
+    date: t.expose('date', { type: 'Date' }),
+    amount: t.expose('amount', { type: 'Decimal' }),
+    timing: t.field({ type: FlowTimingEnum, resolve: (row) => row.timing }),
+    description: t.exposeString('description', { nullable: true }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  returnComparison: t.connection({
+    type: ReturnComparison,
+    description: 'Custodian vs computed daily returns, newest first. Rate budget: returns.',
+    authScopes: { scope: 'read:returns' },
+    args: {
+      accountCode: t.arg.string({ required: false }),
+      status: t.arg({ type: ComparisonStatusEnum, required: false }),
+    },
+    resolve: async (_parent, args, ctx) => {
+      await ctx.budgets.charge('returns');
+      const { limit, cursor } = forwardPage(args, { first: 50, max: 500 });
+      const page = await ctx.services.returns.comparison({ orgIds: await ctx.organizationIds(), accountCode: args.accountCode, status: args.status, limit, cursor });
+      return toConnection(page, (row) => encodeCursor({ date: row.date, accountCode: row.accountCode }));
+    },
+  }),
+  dietzDailyReturns: t.field({
+    type: DietzDaily,
+    description: 'Daily Modified Dietz returns of one entity over [startDate, endDate], with the linked time-weighted and the single-period money-weighted return. Rate budget: returns.',
+    authScopes: { scope: 'read:returns' },
+    args: {
+      entityName: t.arg.string({ required: true }),
+      startDate: t.arg({ type: 'Date', required: true }),
+      endDate: t.arg({ type: 'Date', required: true }),
+    },
+    resolve: async (_parent, args, ctx) => {
+      await ctx.budgets.charge('returns');
+      return ctx.services.returns.dietzDaily({ orgIds: await ctx.organizationIds(), ...args });
+    },
+  }),
+  cashTransactions: t.connection({
+    type: CashTransaction,
+    description: 'Cash flows of one entity, newest first. Rate budget: returns.',
+    authScopes: { scope: 'read:pnl' },
+    args: { entityName: t.arg.string({ required: true }) },
+    resolve: async (_parent, args, ctx) => {
+      await ctx.budgets.charge('returns');
+      const { limit, cursor } = forwardPage(args, { first: 100, max: 1000 });
+      const page = await ctx.services.returns.cashTransactions({ orgIds: await ctx.organizationIds(), entityName: args.entityName, limit, cursor });
+      return toConnection(page, (row) => encodeCursor({ date: row.date, id: row.id }));
+    },
+  }),
+}));

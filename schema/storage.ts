@@ -1,0 +1,97 @@
+import { builder } from './builder.ts';
+import { requireMembership, requireViewer } from '../src/context.ts';
+
+const FileTypeEnum = builder.enumType('FileType', { values: ['pnl', 'performance'] as const });
+const FileStatusEnum = builder.enumType('FileStatus', {
+  description: 'uploaded -> processing -> processed | failed.',
+  values: ['uploaded', 'processing', 'processed', 'failed'] as const,
+});
+
+builder.prismaObject('FileRowError', {
+  description: 'A row of an uploaded file that failed validation (line 1 is the header).',
+  fields: (t) => ({
+    line: t.exposeInt('line'),
+    column: t.exposeString('column', { nullable: true }),
+    message: t.exposeString('message'),
+  }),
+});
+
+builder.prismaObject('UploadedFile', {
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    orgId: t.expose('orgId', { type: 'UUID' }),
+    uploaderId: t.expose('uploaderId', { type: 'UUID', nullable: true }),
+    fileName: t.exposeString('fileName', { description: 'The client file name, sanitised; display only, never a path.' }),
+    fileType: t.expose('fileType', { type: FileTypeEnum }),
+    sizeBytes: t.expose('sizeBytes', { type: 'SafeInt' }),
+    sha256: t.exposeString('sha256'),
+    status: t.expose('status', { type: FileStatusEnum }),
+    statusDetail: t.exposeString('statusDetail', { nullable: true }),
+    rowCount: t.exposeInt('rowCount', { nullable: true }),
+    errorCount: t.exposeInt('errorCount'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    processedAt: t.expose('processedAt', { type: 'DateTime', nullable: true }),
+    rowErrors: t.relation('rowErrors', {
+      args: { first: t.arg.int({ defaultValue: 100 }) },
+      query: (args) => ({ take: Math.min(Math.max(args.first ?? 100, 1), 1000), orderBy: [{ line: 'asc' }, { id: 'asc' }] }),
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  files: t.prismaConnection({
+    type: 'UploadedFile',
+    cursor: 'id',
+    description: "An organization's uploaded files, newest first. Needs membership of the organization.",
+    authScopes: { scope: 'read:pnl' },
+    defaultSize: 50,
+    maxSize: 500,
+    args: {
+      orgId: t.arg({ type: 'UUID', required: true }),
+      status: t.arg({ type: FileStatusEnum, required: false }),
+    },
+    resolve: async (query, _parent, args, ctx) => {
+      await requireMembership(ctx, args.orgId);
+      return ctx.services.prisma.uploadedFile.findMany({
+        ...query,
+        where: { orgId: args.orgId, ...(args.status ? { status: args.status } : {}) },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      });
+    },
+  }),
+  file: t.prismaField({
+    type: 'UploadedFile',
+    nullable: true,
+    authScopes: { scope: 'read:pnl' },
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: async (query, _parent, args, ctx) => {
+      const orgIds = await ctx.organizationIds();
+      return ctx.services.prisma.uploadedFile.findFirst({ ...query, where: { id: args.id, orgId: { in: [...orgIds] } } });
+    },
+  }),
+}));
+
+builder.mutationField('uploadFile', (t) =>
+  t.prismaField({
+    type: 'UploadedFile',
+    description: 'Upload a pnl or performance CSV (GraphQL multipart request). The file is queued for ingest. Rate budget: upload.',
+    authScopes: { scope: 'write:upload' },
+    args: {
+      file: t.arg({ type: 'Upload', required: true }),
+      orgId: t.arg({ type: 'UUID', required: true }),
+      fileType: t.arg({ type: FileTypeEnum, required: false, description: 'Detected from the header row when omitted.' }),
+    },
+    resolve: async (_query, _parent, args, ctx) => {
+      await ctx.budgets.charge('upload');
+      const viewer = requireViewer(ctx);
+      return ctx.services.storage.upload({
+        uploaderId: viewer.user.id,
+        memberOf: await ctx.organizationIds(),
+        orgId: args.orgId,
+        fileType: args.fileType ?? null,
+        file: await args.file,
+      });
+    },
+  }),
+);

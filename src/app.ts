@@ -1,0 +1,141 @@
+import http from 'node:http';
+import { hostname } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { Redis } from 'ioredis';
+import type { Config } from './config.ts';
+import { createLogger, type Logger } from './log.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { migrate } from './db/migrator.ts';
+import type { Services } from './services.ts';
+import { ApiKeyService } from './auth/api-keys.ts';
+import { SessionTokens } from './auth/sessions.ts';
+import { OrganizationService } from './organizations.ts';
+import { createRateLimitStore } from './ratelimit/rate-limiter.ts';
+import { ReturnsService } from './returns/returns-service.ts';
+import { LocalBlobStore } from './storage/blob-store.ts';
+import { StorageService } from './storage/storage-service.ts';
+import { JobQueue } from './jobs/job-queue.ts';
+import { IngestService } from './ingest/ingest-service.ts';
+import { IngestWorker } from './ingest/ingest-worker.ts';
+import { SelfTestScheduler } from './scheduler/self-test-scheduler.ts';
+import { builtInChecks } from './scheduler/self-test-checks.ts';
+import { HealthService } from './health/health-service.ts';
+import { BenchmarkService } from './benchmark/benchmark-service.ts';
+import { createHttpApp } from './http/http-app.ts';
+import { seedDemoData } from './seed/demo-seed.ts';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export interface RunningService {
+  services: Services;
+  server: http.Server;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Opens the database, migrates, wires the services, seeds demo data and listens. */
+export async function startService(config: Config, options: { log?: Logger } = {}): Promise<RunningService> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pglitePort: config.pglitePort });
+  let redis: Redis | undefined;
+  try {
+    await migrate(db.pool, { log: (message, extra) => log.info(extra ?? {}, message) });
+    redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+    const services = buildServices(config, db, log, redis);
+    if (config.seedDemoData) await seedDemoData(services);
+
+    const server = http.createServer(createHttpApp(services));
+    server.keepAliveTimeout = 5_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, resolve);
+    });
+    const address = server.address() as { port: number };
+    const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${address.port}`;
+    selfUrl = url;
+    if (config.worker.enabled) services.ingestWorker.start();
+    services.scheduler.start();
+    log.info({ url, database: db.kind, redis: Boolean(redis) }, 'service listening');
+
+    let stopping: Promise<void> | undefined;
+    const stop = () => (stopping ??= shutdown(services, server, redis));
+    return { services, server, url, stop };
+  } catch (error) {
+    redis?.disconnect();
+    await db.close();
+    throw error;
+  }
+}
+
+let selfUrl: string | undefined;
+
+export function buildServices(config: Config, db: Database, log: Logger, redis?: Redis): Services {
+  const prisma = db.prisma;
+  const blobs = new LocalBlobStore(config.storage.dir);
+  const jobs = new JobQueue(db.pool);
+  const rateLimits = createRateLimitStore(
+    {
+      returns: { points: config.rateLimits.returnsPerMinute, windowSeconds: 60 },
+      upload: { points: config.rateLimits.uploadPerMinute, windowSeconds: 60 },
+      login: { points: 10, windowSeconds: 60 },
+    },
+    { redis, keyPrefix: config.rateLimits.keyPrefix },
+  );
+  const startedAt = new Date();
+  const ingest = new IngestService({ pool: db.pool, blobs, log: log.child({ component: 'ingest' }) });
+  return {
+    config,
+    log,
+    db,
+    prisma,
+    startedAt,
+    version: VERSION,
+    apiKeys: new ApiKeyService(prisma),
+    sessions: new SessionTokens(config.auth, config.dataDir),
+    organizations: new OrganizationService(prisma),
+    rateLimits,
+    returns: new ReturnsService(db.pool, config.comparison),
+    blobs,
+    storage: new StorageService({ prisma, blobs, jobs, config, log: log.child({ component: 'storage' }) }),
+    jobs,
+    ingestWorker: new IngestWorker({ jobs, ingest, log: log.child({ component: 'worker' }), pollIntervalMs: config.worker.pollIntervalMs, workerId: `${hostname()}:${process.pid}` }),
+    scheduler: new SelfTestScheduler({
+      db,
+      prisma,
+      log: log.child({ component: 'scheduler' }),
+      cron: config.selfTest.cron,
+      enabled: config.selfTest.enabled,
+      checks: builtInChecks({
+        db,
+        blobs: { put: (key, body) => blobs.put(key, body, { maxBytes: 1 << 20 }), get: async (key) => blobs.get(key), delete: (key) => blobs.delete(key) },
+        baseUrl: () => selfUrl,
+        jobQueueDepths: () => jobs.depths(),
+      }),
+    }),
+    health: new HealthService({ db, blobs, queueDepths: () => jobs.depths(), startedAt, version: VERSION, rateLimitKind: rateLimits.kind }),
+    benchmark: new BenchmarkService({ db, thresholds: config.benchmark }),
+  };
+}
+
+async function connectRedis(url: string): Promise<Redis> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+  await redis.connect();
+  return redis;
+}
+
+/** Stop accepting, let in-flight requests and the current job finish, then close the database. */
+async function shutdown(services: Services, server: http.Server, redis?: Redis): Promise<void> {
+  const { log } = services;
+  log.info('shutting down');
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const deadline = setTimeout(() => {
+    log.warn('shutdown timeout: closing remaining connections');
+    server.closeAllConnections();
+  }, services.config.shutdownTimeoutMs);
+  await Promise.all([closed, services.ingestWorker.stop(), services.scheduler.stop()]);
+  clearTimeout(deadline);
+  redis?.disconnect();
+  await services.db.close();
+  log.info('stopped');
+}

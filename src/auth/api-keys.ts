@@ -1,0 +1,120 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import { AppError } from '../errors.ts';
+import { grants, isScope, SCOPES, scopesForRole, type Scope } from './scopes.ts';
+
+/** `sk_` + 32 hex characters (128 bits from the CSPRNG). */
+const KEY_PATTERN = /^sk_[0-9a-f]{32}$/;
+/** The visible prefix: `sk_` and the first 8 hex characters. */
+const PREFIX_LENGTH = 11;
+/** last_used_at is written at most once a minute per key, not on every request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+export const MAX_KEYS_PER_USER = 100;
+
+export interface ApiKeyOwner {
+  id: string;
+  email: string;
+  name: string | null;
+  role: 'admin' | 'member';
+}
+
+export interface VerifiedKey {
+  keyId: string;
+  scopes: Scope[];
+  owner: ApiKeyOwner;
+}
+
+export function generateKeySecret(): string {
+  return `sk_${randomBytes(16).toString('hex')}`;
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export function keyPrefix(secret: string): string {
+  return secret.slice(0, PREFIX_LENGTH);
+}
+
+export function parseScopes(requested: readonly string[], role: 'admin' | 'member'): Scope[] {
+  if (requested.length === 0) throw AppError.badInput('scopes', `at least one of ${SCOPES.join(', ')} is required`);
+  const unknown = requested.filter((scope) => !isScope(scope));
+  if (unknown.length > 0) throw AppError.badInput('scopes', `unknown scope ${unknown.join(', ')}; allowed: ${SCOPES.join(', ')}`);
+  const allowed = new Set<string>(scopesForRole(role));
+  const scopes = [...new Set(requested)] as Scope[];
+  if (scopes.some((scope) => !grants(allowed, scope))) throw AppError.forbidden();
+  return scopes;
+}
+
+export class ApiKeyService {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async create(input: { userId: string; name: string; scopes: readonly string[]; expiresAt?: Date | null }) {
+    const user = await this.prisma.user.findUnique({ where: { id: input.userId } });
+    if (!user) throw AppError.notFound('User');
+    const name = input.name.trim();
+    if (name.length === 0 || name.length > 100) throw AppError.badInput('name', 'must be 1 to 100 characters');
+    if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) throw AppError.badInput('expiresAt', 'must be in the future');
+    const scopes = parseScopes(input.scopes, user.role);
+    const active = await this.prisma.apiKey.count({ where: { userId: user.id, revokedAt: null } });
+    if (active >= MAX_KEYS_PER_USER) throw AppError.conflict(`A user may hold at most ${MAX_KEYS_PER_USER} active keys; revoke one first`);
+    const secret = generateKeySecret();
+    const record = await this.prisma.apiKey.create({
+      data: {
+        userId: user.id,
+        name,
+        prefix: keyPrefix(secret),
+        secretHash: hashSecret(secret),
+        scopes,
+        expiresAt: input.expiresAt ?? null,
+      },
+    });
+    return { secret, record };
+  }
+
+  /** Revokes one of `userId`'s keys (any key when userId is undefined: operators). */
+  async revoke(where: { id?: string; prefix?: string; userId?: string }) {
+    const key = await this.prisma.apiKey.findFirst({
+      where: { id: where.id, prefix: where.prefix, userId: where.userId },
+    });
+    if (!key) throw AppError.notFound('API key');
+    if (key.revokedAt) return key;
+    return this.prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
+  }
+
+  list(userId: string) {
+    return this.prisma.apiKey.findMany({ where: { userId }, orderBy: { createdAt: 'desc' } });
+  }
+
+  /** The key's owner and scopes, or null for a malformed, unknown, revoked or expired key. */
+  async verify(secret: string, now = new Date()): Promise<VerifiedKey | null> {
+    if (!KEY_PATTERN.test(secret)) return null;
+    const key = await this.prisma.apiKey.findUnique({ where: { prefix: keyPrefix(secret) }, include: { user: true } });
+    if (!key) return null;
+    const presented = Buffer.from(hashSecret(secret), 'hex');
+    const stored = Buffer.from(key.secretHash, 'hex');
+    if (presented.length !== stored.length || !timingSafeEqual(presented, stored)) return null;
+    if (key.revokedAt || (key.expiresAt && key.expiresAt <= now)) return null;
+    if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+      await this.prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } });
+    }
+    const { user } = key;
+    return {
+      keyId: key.id,
+      scopes: key.scopes.filter(isScope),
+      owner: { id: user.id, email: user.email, name: user.name, role: user.role },
+    };
+  }
+}
+
+/** Parses `30d`, `12h`, `90m` or an ISO timestamp into an expiry date. */
+export function parseExpiry(text: string, now = new Date()): Date {
+  const relative = /^(\d+)([mhdw])$/.exec(text.trim());
+  if (relative) {
+    const unitMs = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[relative[2] as 'm' | 'h' | 'd' | 'w'];
+    return new Date(now.getTime() + Number(relative[1]) * unitMs);
+  }
+  const absolute = new Date(text);
+  if (Number.isNaN(absolute.getTime())) throw AppError.badInput('expiresIn', 'expected a duration like 30d, 12h, 90m, 2w or an ISO timestamp');
+  return absolute;
+}

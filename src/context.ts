@@ -1,0 +1,137 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Logger } from './log.ts';
+import type { Services } from './services.ts';
+import type { ApiKeyOwner } from './auth/api-keys.ts';
+import { grants, scopesForRole, type Scope } from './auth/scopes.ts';
+import { RequestBudgets } from './ratelimit/rate-limiter.ts';
+import { SESSION_COOKIE } from './auth/sessions.ts';
+import { AppError, MESSAGES } from './errors.ts';
+
+export type CredentialKind = 'api_key' | 'session' | 'access_token';
+
+export interface Viewer {
+  user: ApiKeyOwner;
+  scopes: ReadonlySet<Scope>;
+  credential: { kind: CredentialKind; id: string };
+}
+
+/** What a request presented that did not authenticate it (decides the 401 message). */
+export type CredentialProblem = 'invalid_api_key' | 'invalid_session' | null;
+
+/** Everything a resolver may use. Built once per HTTP request, shared by REST, GraphQL and JSON-RPC. */
+export interface RequestContext {
+  requestId: string;
+  viewer: Viewer | null;
+  credentialProblem: CredentialProblem;
+  clientAddress: string;
+  services: Services;
+  log: Logger;
+  budgets: RequestBudgets;
+  /** Organization ids the viewer belongs to (loaded once per request). */
+  organizationIds(): Promise<ReadonlySet<string>>;
+}
+
+export interface RequestInfo {
+  requestId: string;
+  headers: IncomingHttpHeaders;
+  clientAddress: string;
+  log: Logger;
+}
+
+export async function createContext(services: Services, request: RequestInfo): Promise<RequestContext> {
+  const { viewer, problem } = await authenticate(services, request.headers);
+  let memberships: Promise<ReadonlySet<string>> | undefined;
+  const log = viewer ? request.log.child({ userId: viewer.user.id, credential: viewer.credential.kind }) : request.log;
+  return {
+    requestId: request.requestId,
+    viewer,
+    credentialProblem: problem,
+    clientAddress: request.clientAddress,
+    services,
+    log,
+    budgets: new RequestBudgets(services.rateLimits, () =>
+      viewer ? `${viewer.credential.kind}:${viewer.credential.id}` : `ip:${request.clientAddress}`,
+    ),
+    organizationIds() {
+      memberships ??= viewer ? services.organizations.membershipIds(viewer.user.id) : Promise.resolve(new Set<string>());
+      return memberships;
+    },
+  };
+}
+
+/**
+ * Credentials in order of precedence: `x-api-key`, then `Authorization: Bearer`, then the
+ * `sso_token` cookie. A credential that is present but invalid is never skipped in favour of
+ * the next one: the request is unauthenticated and says why.
+ */
+export async function authenticate(services: Services, headers: IncomingHttpHeaders): Promise<{ viewer: Viewer | null; problem: CredentialProblem }> {
+  const apiKey = single(headers['x-api-key']);
+  if (apiKey !== undefined) {
+    const verified = await services.apiKeys.verify(apiKey.trim());
+    if (!verified) return { viewer: null, problem: 'invalid_api_key' };
+    return { viewer: { user: verified.owner, scopes: new Set(verified.scopes), credential: { kind: 'api_key', id: verified.keyId } }, problem: null };
+  }
+  const bearer = /^Bearer\s+(\S+)$/i.exec(single(headers.authorization) ?? '')?.[1];
+  if (bearer !== undefined) {
+    // Scripts may send an API key as a bearer token too.
+    const verified = await services.apiKeys.verify(bearer);
+    if (verified) return { viewer: { user: verified.owner, scopes: new Set(verified.scopes), credential: { kind: 'api_key', id: verified.keyId } }, problem: null };
+    const session = await sessionViewer(services, bearer);
+    return session ? { viewer: session, problem: null } : { viewer: null, problem: 'invalid_api_key' };
+  }
+  const cookie = readCookie(headers.cookie, SESSION_COOKIE);
+  if (cookie !== undefined) {
+    const session = await sessionViewer(services, cookie);
+    return session ? { viewer: session, problem: null } : { viewer: null, problem: 'invalid_session' };
+  }
+  return { viewer: null, problem: null };
+}
+
+async function sessionViewer(services: Services, token: string): Promise<Viewer | null> {
+  const claims = await services.sessions.verify(token);
+  if (!claims) return null;
+  const user = claims.userId
+    ? await services.prisma.user.findUnique({ where: { id: claims.userId } })
+    : claims.email
+      ? await services.prisma.user.findUnique({ where: { email: claims.email.toLowerCase() } })
+      : null;
+  if (!user) return null;
+  return {
+    user: { id: user.id, email: user.email, name: user.name, role: user.role },
+    scopes: new Set(scopesForRole(user.role)),
+    credential: { kind: 'session', id: user.id },
+  };
+}
+
+export function unauthenticatedError(ctx: Pick<RequestContext, 'credentialProblem'>): AppError {
+  return new AppError('UNAUTHENTICATED', ctx.credentialProblem === 'invalid_session' ? MESSAGES.invalidSession : MESSAGES.invalidApiKey);
+}
+
+/** The viewer, or the right 401. */
+export function requireViewer(ctx: RequestContext): Viewer {
+  if (!ctx.viewer) throw unauthenticatedError(ctx);
+  return ctx.viewer;
+}
+
+export function viewerHasScope(ctx: RequestContext, scope: Scope): boolean {
+  return ctx.viewer !== null && grants(ctx.viewer.scopes, scope);
+}
+
+/** 403 unless the viewer belongs to the organization (admins included: scopes are not tenancy). */
+export async function requireMembership(ctx: RequestContext, orgId: string): Promise<void> {
+  requireViewer(ctx);
+  if (!(await ctx.organizationIds()).has(orgId)) throw AppError.forbidden();
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const index = part.indexOf('=');
+    if (index > 0 && part.slice(0, index).trim() === name) return decodeURIComponent(part.slice(index + 1).trim());
+  }
+  return undefined;
+}

@@ -1,0 +1,77 @@
+import { GraphQLError } from 'graphql';
+
+/**
+ * The one table of error codes. GraphQL clients see the code in `extensions.code`; the REST
+ * layer and the JSON-RPC endpoint turn it into the HTTP status here and a `{"error": message}`
+ * body, so the three fronts always agree on what went wrong.
+ */
+export const HTTP_STATUS_BY_CODE = {
+  BAD_USER_INPUT: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_SERVER_ERROR: 500,
+  BAD_GATEWAY: 502,
+  SERVICE_UNAVAILABLE: 503,
+  GATEWAY_TIMEOUT: 504,
+} as const;
+
+export type ErrorCode = keyof typeof HTTP_STATUS_BY_CODE;
+
+/** Messages fixed by the data-service spec; clients match on them. */
+export const MESSAGES = {
+  invalidApiKey: 'Invalid or expired API key',
+  invalidSession: 'Invalid or expired session',
+  insufficientPermissions: 'Insufficient permissions',
+  internal: 'Internal server error',
+  notFound: 'Not found',
+} as const;
+
+export interface AppErrorExtensions {
+  /** Name of the offending argument or field (camelCase, as in the GraphQL schema). */
+  field?: string;
+  /** What is wrong with `field`, without its name, so each front can name it its own way. */
+  problem?: string;
+  retryAfterSeconds?: number;
+  [key: string]: unknown;
+}
+
+export class AppError extends GraphQLError {
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, extensions: AppErrorExtensions = {}) {
+    super(message, { extensions: { ...extensions, code } });
+    this.code = code;
+  }
+
+  get status(): number {
+    return HTTP_STATUS_BY_CODE[this.code];
+  }
+
+  static badInput(field: string, problem: string): AppError {
+    return new AppError('BAD_USER_INPUT', `Invalid ${field}: ${problem}`, { field, problem });
+  }
+
+  static notFound(what = 'Record'): AppError {
+    return new AppError('NOT_FOUND', `${what} not found`);
+  }
+
+  static conflict(message: string): AppError {
+    return new AppError('CONFLICT', message);
+  }
+
+  static forbidden(): AppError {
+    return new AppError('FORBIDDEN', MESSAGES.insufficientPermissions);
+  }
+}
+
+export function statusForCode(code: unknown): number {
+  return typeof code === 'string' && code in HTTP_STATUS_BY_CODE
+    ? HTTP_STATUS_BY_CODE[code as ErrorCode]
+    : 500;
+}

@@ -1,0 +1,102 @@
+import express, { type Request, type Response, type Router } from 'express';
+import type { Services } from '../services.ts';
+import { SESSION_COOKIE } from '../auth/sessions.ts';
+import { verifyPassword } from '../auth/passwords.ts';
+import { sameOrigin } from './csrf.ts';
+import { contextFor } from './request-context.ts';
+
+/**
+ * The built-in identity: a sign-in page at /login that sets the `sso_token` cookie and returns
+ * to the page asked for. With LOGIN_URL set, an external login host issues the cookie instead
+ * and /login just sends the browser there.
+ */
+export function authPages(services: Services): Router {
+  const router = express.Router();
+  const { loginUrl } = services.config.auth;
+
+  router.get('/login', (req, res) => {
+    const next = safeNext(req.query.next);
+    if (loginUrl) return res.redirect(303, externalLoginUrl(loginUrl, req, next));
+    sendPage(res, 200, loginForm(next));
+  });
+
+  router.post('/login', express.urlencoded({ extended: false, limit: '16kb' }), async (req, res) => {
+    if (loginUrl) return res.status(404).json({ error: 'Sign-in is handled by the external login host' });
+    if (!sameOrigin(req)) return res.status(403).json({ error: 'CSRF check failed: cross-origin request' });
+    const ctx = await contextFor(services, req);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
+    const password = typeof body.password === 'string' ? body.password : '';
+    const next = safeNext(body.next);
+    try {
+      await ctx.budgets.charge('login');
+    } catch {
+      return sendPage(res, 429, loginForm(next, email, 'Too many sign-in attempts. Wait a minute and try again.'));
+    }
+    const user = email ? await services.prisma.user.findUnique({ where: { email } }) : null;
+    const valid = user?.passwordHash ? await verifyPassword(user.passwordHash, password) : false;
+    if (!user || !valid) {
+      ctx.log.info({ email }, 'sign-in refused');
+      return sendPage(res, 401, loginForm(next, email, 'Wrong email or password.'));
+    }
+    res.cookie(SESSION_COOKIE, await services.sessions.issue(user), services.sessions.cookieAttributes());
+    ctx.log.info({ userId: user.id }, 'signed in');
+    res.redirect(303, next);
+  });
+
+  router.post('/logout', (req, res) => {
+    if (!sameOrigin(req)) return res.status(403).json({ error: 'CSRF check failed: cross-origin request' });
+    res.clearCookie(SESSION_COOKIE, { ...services.sessions.cookieAttributes(), maxAge: undefined });
+    res.redirect(303, '/login');
+  });
+
+  return router;
+}
+
+/** Where a browser without a session goes: the external login host, or our own page. */
+export function signInRedirect(services: Services, req: Request): string {
+  const next = safeNext(req.originalUrl);
+  const { loginUrl } = services.config.auth;
+  return loginUrl ? externalLoginUrl(loginUrl, req, next) : `/login?next=${encodeURIComponent(next)}`;
+}
+
+function externalLoginUrl(loginUrl: string, req: Request, next: string): string {
+  const url = new URL(loginUrl);
+  url.searchParams.set('return_to', `${req.protocol}://${req.get('host')}${next}`);
+  return url.toString();
+}
+
+/** Only same-site relative paths, so /login cannot be used as an open redirect. */
+export function safeNext(value: unknown): string {
+  return typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !value.includes('\\') ? value : '/';
+}
+
+function sendPage(res: Response, status: number, html: string): void {
+  res.status(status).type('html').setHeader('Cache-Control', 'no-store').send(html);
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+}
+
+function loginForm(next: string, email = '', error?: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Sign in</title>
+<style>
+  body{font-family:system-ui,sans-serif;background:#f4f5f7;color:#1d2433;display:grid;place-items:center;min-height:100vh;margin:0}
+  form{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0001;width:min(22rem,90vw);display:grid;gap:.9rem}
+  h1{font-size:1.3rem;margin:0 0 .3rem} label{display:grid;gap:.3rem;font-size:.9rem}
+  input{font:inherit;padding:.55rem .7rem;border:1px solid #b8bfcc;border-radius:8px}
+  button{font:inherit;padding:.6rem;border:0;border-radius:8px;background:#2450d6;color:#fff;cursor:pointer}
+  .error{color:#a4161a;margin:0} button:focus-visible,input:focus-visible{outline:3px solid #7aa2ff}
+</style></head><body>
+<form method="post" action="/login">
+  <h1>Sign in</h1>
+  ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+  <label>Email <input name="email" type="email" autocomplete="username" required value="${escapeHtml(email)}"></label>
+  <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+  <input type="hidden" name="next" value="${escapeHtml(next)}">
+  <button type="submit">Sign in</button>
+</form></body></html>`;
+}

@@ -1,0 +1,40 @@
+import type { NextFunction, Request, Response } from 'express';
+import { SESSION_COOKIE } from '../auth/sessions.ts';
+import { readCookie } from '../context.ts';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+export const CSRF_HEADER = 'x-csrf-protection';
+
+/**
+ * Cookie-authenticated writes must prove they come from our own pages: a cross-site form can
+ * neither set a custom header nor send `application/json` without a CORS preflight, which we
+ * never grant. So an unsafe request that relies on the `sso_token` cookie needs the
+ * `X-CSRF-Protection` header or a JSON body, and a cross-origin `Origin` is refused. Runs
+ * before any body (multipart included) is read. Requests with an API key or bearer token carry
+ * their own proof and are not affected.
+ */
+export function csrfProtection(req: Request, res: Response, next: NextFunction): void {
+  if (SAFE_METHODS.has(req.method)) return next();
+  // The sign-in pages are plain forms; they check the Origin themselves.
+  if (req.path === '/login' || req.path === '/logout') return next();
+  const usesCookie = readCookie(req.headers.cookie, SESSION_COOKIE) !== undefined && !req.headers['x-api-key'] && !req.headers.authorization;
+  if (!usesCookie) return next();
+  if (!sameOrigin(req)) return refuse(res, 'CSRF check failed: cross-origin request');
+  const json = /^application\/(.+\+)?json\b/i.test(req.headers['content-type'] ?? '');
+  if (json || req.headers[CSRF_HEADER] !== undefined) return next();
+  refuse(res, 'CSRF check failed: send the X-CSRF-Protection header with cookie-authenticated writes');
+}
+
+export function sameOrigin(req: Request): boolean {
+  const origin = req.headers.origin;
+  if (!origin || origin === 'null') return origin === undefined;
+  try {
+    return new URL(origin).host === req.headers.host;
+  } catch {
+    return false;
+  }
+}
+
+function refuse(res: Response, message: string): void {
+  res.status(403).json({ error: message });
+}

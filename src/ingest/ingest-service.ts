@@ -1,0 +1,500 @@
+/**
+ * Ingest of an uploaded file: parse, validate every row, load idempotently, recompute returns.
+ *
+ * File statuses
+ *   uploaded   -> the upload stored the blob, created the row and queued an `ingest` job
+ *   processing -> a worker is ingesting it (also while a failed attempt waits for its retry)
+ *   processed  -> every row was loaded and the affected daily returns recomputed (rowCount, processedAt)
+ *   failed     -> nothing was loaded; statusDetail says why and FileRowError holds the row errors
+ *
+ * Failure policy: all or nothing per file.
+ *   A file with any row error, or a FileFormatError (bad header, broken quoting, empty file), is
+ *   `failed` as a whole and NOTHING of it is loaded. Every error is counted (`errorCount`) and the
+ *   first 1000 are stored in FileRowError with line, column (null for a whole-row or whole-file
+ *   problem; line 0 when a whole-file problem has no line) and message, ordered by line.
+ *   Besides the parser's checks (csv-formats.ts) a row error is raised when an entity_name is
+ *   already used by another account_code of the organization (entities are unique by name and by
+ *   code per organization; to swap names between accounts, rename in two uploads).
+ *   Infrastructure errors (database, storage) are not the file's fault: ingestFile throws, the
+ *   worker retries the job with backoff, and only when the attempts are used up is the file marked
+ *   failed (`markFailed`). A missing blob fails the file at once.
+ *
+ * Idempotency: a file is authoritative for the (account, date) pairs it contains.
+ *   - Entity: upserted by (orgId, accountCode); the file's entity_name replaces the stored one.
+ *   - pnl, valuations: upserted by (entity, date) (INSERT .. ON CONFLICT DO UPDATE).
+ *   - pnl, cash flows: for every (entity, date) present in the file, on any row, the stored
+ *     CashTransaction rows of that (entity, date) are deleted and the file's flows inserted. So
+ *     re-uploading the same file changes nothing, and a corrected file replaces the flows of the
+ *     dates it contains (a flow removed from a date the file still has is removed); dates the file
+ *     does not mention are left alone. A stored flow records its effective timing (the default
+ *     convention resolved at load: inflows start of day, outflows end of day).
+ *   - performance: custodian returns upserted by (entity, date).
+ *   Valuations are never deleted by a file.
+ *
+ * Atomicity and speed: one pool client, one transaction (BEGIN .. COMMIT) for the whole load,
+ *   the recompute and the `processed` status, so a crash at any point leaves no half-imported
+ *   data and no returns that disagree with their inputs (the job is retried and starts afresh).
+ *   Rows are parsed as a stream and written in multi-row statements of `batchSize` rows
+ *   (unnest of arrays: a fixed handful of parameters per statement), so memory holds one batch
+ *   plus small per-file indexes, never the file. The transaction starts before parsing; at the
+ *   first row error it is rolled back at once and the rest of the file is only validated (no
+ *   transaction held). A per-organization advisory transaction lock serialises two ingests of the
+ *   same organization (several workers on PostgreSQL), so recomputed returns always see every
+ *   committed input.
+ *   Daily returns are recomputed inside the same transaction, per affected entity, from the last
+ *   valuation before the earliest date the file touched (src/returns/recompute.ts).
+ *
+ *   On the embedded PGlite database every connection shares one session: while the load
+ *   transaction is open, other connections wait. This service therefore uses nothing but its own
+ *   client while the transaction is open (never Prisma or the pool).
+ */
+import type pg from 'pg';
+import type { Logger } from '../log.ts';
+import type { BlobStore } from '../storage/blob-store.ts';
+import { defaultTiming } from '../returns/dietz.ts';
+import { recomputeDailyReturns } from '../returns/recompute.ts';
+import {
+  FileFormatError,
+  parsePerformance,
+  parsePnl,
+  type FileType,
+  type ParseItem,
+  type PerformanceRow,
+  type PnlRow,
+  type RowError,
+} from './csv-formats.ts';
+
+export const MAX_STORED_ROW_ERRORS = 1000;
+/** first key of the two-key advisory lock taken per organization while loading */
+export const INGEST_LOCK_CLASS = 727_071;
+
+export type IngestStatus = 'processed' | 'failed' | 'skipped';
+
+export interface IngestResult {
+  fileId: string;
+  status: IngestStatus;
+  /** data rows read (valid and invalid) */
+  rowCount: number;
+  errorCount: number;
+  entities: number;
+  /** daily return rows written by the recompute */
+  dailyReturns: number;
+  detail: string | null;
+  timings: { loadMs: number; recomputeMs: number; totalMs: number };
+}
+
+export interface BatchInfo {
+  fileId: string;
+  /** 1-based */
+  batch: number;
+  rows: number;
+}
+
+export interface IngestServiceDeps {
+  pool: Pick<pg.Pool, 'connect' | 'query'>;
+  blobs: BlobStore;
+  log: Logger;
+  /** rows per multi-row statement (default 1000) */
+  batchSize?: number;
+  /** called after each batch is written, inside the load transaction (tests simulate crashes here) */
+  onBatch?: (info: BatchInfo) => void | Promise<void>;
+}
+
+/** What the ingest worker needs. */
+export interface FileIngester {
+  ingestFile(fileId: string): Promise<IngestResult>;
+  markFailed(fileId: string, detail: string): Promise<void>;
+  /** Records why an attempt failed while the file waits for its retry (status stays `processing`). */
+  markRetrying?(fileId: string, detail: string): Promise<void>;
+}
+
+interface FileRecord {
+  id: string;
+  orgId: string;
+  fileType: FileType;
+  blobKey: string;
+  status: string;
+}
+
+export class IngestService implements FileIngester {
+  private readonly pool: IngestServiceDeps['pool'];
+  private readonly blobs: BlobStore;
+  private readonly log: Logger;
+  private readonly batchSize: number;
+  private readonly onBatch: IngestServiceDeps['onBatch'];
+
+  constructor(deps: IngestServiceDeps) {
+    this.pool = deps.pool;
+    this.blobs = deps.blobs;
+    this.log = deps.log;
+    this.batchSize = deps.batchSize ?? 1000;
+    this.onBatch = deps.onBatch;
+  }
+
+  async ingestFile(fileId: string): Promise<IngestResult> {
+    const started = Date.now();
+    const { rows } = await this.pool.query<FileRecord>(
+      `SELECT id, "orgId", "fileType"::text AS "fileType", "blobKey", status::text AS status FROM "UploadedFile" WHERE id = $1`,
+      [fileId],
+    );
+    const file = rows[0];
+    const skipped = (detail: string): IngestResult => ({
+      fileId, status: 'skipped', rowCount: 0, errorCount: 0, entities: 0, dailyReturns: 0, detail,
+      timings: { loadMs: 0, recomputeMs: 0, totalMs: Date.now() - started },
+    });
+    if (!file) return skipped('file not found (deleted?)');
+    // A job delivered again after the load committed (crash between COMMIT and job completion).
+    if (file.status === 'processed') return skipped('already processed');
+
+    await this.pool.query(
+      `UPDATE "UploadedFile" SET status = 'processing', "statusDetail" = NULL, "rowCount" = NULL, "errorCount" = 0,
+              "processedAt" = NULL, "updatedAt" = now() WHERE id = $1`,
+      [fileId],
+    );
+    await this.pool.query(`DELETE FROM "FileRowError" WHERE "fileId" = $1`, [fileId]);
+
+    if (!(await this.blobs.exists(file.blobKey))) {
+      const detail = 'The stored file is missing from blob storage; upload it again';
+      await this.markFailed(fileId, detail);
+      this.log.error({ fileId, blobKey: file.blobKey }, 'ingest: blob missing');
+      return { ...skipped(detail), status: 'failed' };
+    }
+
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      const run = new IngestRun(client, file, this.batchSize, this.onBatch, started);
+      const result = await run.execute(this.blobs.get(file.blobKey));
+      this.log.info(result, `ingest: file ${result.status}`);
+      return result;
+    } catch (error) {
+      broken = error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      // a client that failed mid-transaction is destroyed rather than reused
+      client.release(broken);
+    }
+  }
+
+  /** Marks a file failed without loading anything (retries used up, blob missing). Never touches a processed file. */
+  async markFailed(fileId: string, detail: string): Promise<void> {
+    await this.pool.query(
+      `UPDATE "UploadedFile" SET status = 'failed', "statusDetail" = $2, "processedAt" = now(), "updatedAt" = now()
+        WHERE id = $1 AND status <> 'processed'`,
+      [fileId, detail.slice(0, 2000)],
+    );
+  }
+
+  async markRetrying(fileId: string, detail: string): Promise<void> {
+    await this.pool.query(
+      `UPDATE "UploadedFile" SET "statusDetail" = $2, "updatedAt" = now() WHERE id = $1 AND status = 'processing'`,
+      [fileId, detail.slice(0, 2000)],
+    );
+  }
+}
+
+interface AccountState {
+  entityName: string;
+  /** first line of the account in the file (entity errors are reported there) */
+  line: number;
+  /** set once upserted in the current transaction */
+  entityId?: string;
+  /** checked against the organization's other entities */
+  checked: boolean;
+}
+
+type AnyRow = PnlRow | PerformanceRow;
+
+/** One ingest attempt of one file on one client. */
+class IngestRun {
+  private inTransaction = false;
+  private loading = true;
+  private batch: AnyRow[] = [];
+  private batchNumber = 0;
+  private readonly errors: RowError[] = [];
+  private errorCount = 0;
+  private validRows = 0;
+  private invalidRows = 0;
+  private lastInvalidLine = -1;
+  private formatError: FileFormatError | null = null;
+  private readonly accounts = new Map<string, AccountState>();
+  /** entityId -> earliest date the file touched */
+  private readonly touched = new Map<string, string>();
+  /** `${entityId}|${date}` whose stored flows were already replaced in this load */
+  private readonly replacedFlowDays = new Set<string>();
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly file: FileRecord,
+    private readonly batchSize: number,
+    private readonly onBatch: IngestServiceDeps['onBatch'],
+    private readonly started: number,
+  ) {}
+
+  async execute(source: NodeJS.ReadableStream): Promise<IngestResult> {
+    try {
+      await this.begin();
+      const items: AsyncIterable<ParseItem<AnyRow>> = this.file.fileType === 'pnl' ? parsePnl(source) : parsePerformance(source);
+      try {
+        for await (const item of items) {
+          if ('error' in item) {
+            if (item.error.line !== this.lastInvalidLine) {
+              this.invalidRows++;
+              this.lastInvalidLine = item.error.line;
+            }
+            await this.addError(item.error);
+            continue;
+          }
+          const row = item.row;
+          this.validRows++;
+          if (!this.accounts.has(row.accountCode)) {
+            this.accounts.set(row.accountCode, { entityName: row.entityName, line: row.line, checked: false });
+          }
+          if (!this.loading) continue;
+          this.batch.push(row);
+          if (this.batch.length >= this.batchSize) await this.flush();
+        }
+      } catch (error) {
+        if (!(error instanceof FileFormatError)) throw error;
+        this.formatError = error;
+        await this.addError({ line: error.line ?? 0, column: null, message: error.message });
+      }
+      if (this.loading && this.batch.length > 0) await this.flush();
+      const loadMs = Date.now() - this.started;
+
+      if (this.loading) return await this.commitProcessed(loadMs);
+      return await this.recordFailure(loadMs);
+    } catch (error) {
+      if (this.inTransaction) await this.client.query('ROLLBACK').catch(() => {});
+      this.inTransaction = false;
+      throw error;
+    } finally {
+      // stop reading the blob if we left early
+      (source as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+    }
+  }
+
+  private async begin(): Promise<void> {
+    await this.client.query('BEGIN');
+    this.inTransaction = true;
+    await this.client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [INGEST_LOCK_CLASS, this.file.orgId]);
+  }
+
+  /** Counts an error, stores the first 1000, and abandons the load at the first one. */
+  private async addError(error: RowError): Promise<void> {
+    this.errorCount++;
+    if (this.errors.length < MAX_STORED_ROW_ERRORS) this.errors.push(error);
+    if (this.loading) {
+      this.loading = false;
+      this.batch = [];
+      if (this.inTransaction) {
+        this.inTransaction = false;
+        await this.client.query('ROLLBACK');
+      }
+      for (const account of this.accounts.values()) delete account.entityId; // rolled back
+    }
+  }
+
+  private async flush(): Promise<void> {
+    const rows = this.batch;
+    this.batch = [];
+    if (!(await this.resolveEntities(rows))) return;
+    if (this.file.fileType === 'pnl') await this.writePnl(rows as PnlRow[]);
+    else await this.writePerformance(rows as PerformanceRow[]);
+    this.batchNumber++;
+    await this.onBatch?.({ fileId: this.file.id, batch: this.batchNumber, rows: rows.length });
+  }
+
+  private entityIdOf(row: AnyRow): string {
+    return this.accounts.get(row.accountCode)!.entityId!;
+  }
+
+  /**
+   * Upserts the batch's new accounts as entities (one statement), after checking that no other
+   * account of the organization already has their entity_name. False when that check failed
+   * (the errors are recorded and loading has stopped).
+   */
+  private async resolveEntities(rows: readonly AnyRow[]): Promise<boolean> {
+    const pending = new Map<string, AccountState>();
+    for (const row of rows) {
+      const account = this.accounts.get(row.accountCode)!;
+      if (account.entityId === undefined) pending.set(row.accountCode, account);
+    }
+    if (pending.size === 0) return true;
+    const codes = [...pending.keys()];
+    const names = codes.map((code) => pending.get(code)!.entityName);
+    if (!(await this.checkEntityNames(codes, names))) return false;
+    const { rows: upserted } = await this.client.query<{ id: string; accountCode: string }>(
+      `INSERT INTO "Entity" (id, "orgId", "accountCode", "entityName", currency, "createdAt")
+       SELECT gen_random_uuid(), $1::uuid, t.code, t.name, 'USD', now() FROM unnest($2::text[], $3::text[]) AS t(code, name)
+       ON CONFLICT ("orgId", "accountCode") DO UPDATE SET "entityName" = EXCLUDED."entityName"
+       RETURNING id, "accountCode"`,
+      [this.file.orgId, codes, names],
+    );
+    for (const { id, accountCode } of upserted) this.accounts.get(accountCode)!.entityId = id;
+    return true;
+  }
+
+  /** Row errors for entity names held by another account of the organization. */
+  private async checkEntityNames(codes: string[], names: string[]): Promise<boolean> {
+    const { rows: conflicts } = await this.client.query<{ code: string; otherCode: string; name: string }>(
+      `SELECT t.code, e."accountCode" AS "otherCode", e."entityName" AS name
+         FROM "Entity" e JOIN unnest($2::text[], $3::text[]) AS t(code, name)
+           ON e."entityName" = t.name AND e."accountCode" <> t.code
+        WHERE e."orgId" = $1::uuid`,
+      [this.file.orgId, codes, names],
+    );
+    for (const code of codes) this.accounts.get(code)!.checked = true;
+    if (conflicts.length === 0) return true;
+    const found = conflicts
+      .map((c) => ({ ...c, line: this.accounts.get(c.code)!.line }))
+      .sort((a, b) => a.line - b.line);
+    for (const c of found) {
+      await this.addError({
+        line: c.line,
+        column: 'entity_name',
+        message: `entity_name ${JSON.stringify(c.name)} is already used by account ${c.otherCode} in this organization`,
+      });
+    }
+    return false;
+  }
+
+  private touch(entityId: string, date: string): void {
+    const earliest = this.touched.get(entityId);
+    if (earliest === undefined || date < earliest) this.touched.set(entityId, date);
+  }
+
+  private async writePnl(rows: readonly PnlRow[]): Promise<void> {
+    const valuation = { entity: [] as string[], date: [] as string[], value: [] as string[] };
+    const replace = { entity: [] as string[], date: [] as string[] };
+    const flow = {
+      entity: [] as string[], date: [] as string[], amount: [] as string[], timing: [] as string[],
+      description: [] as (string | null)[], line: [] as number[],
+    };
+    for (const row of rows) {
+      const entityId = this.entityIdOf(row);
+      this.touch(entityId, row.date);
+      if (row.marketValue !== null) {
+        valuation.entity.push(entityId);
+        valuation.date.push(row.date);
+        valuation.value.push(row.marketValue);
+      }
+      const dayKey = `${entityId}|${row.date}`;
+      if (!this.replacedFlowDays.has(dayKey)) {
+        this.replacedFlowDays.add(dayKey);
+        replace.entity.push(entityId);
+        replace.date.push(row.date);
+      }
+      if (row.cashFlow !== null) {
+        flow.entity.push(entityId);
+        flow.date.push(row.date);
+        flow.amount.push(row.cashFlow);
+        flow.timing.push(row.flowTiming ?? defaultTiming(row.cashFlow));
+        flow.description.push(row.description);
+        flow.line.push(row.line);
+      }
+    }
+    const fileId = this.file.id;
+    if (valuation.entity.length > 0) {
+      await this.client.query(
+        `INSERT INTO "Valuation" (id, "entityId", date, "marketValue", "sourceFileId")
+         SELECT gen_random_uuid(), t.e, t.d, t.v, $1::uuid FROM unnest($2::uuid[], $3::date[], $4::numeric[]) AS t(e, d, v)
+         ON CONFLICT ("entityId", date) DO UPDATE SET "marketValue" = EXCLUDED."marketValue", "sourceFileId" = EXCLUDED."sourceFileId"`,
+        [fileId, valuation.entity, valuation.date, valuation.value],
+      );
+    }
+    if (replace.entity.length > 0) {
+      await this.client.query(
+        `DELETE FROM "CashTransaction" c USING unnest($1::uuid[], $2::date[]) AS t(e, d)
+          WHERE c."entityId" = t.e AND c.date = t.d`,
+        [replace.entity, replace.date],
+      );
+    }
+    if (flow.entity.length > 0) {
+      await this.client.query(
+        `INSERT INTO "CashTransaction" (id, "entityId", date, amount, timing, description, "sourceFileId", "sourceLine")
+         SELECT gen_random_uuid(), t.e, t.d, t.a, t.tm, t.ds, $1::uuid, t.l
+           FROM unnest($2::uuid[], $3::date[], $4::numeric[], $5::"FlowTiming"[], $6::text[], $7::int[]) AS t(e, d, a, tm, ds, l)`,
+        [fileId, flow.entity, flow.date, flow.amount, flow.timing, flow.description, flow.line],
+      );
+    }
+  }
+
+  private async writePerformance(rows: readonly PerformanceRow[]): Promise<void> {
+    const entity: string[] = [];
+    const date: string[] = [];
+    const value: string[] = [];
+    for (const row of rows) {
+      entity.push(this.entityIdOf(row));
+      date.push(row.date);
+      value.push(row.returnFraction);
+    }
+    await this.client.query(
+      `INSERT INTO "CustodianReturn" (id, "entityId", date, "returnValue", "sourceFileId")
+       SELECT gen_random_uuid(), t.e, t.d, t.r, $1::uuid FROM unnest($2::uuid[], $3::date[], $4::numeric[]) AS t(e, d, r)
+       ON CONFLICT ("entityId", date) DO UPDATE SET "returnValue" = EXCLUDED."returnValue", "sourceFileId" = EXCLUDED."sourceFileId"`,
+      [this.file.id, entity, date, value],
+    );
+  }
+
+  private async commitProcessed(loadMs: number): Promise<IngestResult> {
+    // An empty file (header only) still gets its entities checked: there are none.
+    let dailyReturns = 0;
+    const recomputeStarted = Date.now();
+    for (const [entityId, fromDate] of this.touched) {
+      const result = await recomputeDailyReturns(this.client, entityId, fromDate);
+      dailyReturns += result.periods;
+    }
+    const recomputeMs = Date.now() - recomputeStarted;
+    const entities = this.accounts.size;
+    const detail =
+      `Loaded ${this.validRows} row${this.validRows === 1 ? '' : 's'} for ${entities} entit${entities === 1 ? 'y' : 'ies'}` +
+      (this.file.fileType === 'pnl' ? `; ${dailyReturns} daily return${dailyReturns === 1 ? '' : 's'} recomputed` : '');
+    await this.client.query(
+      `UPDATE "UploadedFile" SET status = 'processed', "rowCount" = $2, "errorCount" = 0, "statusDetail" = $3,
+              "processedAt" = now(), "updatedAt" = now() WHERE id = $1`,
+      [this.file.id, this.validRows, detail],
+    );
+    await this.client.query('COMMIT');
+    this.inTransaction = false;
+    return {
+      fileId: this.file.id, status: 'processed', rowCount: this.validRows, errorCount: 0, entities, dailyReturns, detail,
+      timings: { loadMs, recomputeMs, totalMs: Date.now() - this.started },
+    };
+  }
+
+  private async recordFailure(loadMs: number): Promise<IngestResult> {
+    // Accounts never checked (seen after loading stopped) are checked now, so the error list is complete.
+    const unchecked = [...this.accounts].filter(([, account]) => !account.checked);
+    if (unchecked.length > 0 && this.formatError === null) {
+      await this.checkEntityNames(unchecked.map(([code]) => code), unchecked.map(([, a]) => a.entityName));
+    }
+    const stored = [...this.errors].sort((a, b) => a.line - b.line);
+    const rowCount = this.validRows + this.invalidRows;
+    const first = stored[0];
+    const detail = this.formatError
+      ? `File rejected, nothing was loaded: ${this.formatError.message}`
+      : `File rejected, nothing was loaded: ${this.errorCount} error${this.errorCount === 1 ? '' : 's'} in ${this.file.fileType} rows` +
+        (first ? `; first on line ${first.line}${first.column ? ` (${first.column})` : ''}: ${first.message}` : '');
+    await this.client.query('BEGIN');
+    this.inTransaction = true;
+    if (stored.length > 0) {
+      await this.client.query(
+        `INSERT INTO "FileRowError" (id, "fileId", line, "column", message)
+         SELECT gen_random_uuid(), $1::uuid, t.l, t.c, t.m FROM unnest($2::int[], $3::text[], $4::text[]) AS t(l, c, m)`,
+        [this.file.id, stored.map((e) => e.line), stored.map((e) => e.column), stored.map((e) => e.message)],
+      );
+    }
+    await this.client.query(
+      `UPDATE "UploadedFile" SET status = 'failed', "rowCount" = $2, "errorCount" = $3, "statusDetail" = $4,
+              "processedAt" = now(), "updatedAt" = now() WHERE id = $1`,
+      [this.file.id, rowCount, this.errorCount, detail.slice(0, 2000)],
+    );
+    await this.client.query('COMMIT');
+    this.inTransaction = false;
+    return {
+      fileId: this.file.id, status: 'failed', rowCount, errorCount: this.errorCount, entities: this.accounts.size,
+      dailyReturns: 0, detail, timings: { loadMs, recomputeMs: 0, totalMs: Date.now() - this.started },
+    };
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * The ingest worker: takes `ingest` jobs from the durable job table one at a time and runs
+ * IngestService.ingestFile on them.
+ *
+ * - start(): jobs left `running` by a crashed process (lock older than `staleAfterMs`) are
+ *   requeued, then the loop polls every `pollIntervalMs` while the queue is empty and without
+ *   pause while it has work. The stale sweep is repeated every `staleAfterMs` (another instance
+ *   may have died), and a running job's lock is refreshed every `staleAfterMs / 3` (heartbeat)
+ *   so a long ingest is never mistaken for an abandoned one.
+ * - A file that fails validation is not an error of the job: the file is marked failed by the
+ *   ingest and the job completes. Any other error (database, storage) fails the attempt and the
+ *   job is retried with backoff; when its attempts are used up the file is marked failed too.
+ * - stop(): stops polling and resolves once the in-flight job (if any) has finished; graceful
+ *   shutdown awaits it before closing the database.
+ * - A failing poll (database down) is logged and retried after the poll interval; the loop
+ *   never dies.
+ */
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import type { Logger } from '../log.ts';
+import type { JobQueue, JobRow } from '../jobs/job-queue.ts';
+import { INGEST_QUEUE, type IngestJobPayload } from '../storage/storage-service.ts';
+import type { FileIngester } from './ingest-service.ts';
+
+export type WorkerState = 'running' | 'stopped' | 'idle' | 'busy';
+
+export interface IngestWorkerStatus {
+  /** stopped: not started or stopped; running: polling the queue; idle: waiting for the next poll; busy: running a job */
+  state: WorkerState;
+  currentJobId: string | null;
+  /** jobs finished (file processed or rejected) since start */
+  processed: number;
+  /** attempts that ended with an error (retried or not) since start */
+  failed: number;
+  lastPollAt: Date | null;
+}
+
+export interface IngestWorkerDeps {
+  jobs: JobQueue;
+  ingest: FileIngester;
+  log: Logger;
+  pollIntervalMs: number;
+  /** unique per process; default `ingest-<hostname>-<pid>-<random>` */
+  workerId?: string;
+  /** false (WORKER_ENABLED=false): start() does nothing and the status stays `stopped` (default true) */
+  enabled?: boolean;
+  /** a running job whose lock is older than this is considered abandoned (default 5 min) */
+  staleAfterMs?: number;
+}
+
+export class IngestWorker {
+  private readonly jobs: JobQueue;
+  private readonly ingest: FileIngester;
+  private readonly log: Logger;
+  private readonly pollIntervalMs: number;
+  private readonly staleAfterMs: number;
+  readonly workerId: string;
+  readonly enabled: boolean;
+
+  private started = false;
+  private stopping = false;
+  private polling = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private currentJobId: string | null = null;
+  private processed = 0;
+  private failed = 0;
+  private lastPollAt: Date | null = null;
+  private lastStaleSweep = 0;
+
+  constructor(deps: IngestWorkerDeps) {
+    this.jobs = deps.jobs;
+    this.ingest = deps.ingest;
+    this.workerId = deps.workerId ?? `ingest-${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    this.enabled = deps.enabled ?? true;
+    this.log = deps.log.child({ component: 'ingest-worker', workerId: this.workerId });
+    this.pollIntervalMs = deps.pollIntervalMs;
+    this.staleAfterMs = deps.staleAfterMs ?? 5 * 60_000;
+  }
+
+  start(): void {
+    if (this.started || !this.enabled) return;
+    this.started = true;
+    this.stopping = false;
+    this.loop = this.run();
+  }
+
+  /** Stops polling; resolves when the in-flight job has finished. */
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.stopping = true;
+    this.wake?.();
+    await this.loop;
+    this.loop = null;
+    this.started = false;
+  }
+
+  status(): IngestWorkerStatus {
+    let state: WorkerState = 'stopped';
+    if (this.started && !this.stopping) state = this.currentJobId ? 'busy' : this.polling ? 'running' : 'idle';
+    else if (this.started && this.currentJobId) state = 'busy'; // stopping, finishing its job
+    return {
+      state,
+      currentJobId: this.currentJobId,
+      processed: this.processed,
+      failed: this.failed,
+      lastPollAt: this.lastPollAt,
+    };
+  }
+
+  /** Requeues abandoned jobs; their files are marked failed when the job has no attempts left. */
+  async sweepStale(): Promise<void> {
+    this.lastStaleSweep = Date.now();
+    const { requeued, failed } = await this.jobs.requeueStale(this.staleAfterMs);
+    if (requeued.length > 0) this.log.warn({ jobs: requeued.map((j) => j.id) }, 'requeued abandoned ingest jobs');
+    for (const job of failed) {
+      if (job.queue !== INGEST_QUEUE) continue;
+      const fileId = (job.payload as IngestJobPayload | null)?.fileId;
+      if (fileId) await this.ingest.markFailed(fileId, 'Ingest was interrupted repeatedly (worker crashed); upload the file again');
+    }
+  }
+
+  /** Claims and runs at most one job. True when a job was run. */
+  async runOnce(): Promise<boolean> {
+    this.polling = true;
+    let job: JobRow<IngestJobPayload> | null;
+    try {
+      job = await this.jobs.claim<IngestJobPayload>(INGEST_QUEUE, this.workerId);
+      this.lastPollAt = new Date();
+    } finally {
+      this.polling = false;
+    }
+    if (!job) return false;
+    await this.runJob(job);
+    return true;
+  }
+
+  private async runJob(job: JobRow<IngestJobPayload>): Promise<void> {
+    this.currentJobId = job.id;
+    const log = this.log.child({ jobId: job.id, fileId: job.payload?.fileId, attempt: job.attempts });
+    const heartbeat = setInterval(() => {
+      this.jobs.heartbeat(job.id, this.workerId).catch((err: unknown) => log.warn({ err }, 'job heartbeat failed'));
+    }, Math.max(1000, Math.floor(this.staleAfterMs / 3)));
+    heartbeat.unref();
+    try {
+      const fileId = job.payload?.fileId;
+      if (typeof fileId !== 'string') {
+        await this.jobs.fail(job.id, new Error('payload has no fileId'), { retry: false });
+        this.failed++;
+        return;
+      }
+      try {
+        const result = await this.ingest.ingestFile(fileId);
+        await this.jobs.complete(job.id);
+        this.processed++;
+        log.info({ status: result.status, rowCount: result.rowCount, errorCount: result.errorCount, ms: result.timings.totalMs }, 'ingest job done');
+      } catch (error) {
+        this.failed++;
+        const outcome = await this.jobs.fail(job.id, error, { retry: true });
+        if (outcome?.state === 'queued') {
+          log.warn({ err: error, retryAt: outcome.runAt }, 'ingest attempt failed; will retry');
+          // The file stays `processing`; its detail says why.
+          await this.ingest.markRetrying?.(fileId, `Attempt ${outcome.attempts} failed (${errorMessage(error)}); retrying at ${outcome.runAt?.toISOString()}`);
+        } else {
+          log.error({ err: error }, 'ingest job failed for good');
+          await this.ingest.markFailed(fileId, `Ingest failed after ${job.attempts} attempt${job.attempts === 1 ? '' : 's'}: ${errorMessage(error)}`);
+        }
+      }
+    } finally {
+      clearInterval(heartbeat);
+      this.currentJobId = null;
+    }
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      let ranJob = false;
+      try {
+        if (Date.now() - this.lastStaleSweep >= this.staleAfterMs) await this.sweepStale();
+        ranJob = await this.runOnce();
+      } catch (error) {
+        this.log.error({ err: error }, 'ingest worker poll failed');
+      }
+      if (!ranJob && !this.stopping) await this.sleep(this.pollIntervalMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.wake = null;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,226 @@
+/**
+ * Uploads: checks, streams the bytes into the blob store, records the file and queues its
+ * ingest. Knows nothing about HTTP; the REST upload route and the GraphQL `uploadFile`
+ * mutation both call `upload` (they check authentication and the `write:upload` scope, and
+ * pass the viewer's memberships).
+ *
+ * Order of checks in `upload` (each one before any byte is stored):
+ *  1. membership of `orgId`                     -> 403 FORBIDDEN `Insufficient permissions`
+ *  2. the first bytes (up to 64 KiB) look like CSV text (`sniffCsv`; the client's content type
+ *     is never trusted)                         -> 415 UNSUPPORTED_MEDIA_TYPE `Unsupported file content: <reason>`
+ *  3. file type: detected from the header when not given; undetectable
+ *                                               -> 415 naming the expected header columns;
+ *     given but the header is the other type    -> 400 BAD_USER_INPUT on field `fileType`
+ *  4. the whole stream into the blob store, at most `config.storage.maxUploadBytes`
+ *                                               -> 413 PAYLOAD_TOO_LARGE (partial blob deleted)
+ *  5. one Prisma transaction: the UploadedFile row (status `uploaded`) and its `ingest` job.
+ *     If that fails the blob is deleted, so there is never a blob without a row, a row without
+ *     a blob, or a file that no job will ingest.
+ *
+ * The file is never held in memory: only the sniffed head (64 KiB plus at most one chunk).
+ * The client's file name is sanitised for display (`sanitizeFileName`) and never used as a path:
+ * the blob key is `${orgId}/${uuid}`.
+ *
+ * File statuses (see src/ingest/ingest-service.ts): uploaded -> processing -> processed | failed.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import { AppError } from '../errors.ts';
+import type { FileRowError, FileStatus, PrismaClient, UploadedFile } from '../generated/prisma/client.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
+import {
+  PERFORMANCE_COLUMNS,
+  PNL_COLUMNS,
+  SNIFF_BYTES,
+  detectFileType,
+  sniffCsv,
+  type FileType,
+} from '../ingest/csv-formats.ts';
+import type { BlobStore } from './blob-store.ts';
+
+export const INGEST_QUEUE = 'ingest';
+
+export interface IngestJobPayload {
+  fileId: string;
+}
+
+export interface UploadInput {
+  uploaderId: string;
+  /** organization ids the uploader belongs to */
+  memberOf: ReadonlySet<string>;
+  orgId: string;
+  /** null: detect from the header */
+  fileType: FileType | null;
+  file: { filename: string; createReadStream(): NodeJS.ReadableStream };
+}
+
+export interface StorageServiceDeps {
+  prisma: PrismaClient;
+  blobs: BlobStore;
+  jobs: JobQueue;
+  config: Pick<Config, 'storage'>;
+  log: Logger;
+}
+
+export interface ListFilesInput {
+  orgId: string;
+  status?: FileStatus | null;
+  take: number;
+  /** id of the last file of the previous page (newest first) */
+  cursor?: string | null;
+}
+
+const MAX_FILE_NAME_LENGTH = 255;
+
+function columnList(columns: { readonly required: readonly string[]; readonly optional: readonly string[] }): string {
+  return [...columns.required, ...columns.optional.map((c) => `${c} (optional)`)].join(', ');
+}
+
+export const EXPECTED_HEADERS =
+  `a pnl header (${columnList(PNL_COLUMNS)}) or a performance header (${columnList(PERFORMANCE_COLUMNS)})`;
+
+/**
+ * A client-supplied file name made safe to display and store: the last path component only
+ * (both / and \ separators), Unicode NFC, no control or bidirectional-override characters,
+ * whitespace collapsed, at most 255 characters (never splitting a surrogate pair).
+ * Never used as a path. Empty or dot-only results become `upload.csv`.
+ */
+export function sanitizeFileName(name: string | null | undefined): string {
+  let text = String(name ?? '').normalize('NFC');
+  text = text.split(/[\\/]/).pop() ?? '';
+  // C0/C1 controls, DEL, bidi embeddings/overrides/isolates, zero-width and BOM characters
+  text = text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, '');
+  text = text.replace(/\s+/g, ' ').trim();
+  if (/^\.*$/.test(text)) return 'upload.csv';
+  const chars = Array.from(text);
+  return chars.length > MAX_FILE_NAME_LENGTH ? chars.slice(0, MAX_FILE_NAME_LENGTH).join('') : text;
+}
+
+export class StorageService {
+  private readonly prisma: PrismaClient;
+  private readonly blobs: BlobStore;
+  private readonly jobs: JobQueue;
+  private readonly maxUploadBytes: number;
+  private readonly log: Logger;
+
+  constructor(deps: StorageServiceDeps) {
+    this.prisma = deps.prisma;
+    this.blobs = deps.blobs;
+    this.jobs = deps.jobs;
+    this.maxUploadBytes = deps.config.storage.maxUploadBytes;
+    this.log = deps.log;
+  }
+
+  async upload(input: UploadInput): Promise<UploadedFile> {
+    if (!input.memberOf.has(input.orgId)) throw AppError.forbidden();
+
+    const stream = input.file.createReadStream();
+    const iterator = (stream as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
+    let streamDone = false;
+    const head: Buffer[] = [];
+    let headBytes = 0;
+    try {
+      while (headBytes < SNIFF_BYTES) {
+        const next = await iterator.next();
+        if (next.done) {
+          streamDone = true;
+          break;
+        }
+        const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+        head.push(chunk);
+        headBytes += chunk.length;
+      }
+      const first = Buffer.concat(head, headBytes).subarray(0, SNIFF_BYTES);
+      const fileType = this.checkContent(first, input.fileType);
+
+      const fileId = randomUUID();
+      const blobKey = `${input.orgId}/${fileId}`;
+      async function* everything(): AsyncGenerator<Buffer> {
+        yield* head;
+        head.length = 0; // let the sniffed chunks go once written
+        if (streamDone) return;
+        for (;;) {
+          const next = await iterator.next();
+          if (next.done) {
+            streamDone = true;
+            return;
+          }
+          yield typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+        }
+      }
+      const { sizeBytes, sha256 } = await this.blobs.put(blobKey, everything(), { maxBytes: this.maxUploadBytes });
+
+      try {
+        const file = await this.prisma.$transaction(async (tx) => {
+          const created = await tx.uploadedFile.create({
+            data: {
+              id: fileId,
+              orgId: input.orgId,
+              uploaderId: input.uploaderId,
+              fileName: sanitizeFileName(input.file.filename),
+              fileType,
+              sizeBytes: BigInt(sizeBytes),
+              sha256,
+              blobKey,
+              status: 'uploaded',
+            },
+          });
+          await this.jobs.enqueue(INGEST_QUEUE, { fileId } satisfies IngestJobPayload, { tx });
+          return created;
+        });
+        this.log.info({ fileId, orgId: input.orgId, fileType, sizeBytes, sha256 }, 'file uploaded and queued for ingest');
+        return file;
+      } catch (error) {
+        await this.blobs.delete(blobKey).catch((cleanupError: unknown) => {
+          this.log.error({ err: cleanupError, blobKey }, 'could not delete the blob of a failed upload');
+        });
+        throw error;
+      }
+    } finally {
+      // Stop reading a rejected or failed upload: the source is destroyed (no-op when consumed).
+      if (!streamDone) await iterator.return?.().catch(() => {});
+    }
+  }
+
+  /** The 415/400 decisions on the first bytes; returns the file type to record. */
+  private checkContent(first: Buffer, requested: FileType | null): FileType {
+    const sniff = sniffCsv(first);
+    if (!sniff.ok) throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Unsupported file content: ${sniff.reason}`);
+    const detected = detectFileType(first.toString('utf8'));
+    if (requested === null) {
+      if (detected === null) {
+        throw new AppError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          `Unsupported file content: the header row is neither a pnl nor a performance header; expected ${EXPECTED_HEADERS}`,
+        );
+      }
+      return detected;
+    }
+    if (detected !== null && detected !== requested) {
+      throw AppError.badInput('fileType', `is ${requested} but the file's header is a ${detected} header`);
+    }
+    // An incomplete header of the requested type is accepted here; ingest reports exactly what is wrong.
+    return requested;
+  }
+
+  /** Files of an organization, newest first. The caller checks membership. */
+  list(input: ListFilesInput): Promise<UploadedFile[]> {
+    return this.prisma.uploadedFile.findMany({
+      where: { orgId: input.orgId, ...(input.status ? { status: input.status } : {}) },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: input.take,
+      ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
+    });
+  }
+
+  /** One file, or null. The caller checks that the viewer belongs to `file.orgId`. */
+  get(fileId: string): Promise<UploadedFile | null> {
+    return this.prisma.uploadedFile.findUnique({ where: { id: fileId } });
+  }
+
+  /** The stored row errors of a file (at most 1000 are stored; `errorCount` has the total), by line. */
+  rowErrors(fileId: string, take = 100): Promise<FileRowError[]> {
+    return this.prisma.fileRowError.findMany({ where: { fileId }, orderBy: [{ line: 'asc' }, { column: 'asc' }, { id: 'asc' }], take });
+  }
+}

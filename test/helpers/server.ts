@@ -1,0 +1,64 @@
+/**
+ * A real service for a test file: its own embedded database in a temp DATA_DIR (or its own
+ * schema on PostgreSQL when DATABASE_URL is set, and the shared Redis when REDIS_URL is set),
+ * listening on a random port. Tests talk to it over real HTTP.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { loadConfig } from '../../src/config.ts';
+import { startService, type RunningService } from '../../src/app.ts';
+import { createLogger } from '../../src/log.ts';
+
+export interface TestServer extends RunningService {
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'gateway-server-'));
+  const baseUrl = process.env.DATABASE_URL?.trim();
+  let schema: string | undefined;
+  let databaseUrl: string | undefined;
+  if (baseUrl) {
+    schema = `test_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: baseUrl });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA "${schema}"`);
+    await admin.end();
+    const url = new URL(baseUrl);
+    url.searchParams.set('schema', schema);
+    databaseUrl = url.toString();
+  }
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    SEED_DEMO_DATA: 'false',
+    SELF_TEST_ENABLED: 'false',
+    COOKIE_SECURE: 'false',
+    WORKER_POLL_INTERVAL: '100ms',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, RATE_LIMIT_KEY_PREFIX: `rl-${randomBytes(4).toString('hex')}` } : {}),
+    ...env,
+  });
+  const service = await startService(config, { log: createLogger(config.logLevel) });
+  return {
+    ...service,
+    dataDir,
+    async close() {
+      await service.stop();
+      if (baseUrl && schema) {
+        const admin = new pg.Client({ connectionString: baseUrl });
+        await admin.connect();
+        await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
+        await admin.end();
+      }
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,16 @@
+import { createRequire } from 'node:module';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  // One copy of graphql: some dependencies require() its CommonJS build while ESM imports
+  // would get the .mjs one, and graphql refuses objects from "another module or realm".
+  resolve: { alias: { graphql: createRequire(import.meta.url).resolve('graphql') } },
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // Each file starts its own service and embedded database; two cores, so keep it modest.
+    maxWorkers: 2,
+    pool: 'forks',
+  },
+});
