@@ -102,12 +102,14 @@ function coerce(spec: VariableSpec, value: unknown): unknown {
   if (named instanceof GraphQLEnumType && typeof value === 'string' && !named.getValue(value)) {
     throw invalid(spec, `must be one of ${named.getValues().map((v) => v.name).join(', ')}, got ${JSON.stringify(value)}`);
   }
+  // Validate only: execution coerces the variables itself (coercing twice would, for example,
+  // turn an Upload into its promise before the scalar sees it).
   let problem: string | undefined;
-  const coerced = coerceInputValue(value, spec.type, (path, _invalid, error: GraphQLError) => {
+  coerceInputValue(value, spec.type, (path, _invalid, error: GraphQLError) => {
     problem ??= describeCoercionError(path, error);
   });
   if (problem !== undefined) throw invalid(spec, problem);
-  return coerced;
+  return value;
 }
 
 function describeCoercionError(path: readonly (string | number)[], error: GraphQLError): string {

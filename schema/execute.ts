@@ -9,7 +9,7 @@ import {
 } from 'graphql';
 import { getSchema } from './index.ts';
 import type { RequestContext } from '../src/context.ts';
-import { AppError, MESSAGES } from '../src/errors.ts';
+import { AppError, HTTP_STATUS_BY_CODE, MESSAGES } from '../src/errors.ts';
 
 const documents = new Map<string, DocumentNode>();
 
@@ -57,7 +57,7 @@ export function maskError(error: unknown, ctx: Pick<RequestContext, 'log' | 'req
     return new GraphQLError(graphQLError.message, {
       nodes: graphQLError.nodes,
       path: graphQLError.path,
-      extensions: { ...graphQLError.extensions, code: graphQLError.extensions.code ?? 'BAD_USER_INPUT' },
+      extensions: { ...graphQLError.extensions, code: knownCode(graphQLError.extensions.code) ?? 'BAD_USER_INPUT' },
     });
   }
   ctx.log.error({ err: original, path: graphQLError.path }, 'unexpected error while resolving');
@@ -65,3 +65,7 @@ export function maskError(error: unknown, ctx: Pick<RequestContext, 'log' | 'req
 }
 
 export type { GraphQLFormattedError };
+
+function knownCode(code: unknown): string | undefined {
+  return typeof code === 'string' && code in HTTP_STATUS_BY_CODE ? code : undefined;
+}

@@ -18,12 +18,14 @@ export interface SelfTestCheck {
   run(signal: AbortSignal): Promise<string>;
 }
 
-/** The part of the blob store the storage check uses (a key-addressed object store). */
+/** The part of the blob store (src/storage/blob-store.ts `BlobStore`) the storage check uses. */
 export interface SelfTestBlobStore {
-  put(key: string, body: Readable): Promise<unknown>;
-  /** The stored bytes: a Buffer/Uint8Array, a string, a readable stream or async iterable, or an object with `body`/`stream`. */
-  get(key: string): Promise<unknown>;
+  put(key: string, source: Readable, opts: { maxBytes: number }): Promise<unknown>;
+  /** The stored bytes as a stream (or a promise of a stream, Buffer or string). */
+  get(key: string): unknown;
   delete(key: string): Promise<unknown>;
+  /** When present, used to verify that the blob is gone after `delete`. */
+  exists?(key: string): Promise<boolean>;
 }
 
 export type JobQueueDepths = () => Promise<Record<'queued' | 'running' | 'completed' | 'failed', number>>;
@@ -114,14 +116,15 @@ export function builtInChecks(deps: BuiltInCheckDeps): SelfTestCheck[] {
         const content = Buffer.from(`self-test ${key} ${new Date().toISOString()}\n`, 'utf8');
         let stored = false;
         try {
-          await deps.blobs.put(key, Readable.from([content]));
-          stored = true;
+          stored = true; // a failed put may still leave something behind: delete in any case
+          await deps.blobs.put(key, Readable.from([content]), { maxBytes: 1024 });
           const readBack = await readAllBytes(await deps.blobs.get(key));
           if (!readBack.equals(content)) {
             throw new Error(`read back ${readBack.length} bytes that differ from the ${content.length} written`);
           }
           await deps.blobs.delete(key);
           stored = false;
+          if (deps.blobs.exists && (await deps.blobs.exists(key))) throw new Error('blob still exists after delete');
           return `wrote, read back and deleted ${content.length} bytes`;
         } finally {
           if (stored) await deps.blobs.delete(key).catch(() => {});

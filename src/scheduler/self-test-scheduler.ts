@@ -234,6 +234,22 @@ export class SelfTestScheduler {
    * run. Throws AppError CONFLICT while a run is in progress (on any instance).
    */
   async trigger(trigger: RunTrigger = 'manual'): Promise<RunSummary> {
+    return (await this.begin(trigger)).summary;
+  }
+
+  /** Triggers a run and waits for it to finish (tests, CLI); resolves with the finished run. */
+  async runNow(trigger: RunTrigger = 'manual'): Promise<RunSummary> {
+    return (await this.begin(trigger)).execution;
+  }
+
+  /** Waits for the run executing in this process, if any (tests). */
+  async idle(): Promise<void> {
+    await this.current?.catch(() => {});
+  }
+
+  // --------------------------------------------------------------------------------------------
+
+  private async begin(trigger: RunTrigger): Promise<{ summary: RunSummary; execution: Promise<RunSummary> }> {
     if (this.stopped) throw new AppError('SERVICE_UNAVAILABLE', 'The self-test scheduler is stopped');
     if (this.current !== undefined || this.starting !== undefined) {
       throw AppError.conflict(RUN_IN_PROGRESS_MESSAGE);
@@ -253,21 +269,8 @@ export class SelfTestScheduler {
       .finally(() => {
         if (this.current === execution) this.current = undefined;
       });
-    return summary;
+    return { summary, execution };
   }
-
-  /** Triggers a run and waits for it to finish (tests, CLI). */
-  async runNow(trigger: RunTrigger = 'manual'): Promise<RunSummary> {
-    await this.trigger(trigger);
-    return this.current!;
-  }
-
-  /** Waits for the run executing in this process, if any (tests). */
-  async idle(): Promise<void> {
-    await this.current?.catch(() => {});
-  }
-
-  // --------------------------------------------------------------------------------------------
 
   private async onTick(): Promise<void> {
     try {
@@ -278,6 +281,7 @@ export class SelfTestScheduler {
       }
       await this.trigger('schedule');
     } catch (error) {
+      if (this.stopped) return;
       if (error instanceof AppError && error.code === 'CONFLICT') {
         this.deps.log.info({}, 'self-test: scheduled run skipped, a run is already in progress');
       } else {

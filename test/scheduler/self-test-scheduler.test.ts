@@ -194,6 +194,14 @@ describe('SelfTestScheduler: runs', () => {
           },
         },
         passing('after'),
+        {
+          name: 'driver error',
+          run: async () => {
+            throw Object.assign(new Error('connect ECONNREFUSED db.internal:5432 for postgresql://admin:pw@db.internal'), {
+              code: 'ECONNREFUSED',
+            });
+          },
+        },
       ],
     });
     const run = await s.runNow('manual');
@@ -204,6 +212,8 @@ describe('SelfTestScheduler: runs', () => {
       ['before', true, 'before ok'],
       ['broken', false, 'expected 401, got 200'],
       ['after', true, 'after ok'],
+      // Driver and system errors are reduced to a short reason (no hosts or credentials).
+      ['driver error', false, 'connection refused'],
     ]);
   });
 
@@ -380,18 +390,22 @@ describe('SelfTestScheduler: schedule and lifecycle', () => {
 class MemoryBlobs implements SelfTestBlobStore {
   readonly objects = new Map<string, Buffer>();
   corrupt = false;
-  async put(key: string, body: Readable): Promise<void> {
+  async put(key: string, body: Readable, opts: { maxBytes: number }): Promise<void> {
+    expect(opts.maxBytes).toBeGreaterThan(0);
     const chunks: Buffer[] = [];
     for await (const chunk of body) chunks.push(Buffer.from(chunk as Buffer));
     this.objects.set(key, Buffer.concat(chunks));
   }
-  async get(key: string): Promise<Readable> {
+  get(key: string): Readable {
     const value = this.objects.get(key);
     if (!value) throw new Error('not found');
     return Readable.from([this.corrupt ? Buffer.from('something else') : value]);
   }
   async delete(key: string): Promise<void> {
     this.objects.delete(key);
+  }
+  async exists(key: string): Promise<boolean> {
+    return this.objects.has(key);
   }
 }
 
@@ -478,16 +492,42 @@ describe('built-in checks', () => {
   });
 
   it('fails the HTTP checks when the server does not answer, and skips them only when not listening', async () => {
-    const down = builtInChecks(checkDeps({ baseUrl: () => 'http://127.0.0.1:9' }));
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const down = builtInChecks(checkDeps({ baseUrl: () => `http://127.0.0.1:${closedPort}` }));
     const failed = await scheduler({ checks: down }).runNow('manual');
-    for (const name of ['unauthenticated request refused', 'health endpoint']) {
-      expect(failed.checks.find((c) => c.name === name)?.passed).toBe(false);
-    }
+    expect(failed.checks.find((c) => c.name === 'unauthenticated request refused')).toMatchObject({
+      passed: false,
+      detail: 'GET /api/returns/comparison failed: connection refused',
+    });
+    expect(failed.checks.find((c) => c.name === 'health endpoint')).toMatchObject({
+      passed: false,
+      detail: 'GET /health failed: connection refused',
+    });
 
     const skipped = await scheduler({ checks: builtInChecks(checkDeps({ baseUrl: () => undefined })) }).runNow('manual');
     expect(skipped.status).toBe('passed');
     for (const name of ['unauthenticated request refused', 'health endpoint']) {
       expect(skipped.checks.find((c) => c.name === name)).toMatchObject({ passed: true, detail: HTTP_SKIPPED_DETAIL });
+    }
+  });
+
+  it('the storage check passes against the real local blob store and leaves nothing behind', async () => {
+    const fs = await import('node:fs/promises');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { LocalBlobStore } = await import('../../src/storage/blob-store.ts');
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'blobs-'));
+    try {
+      const store = new LocalBlobStore(dir);
+      const check = builtInChecks(checkDeps({ blobs: store })).find((c) => c.name === 'storage write/read/delete')!;
+      await expect(check.run(new AbortController().signal)).resolves.toMatch(/^wrote, read back and deleted \d+ bytes$/);
+      const left = await fs.readdir(path.join(dir, 'self-test')).catch(() => []);
+      expect(left).toEqual([]);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
     }
   });
 

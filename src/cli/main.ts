@@ -1,0 +1,472 @@
+/**
+ * The operators' CLI: `npm run cli -- <command> [options]` (see USAGE below).
+ *
+ * Database access: `openDatabase({ mode: 'attach' })`. While the service runs on the embedded
+ * database the CLI connects to its local socket (DATA_DIR/pglite.lock) and never opens the data
+ * directory itself; when no service runs, the CLI owns the directory for the duration of the
+ * command (a service started meanwhile refuses to start until it is done) and applies pending
+ * migrations first. With DATABASE_URL it talks to PostgreSQL, and commands other than db:migrate
+ * refuse to run on a database with unapplied migrations.
+ *
+ * Output: human-readable text on stdout, or with `--json` exactly one JSON object on stdout and
+ * nothing else. `key:create` prints the new key alone on the last stdout line. Errors go to
+ * stderr: exit code 1 for a failed command, 2 for a usage error. Secrets (passwords, keys) are
+ * never written to logs or stderr.
+ */
+import fs from 'node:fs';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { openDatabase, type Database } from '../db/database.ts';
+import { EmbeddedDatabaseBusyError, findRunningServer, lockFilePath } from '../db/embedded.ts';
+import { migrate, readMigrations, MigrationError } from '../db/migrator.ts';
+import { AppError } from '../errors.ts';
+import { ApiKeyService, parseExpiry } from '../auth/api-keys.ts';
+import { SCOPES } from '../auth/scopes.ts';
+import { hashPassword } from '../auth/passwords.ts';
+import { OrganizationService } from '../organizations.ts';
+
+export const USAGE = `Usage: npm run cli -- <command> [options]
+
+Commands:
+  user:create --email E [--name N] [--org NAME] [--admin] [--password P | --password-stdin]
+        Create a user, or update the name/role/password of an existing one; with --org,
+        create that organization if needed and make the user a member. Prints the ids.
+        --admin gives the admin role (an existing admin is never demoted by this command).
+        --password-stdin reads the password from the first line of stdin (preferred:
+        --password leaves it in the shell history). Passwords need at least 12 characters.
+        Without a password the user can only use API keys or the SSO cookie.
+  key:create --email E --scopes s1,s2 [--name N] [--expires-in 30d]
+        Create an API key for the user. Scopes: ${SCOPES.join(', ')} (admin implies all;
+        admin needs a user with the admin role). --expires-in takes 90m, 12h, 30d, 2w or an
+        ISO timestamp; default: never. The key is shown once, alone on the last stdout line.
+  key:revoke --prefix P
+        Revoke the key with this visible prefix (sk_ and 8 hex characters; see key:list).
+  key:list --email E
+        List a user's keys: prefix, name, scopes, state, created, expires, last used.
+  db:migrate
+        Apply the pending migrations of prisma/migrations and report what was applied.
+  db:url
+        Print the database connection URL (e.g. psql "$(npm run -s cli -- db:url)"). For the
+        embedded database this is the running service's local socket.
+  help
+        Show this text.
+
+Options for every command:
+  --json    Print exactly one JSON object on stdout (nothing else).
+  --help    Show this text.
+
+Environment: DATABASE_URL (PostgreSQL) or DATA_DIR (embedded database, default ./data), as
+for the service. Works while the service runs on the same DATA_DIR: the CLI then connects
+to the service's local database socket.
+
+Exit codes: 0 success, 1 the command failed, 2 usage error.`;
+
+/** A problem with the command line itself: exit code 2. */
+export class UsageError extends Error {}
+
+/** A failed command with a message for the operator: exit code 1. */
+class CommandError extends Error {}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Values = Record<string, string | boolean | undefined>;
+
+interface Output {
+  json: boolean;
+  /** human-readable lines (ignored with --json) */
+  lines: string[];
+  /** the JSON object (--json) */
+  data: Record<string, unknown>;
+}
+
+interface CommandContext {
+  values: Values;
+  config: Config;
+  json: boolean;
+  /** opens the database (attach mode), migrating first when this process owns it */
+  database(): Promise<Database>;
+  stdin(): Promise<string>;
+  warn(message: string): void;
+}
+
+interface Command {
+  summary: string;
+  options: Options;
+  required?: string[];
+  run(ctx: CommandContext): Promise<Output>;
+}
+
+const MIN_PASSWORD_LENGTH = 12;
+const PREFIX_PATTERN = /^sk_[0-9a-f]{8}$/;
+
+function output(json: boolean, lines: string[], data: Record<string, unknown>): Output {
+  return { json, lines, data };
+}
+
+const COMMANDS: Record<string, Command> = {
+  'user:create': {
+    summary: 'create a user (and organization)',
+    options: {
+      email: { type: 'string' },
+      name: { type: 'string' },
+      org: { type: 'string' },
+      admin: { type: 'boolean' },
+      password: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
+    },
+    required: ['email'],
+    async run(ctx) {
+      const { values } = ctx;
+      if (values.password !== undefined && values['password-stdin']) {
+        throw new UsageError('--password and --password-stdin are mutually exclusive');
+      }
+      let password: string | undefined;
+      if (values['password-stdin']) {
+        password = (await ctx.stdin()).split(/\r?\n/)[0];
+      } else if (typeof values.password === 'string') {
+        password = values.password;
+        ctx.warn('warning: --password leaves the password in the shell history; prefer --password-stdin');
+      }
+      if (password !== undefined && password.length < MIN_PASSWORD_LENGTH) {
+        throw new CommandError(`Invalid password: must be at least ${MIN_PASSWORD_LENGTH} characters`);
+      }
+      const orgName = typeof values.org === 'string' ? values.org.trim() : undefined;
+      if (orgName !== undefined && (orgName.length === 0 || orgName.length > 200)) {
+        throw new CommandError('Invalid org: must be 1 to 200 characters');
+      }
+      const db = await ctx.database();
+      const email = String(values.email).trim().toLowerCase();
+      const existed = (await db.prisma.user.findUnique({ where: { email }, select: { id: true } })) !== null;
+      const { user, org } = await new OrganizationService(db.prisma).ensureUser({
+        email,
+        name: typeof values.name === 'string' ? values.name : undefined,
+        orgName,
+        role: values.admin ? 'admin' : undefined,
+        passwordHash: password === undefined ? undefined : await hashPassword(password),
+      });
+      const lines = [
+        `${existed ? 'Updated' : 'Created'} user ${user.email} (role ${user.role})`,
+        `user id: ${user.id}`,
+      ];
+      if (org) lines.push(`org id:  ${org.id} (${org.name}, member)`);
+      return output(ctx.json, lines, {
+        created: !existed,
+        user: { id: user.id, email: user.email, name: user.name, role: user.role, hasPassword: user.passwordHash !== null },
+        organization: org ? { id: org.id, name: org.name } : null,
+      });
+    },
+  },
+
+  'key:create': {
+    summary: 'create an API key',
+    options: {
+      email: { type: 'string' },
+      scopes: { type: 'string' },
+      name: { type: 'string' },
+      'expires-in': { type: 'string' },
+    },
+    required: ['email', 'scopes'],
+    async run(ctx) {
+      const { values } = ctx;
+      const scopes = String(values.scopes)
+        .split(',')
+        .map((scope) => scope.trim())
+        .filter((scope) => scope.length > 0);
+      if (scopes.length === 0) throw new UsageError(`--scopes needs a comma-separated list of ${SCOPES.join(', ')}`);
+      const expiresAt = typeof values['expires-in'] === 'string' ? parseExpiry(values['expires-in']) : null;
+      const db = await ctx.database();
+      const user = await findUser(db, String(values.email));
+      const name = typeof values.name === 'string' ? values.name : `cli ${new Date().toISOString().slice(0, 10)}`;
+      const { secret, record } = await new ApiKeyService(db.prisma).create({ userId: user.id, name, scopes, expiresAt });
+      return output(
+        ctx.json,
+        [
+          `Created API key ${record.prefix} "${record.name}" for ${user.email}`,
+          `scopes: ${record.scopes.join(', ')}; expires: ${record.expiresAt ? record.expiresAt.toISOString() : 'never'}`,
+          'The key is shown only now (it is stored as a hash). Send it in the x-api-key header:',
+          secret,
+        ],
+        {
+          key: secret,
+          id: record.id,
+          prefix: record.prefix,
+          name: record.name,
+          scopes: record.scopes,
+          expiresAt: record.expiresAt?.toISOString() ?? null,
+          user: { id: user.id, email: user.email },
+        },
+      );
+    },
+  },
+
+  'key:revoke': {
+    summary: 'revoke an API key',
+    options: { prefix: { type: 'string' } },
+    required: ['prefix'],
+    async run(ctx) {
+      const prefix = String(ctx.values.prefix).trim();
+      if (!PREFIX_PATTERN.test(prefix)) {
+        throw new CommandError('Invalid prefix: expected sk_ followed by 8 hex characters, as key:list shows it');
+      }
+      const db = await ctx.database();
+      const before = await db.prisma.apiKey.findUnique({ where: { prefix }, include: { user: { select: { email: true } } } });
+      if (!before) throw new CommandError(`API key ${prefix} not found`);
+      const key = await new ApiKeyService(db.prisma).revoke({ prefix });
+      const already = before.revokedAt !== null;
+      return output(
+        ctx.json,
+        [`${already ? 'Already revoked' : 'Revoked'}: ${key.prefix} "${key.name}" of ${before.user.email} (at ${key.revokedAt?.toISOString()})`],
+        {
+          id: key.id,
+          prefix: key.prefix,
+          name: key.name,
+          user: { id: key.userId, email: before.user.email },
+          revokedAt: key.revokedAt?.toISOString() ?? null,
+          alreadyRevoked: already,
+        },
+      );
+    },
+  },
+
+  'key:list': {
+    summary: "list a user's API keys",
+    options: { email: { type: 'string' } },
+    required: ['email'],
+    async run(ctx) {
+      const db = await ctx.database();
+      const user = await findUser(db, String(ctx.values.email));
+      const now = new Date();
+      const keys = (await new ApiKeyService(db.prisma).list(user.id)).map((key) => ({
+        id: key.id,
+        prefix: key.prefix,
+        name: key.name,
+        scopes: key.scopes,
+        state: key.revokedAt ? 'revoked' : key.expiresAt && key.expiresAt <= now ? 'expired' : 'active',
+        createdAt: key.createdAt.toISOString(),
+        expiresAt: key.expiresAt?.toISOString() ?? null,
+        revokedAt: key.revokedAt?.toISOString() ?? null,
+        lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+      }));
+      const lines =
+        keys.length === 0
+          ? [`${user.email} has no API keys`]
+          : table(
+              ['PREFIX', 'NAME', 'SCOPES', 'STATE', 'CREATED', 'EXPIRES', 'LAST USED'],
+              keys.map((key) => [
+                key.prefix,
+                key.name,
+                key.scopes.join(','),
+                key.state,
+                key.createdAt.slice(0, 16).replace('T', ' '),
+                key.expiresAt ? key.expiresAt.slice(0, 16).replace('T', ' ') : 'never',
+                key.lastUsedAt ? key.lastUsedAt.slice(0, 16).replace('T', ' ') : '-',
+              ]),
+            );
+      return output(ctx.json, lines, { user: { id: user.id, email: user.email }, keys });
+    },
+  },
+
+  'db:migrate': {
+    summary: 'apply pending migrations',
+    options: {},
+    async run(ctx) {
+      const db = await ctx.database();
+      const result = await migrate(db.pool, { log: (message) => (message.startsWith('another instance') ? ctx.warn(message) : undefined) });
+      const total = (await readMigrations()).length;
+      const lines =
+        result.applied.length === 0
+          ? [`Database schema is up to date (${total} migration${total === 1 ? '' : 's'})`]
+          : [`Applied ${result.applied.length} migration${result.applied.length === 1 ? '' : 's'}:`, ...result.applied.map((name) => `  ${name}`)];
+      return output(ctx.json, lines, { applied: result.applied, upToDate: result.applied.length === 0, migrations: total, database: db.kind });
+    },
+  },
+
+  'db:url': {
+    summary: 'print the database connection URL',
+    options: {},
+    async run(ctx) {
+      const { config } = ctx;
+      let url = config.databaseUrl;
+      let kind = 'postgresql';
+      if (!url) {
+        kind = 'pglite';
+        url = findRunningServer(config.dataDir);
+        if (!url) {
+          throw new CommandError(
+            `No service is serving the embedded database in ${config.dataDir}: its URL exists only while a process ` +
+              'serves it. Start the service (npm start), then ask again.',
+          );
+        }
+      }
+      return output(ctx.json, [url], { url, kind });
+    },
+  },
+
+  help: {
+    summary: 'show the usage',
+    options: {},
+    async run(ctx) {
+      return output(ctx.json, [USAGE], { usage: USAGE, commands: Object.keys(COMMANDS) });
+    },
+  },
+};
+
+async function findUser(db: Database, emailText: string) {
+  const email = emailText.trim().toLowerCase();
+  const user = await db.prisma.user.findUnique({ where: { email } });
+  if (!user) throw new CommandError(`No user with email ${email} (create one with user:create)`);
+  return user;
+}
+
+function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+/** The embedded database is ours (not a running service's) when the lock file names this process. */
+function ownsEmbeddedDatabase(db: Database, dataDir: string): boolean {
+  if (db.kind !== 'pglite') return false;
+  try {
+    return (JSON.parse(fs.readFileSync(lockFilePath(dataDir), 'utf8')) as { pid?: number }).pid === process.pid;
+  } catch {
+    return false;
+  }
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('Password: ');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+  stdin: () => Promise<string>;
+}
+
+/** Runs one CLI invocation; resolves with the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const json = argv.includes('--json');
+  let db: Database | undefined;
+  try {
+    const [name, ...rest] = argv;
+    if (name === undefined || name === '--help' || name === '-h' || (name === '--json' && rest.length === 0)) {
+      return print(io, output(json, [USAGE], { usage: USAGE, commands: Object.keys(COMMANDS) }));
+    }
+    const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+    if (!command) throw new UsageError(name.startsWith('-') ? `expected a command before ${name}` : `unknown command ${name}`);
+    let values: Values;
+    try {
+      ({ values } = parseArgs({
+        args: [...rest],
+        options: { ...command.options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+        strict: true,
+        allowPositionals: false,
+      }) as { values: Values });
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message.split('\n')[0] : String(error));
+    }
+    if (values.help) return print(io, output(json, [USAGE], { usage: USAGE, commands: Object.keys(COMMANDS) }));
+    for (const option of command.required ?? []) {
+      const value = values[option];
+      if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`${name} needs --${option}`);
+    }
+    let config: Config;
+    try {
+      config = loadConfig(io.env);
+    } catch (error) {
+      if (error instanceof ConfigError) throw new CommandError(error.message);
+      throw error;
+    }
+    const warn = (message: string) => io.stderr(`${message}\n`);
+    const result = await command.run({
+      values,
+      config,
+      json,
+      stdin: io.stdin,
+      warn,
+      async database() {
+        if (db) return db;
+        db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pglitePort: config.pglitePort, mode: 'attach', poolSize: 2 });
+        if (name === 'db:migrate') return db;
+        if (ownsEmbeddedDatabase(db, config.dataDir)) {
+          // No service runs on this data directory: bring it up to date as the service would.
+          const { applied } = await migrate(db.pool);
+          if (applied.length > 0) warn(`applied migration${applied.length === 1 ? '' : 's'}: ${applied.join(', ')}`);
+        } else {
+          await assertMigrated(db);
+        }
+        return db;
+      },
+    });
+    return print(io, result);
+  } catch (error) {
+    const usage = error instanceof UsageError;
+    io.stderr(`${usage ? 'usage error' : 'error'}: ${describe(error)}\n`);
+    if (usage) io.stderr(`Run "npm run cli -- help" for the commands and their options.\n`);
+    return usage ? 2 : 1;
+  } finally {
+    await db?.close().catch((error: unknown) => io.stderr(`error: closing the database: ${describe(error)}\n`));
+  }
+}
+
+/** Refuses to work on a database the service's migrations have not reached yet. */
+async function assertMigrated(db: Database): Promise<void> {
+  const migrations = await readMigrations();
+  let applied: Set<string>;
+  try {
+    const { rows } = await db.pool.query<{ migration_name: string }>(
+      'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+    );
+    applied = new Set(rows.map((row) => row.migration_name));
+  } catch (error) {
+    if ((error as { code?: string }).code === '42P01') applied = new Set(); // no _prisma_migrations table yet
+    else throw error;
+  }
+  const pending = migrations.filter((migration) => !applied.has(migration.name));
+  if (pending.length > 0) {
+    throw new CommandError(
+      `The database has ${pending.length} unapplied migration${pending.length === 1 ? '' : 's'} ` +
+        `(${pending.map((m) => m.name).join(', ')}); run "npm run cli -- db:migrate" first`,
+    );
+  }
+}
+
+function print(io: CliIo, result: Output): number {
+  if (result.json) io.stdout(`${JSON.stringify(result.data)}\n`);
+  else io.stdout(`${result.lines.join('\n')}\n`);
+  return 0;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof EmbeddedDatabaseBusyError) {
+    return `${error.message} (it started while the CLI was opening the database); run the command again`;
+  }
+  if (error instanceof AppError || error instanceof CommandError || error instanceof UsageError || error instanceof MigrationError) {
+    return error.message;
+  }
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ECONNREFUSED') return `cannot connect to the database (${error.message})`;
+    return error.message || error.name;
+  }
+  return String(error);
+}
+
+async function main(): Promise<void> {
+  const code = await runCli(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    stdin: readStdin,
+  });
+  process.exitCode = code;
+  // Everything is closed by now; this only guards against a stray handle keeping the process alive.
+  setTimeout(() => process.exit(code), 5_000).unref();
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main();
