@@ -1,0 +1,170 @@
+/**
+ * Ingest benchmark (issue: "a generated pnl file of 100,000 rows is ingested and its returns
+ * computed in under 30 seconds on PGlite, peak RSS under 400 MB").
+ *
+ *   npx tsx bench/ingest.ts [--rows 100000] [--accounts 20] [--json]
+ *
+ * Generates the file with scripts/generate-pnl.ts, opens a fresh embedded database (PGlite) in a
+ * temp directory, uploads the file through StorageService.upload and ingests it with
+ * IngestService.ingestFile (parse + validate + load + daily return recompute, one transaction),
+ * then prints the elapsed seconds of each phase and the peak RSS of the process (sampled every
+ * 50 ms, the embedded database included: it runs in this process). With DATABASE_URL set it runs
+ * against that PostgreSQL instead, in a throw-away schema.
+ * Exits non-zero when a target is missed.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from '../src/generated/prisma/client.ts';
+import { openDatabase, type Database } from '../src/db/database.ts';
+import { migrate } from '../src/db/migrator.ts';
+import { createLogger } from '../src/log.ts';
+import { JobQueue } from '../src/jobs/job-queue.ts';
+import { LocalBlobStore } from '../src/storage/blob-store.ts';
+import { StorageService } from '../src/storage/storage-service.ts';
+import { IngestService } from '../src/ingest/ingest-service.ts';
+import { writePnlFile } from '../scripts/generate-pnl.ts';
+
+const TARGET_SECONDS = 30;
+const TARGET_RSS_MB = 400;
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+async function openFresh(dir: string): Promise<Database & { dispose(): Promise<void> }> {
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    const db = await openDatabase({ dataDir: path.join(dir, 'data') });
+    await migrate(db.pool);
+    return { ...db, dispose: () => db.close() };
+  }
+  const schema = `bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA "${schema}"`);
+  const pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}` });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { schema }) });
+  await migrate(pool);
+  return {
+    kind: 'postgresql', url, pool, prisma,
+    close: async () => {},
+    async dispose() {
+      await prisma.$disconnect();
+      await pool.end();
+      await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
+      await admin.end();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const rows = arg('rows', 100_000);
+  const accounts = arg('accounts', 20);
+  const json = process.argv.includes('--json');
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'bench-ingest-'));
+  const say = (msg: string) => {
+    if (!json) process.stderr.write(`${msg}\n`);
+  };
+
+  let peakRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }, 50);
+  const startRss = process.memoryUsage().rss;
+
+  try {
+    const csv = path.join(dir, 'pnl.csv');
+    let t = Date.now();
+    await writePnlFile(csv, { rows, accounts, seed: 1 });
+    const generateS = (Date.now() - t) / 1000;
+    const size = (await fsp.stat(csv)).size;
+    say(`generated ${rows} rows (${accounts} accounts, ${(size / 1e6).toFixed(1)} MB) in ${generateS.toFixed(2)} s`);
+
+    t = Date.now();
+    const db = await openFresh(dir);
+    const openS = (Date.now() - t) / 1000;
+    say(`opened a fresh ${db.kind} database and migrated it in ${openS.toFixed(2)} s`);
+    const rssBeforeWork = process.memoryUsage().rss;
+
+    try {
+      const log = createLogger('silent');
+      const blobs = new LocalBlobStore(path.join(dir, 'blobs'));
+      const jobs = new JobQueue(db.pool);
+      const storage = new StorageService({ prisma: db.prisma, blobs, jobs, config: { storage: { dir: blobs.dir, maxUploadBytes: 1024 ** 3 } }, log });
+      const ingest = new IngestService({ pool: db.pool, blobs, log });
+      const user = await db.prisma.user.create({ data: { email: 'bench@example.com' } });
+      const org = await db.prisma.organization.create({ data: { name: 'Bench' } });
+
+      t = Date.now();
+      const file = await storage.upload({
+        uploaderId: user.id,
+        memberOf: new Set([org.id]),
+        orgId: org.id,
+        fileType: null,
+        file: { filename: 'pnl.csv', createReadStream: () => fs.createReadStream(csv) },
+      });
+      const uploadS = (Date.now() - t) / 1000;
+
+      t = Date.now();
+      const result = await ingest.ingestFile(file.id);
+      const ingestS = (Date.now() - t) / 1000;
+      if (result.status !== 'processed') throw new Error(`ingest ${result.status}: ${result.detail}`);
+
+      const counts = (
+        await db.pool.query(
+          `SELECT (SELECT count(*) FROM "Valuation")::int AS valuations, (SELECT count(*) FROM "CashTransaction")::int AS flows,
+                  (SELECT count(*) FROM "DailyReturn")::int AS "dailyReturns"`,
+        )
+      ).rows[0];
+      clearInterval(sampler);
+      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+
+      const totalS = uploadS + ingestS;
+      const figures = {
+        database: db.kind,
+        rows,
+        accounts,
+        fileMB: Number((size / 1e6).toFixed(2)),
+        uploadS: Number(uploadS.toFixed(2)),
+        ingestS: Number(ingestS.toFixed(2)),
+        parseAndLoadS: Number((result.timings.loadMs / 1000).toFixed(2)),
+        recomputeS: Number((result.timings.recomputeMs / 1000).toFixed(2)),
+        totalS: Number(totalS.toFixed(2)),
+        peakRssMB: Math.round(peakRss / 2 ** 20),
+        rssAtStartMB: Math.round(startRss / 2 ** 20),
+        rssAfterDatabaseOpenMB: Math.round(rssBeforeWork / 2 ** 20),
+        ...counts,
+        targets: { totalS: TARGET_SECONDS, peakRssMB: TARGET_RSS_MB },
+        pass: totalS < TARGET_SECONDS && peakRss / 2 ** 20 < TARGET_RSS_MB,
+      };
+      if (json) process.stdout.write(`${JSON.stringify(figures)}\n`);
+      else {
+        say(`upload (stream to blob, sniff, row + job):        ${figures.uploadS.toFixed(2)} s`);
+        say(`ingest (parse, validate, load, recompute, commit): ${figures.ingestS.toFixed(2)} s`);
+        say(`  of which parse + load:                           ${figures.parseAndLoadS.toFixed(2)} s`);
+        say(`  of which daily return recompute:                 ${figures.recomputeS.toFixed(2)} s`);
+        say(`total upload + ingest:                             ${figures.totalS.toFixed(2)} s (target < ${TARGET_SECONDS} s)`);
+        say(`peak RSS:                                          ${figures.peakRssMB} MB (target < ${TARGET_RSS_MB} MB; ${figures.rssAfterDatabaseOpenMB} MB after opening the database)`);
+        say(`loaded: ${counts.valuations} valuations, ${counts.flows} flows, ${counts.dailyReturns} daily returns`);
+        say(figures.pass ? 'PASS' : 'FAIL');
+      }
+      process.exitCode = figures.pass ? 0 : 1;
+    } finally {
+      await db.dispose();
+    }
+  } finally {
+    clearInterval(sampler);
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench/ingest: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
