@@ -62,6 +62,9 @@ export function readMultipartForm(req: Request, res: Response, options: { maxFil
         return fail(new AppError('BAD_USER_INPUT', `Unexpected file field: ${name}`, { field: name }));
       }
       const capacitor = new WriteStream();
+      // fail() destroys the capacitor with the error it rejects with; without a listener that
+      // 'error' event would be an uncaught exception and take the process down.
+      capacitor.on('error', () => {});
       capacitors.push(capacitor);
       const upload = new Upload();
       const file: FileUpload = {

@@ -1,5 +1,10 @@
 import { builder } from './builder.ts';
 import { requireMembership, requireViewer } from '../src/context.ts';
+import { AppError } from '../src/errors.ts';
+import { tooLarge } from '../src/storage/blob-store.ts';
+import { forwardPage } from './pagination.ts';
+
+const FILES_PAGE = { first: 50, max: 500 };
 
 const FileTypeEnum = builder.enumType('FileType', { values: ['pnl', 'performance'] as const });
 const FileStatusEnum = builder.enumType('FileStatus', {
@@ -45,13 +50,15 @@ builder.queryFields((t) => ({
     cursor: 'id',
     description: "An organization's uploaded files, newest first. Needs membership of the organization.",
     authScopes: { scope: 'read:pnl' },
-    defaultSize: 50,
-    maxSize: 500,
+    defaultSize: FILES_PAGE.first,
+    maxSize: FILES_PAGE.max,
     args: {
       orgId: t.arg({ type: 'UUID', required: true }),
       status: t.arg({ type: FileStatusEnum, required: false }),
     },
     resolve: async (query, _parent, args, ctx) => {
+      // prismaConnection clamps `first` silently; out-of-range pages are a client error (400 limit).
+      forwardPage(args, FILES_PAGE);
       await requireMembership(ctx, args.orgId);
       return ctx.services.prisma.uploadedFile.findMany({
         ...query,
@@ -85,13 +92,31 @@ builder.mutationField('uploadFile', (t) =>
     resolve: async (_query, _parent, args, ctx) => {
       await ctx.budgets.charge('upload');
       const viewer = requireViewer(ctx);
-      return ctx.services.storage.upload({
-        uploaderId: viewer.user.id,
-        memberOf: await ctx.organizationIds(),
-        orgId: args.orgId,
-        fileType: args.fileType ?? null,
-        file: await args.file,
-      });
+      try {
+        return await ctx.services.storage.upload({
+          uploaderId: viewer.user.id,
+          memberOf: await ctx.organizationIds(),
+          orgId: args.orgId,
+          fileType: args.fileType ?? null,
+          file: await args.file,
+        });
+      } catch (error) {
+        throw uploadTransportError(error, ctx.services.config.storage.maxUploadBytes) ?? error;
+      }
     },
   }),
 );
+
+/**
+ * graphql-upload-ts streams the file while the resolver runs and reports transport problems as
+ * http-errors from the Upload promise or the file stream: 413 past the size limit, 499 when the
+ * client went away, 400 for a file missing from the request. They are the client's, not ours.
+ */
+function uploadTransportError(error: unknown, maxBytes: number): AppError | undefined {
+  if (error instanceof AppError || typeof error !== 'object' || error === null) return undefined;
+  const status = (error as { status?: unknown }).status;
+  if (status === 413) return tooLarge(maxBytes);
+  if (status === 499) return new AppError('BAD_USER_INPUT', 'The request was aborted by the client');
+  if (status === 400) return new AppError('BAD_USER_INPUT', (error as Error).message, { field: 'file' });
+  return undefined;
+}

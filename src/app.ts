@@ -105,12 +105,7 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
       log: log.child({ component: 'scheduler' }),
       cron: config.selfTest.cron,
       enabled: config.selfTest.enabled,
-      checks: builtInChecks({
-        db,
-        blobs: { put: (key, body) => blobs.put(key, body, { maxBytes: 1 << 20 }), get: async (key) => blobs.get(key), delete: (key) => blobs.delete(key) },
-        baseUrl: () => selfUrl,
-        jobQueueDepths: () => jobs.depths(),
-      }),
+      checks: builtInChecks({ db, blobs, baseUrl: () => selfUrl, jobQueueDepths: () => jobs.depths() }),
     }),
     health: new HealthService({ db, blobs, queueDepths: () => jobs.depths(), startedAt, version: VERSION, rateLimitKind: rateLimits.kind }),
     benchmark: new BenchmarkService({ db, thresholds: config.benchmark }),

@@ -16,15 +16,21 @@
 import fs from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { ConfigError, loadConfig, type Config } from '../config.ts';
-import { openDatabase, type Database } from '../db/database.ts';
-import { EmbeddedDatabaseBusyError, findRunningServer, lockFilePath } from '../db/embedded.ts';
-import { migrate, readMigrations, MigrationError } from '../db/migrator.ts';
-import { AppError } from '../errors.ts';
-import { ApiKeyService, parseExpiry } from '../auth/api-keys.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
 import { SCOPES } from '../auth/scopes.ts';
-import { hashPassword } from '../auth/passwords.ts';
-import { OrganizationService } from '../organizations.ts';
+
+// The database, Prisma, zod and GraphQL (AppError) modules are loaded only by the commands that
+// need them, so that `help` and usage errors answer at once.
+const load = {
+  config: () => import('../config.ts'),
+  database: () => import('../db/database.ts'),
+  embedded: () => import('../db/embedded.ts'),
+  migrator: () => import('../db/migrator.ts'),
+  apiKeys: () => import('../auth/api-keys.ts'),
+  passwords: () => import('../auth/passwords.ts'),
+  organizations: () => import('../organizations.ts'),
+};
 
 export const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -37,9 +43,10 @@ Commands:
         --password leaves it in the shell history). Passwords need at least 12 characters.
         Without a password the user can only use API keys or the SSO cookie.
   key:create --email E --scopes s1,s2 [--name N] [--expires-in 30d]
-        Create an API key for the user. Scopes: ${SCOPES.join(', ')} (admin implies all;
-        admin needs a user with the admin role). --expires-in takes 90m, 12h, 30d, 2w or an
-        ISO timestamp; default: never. The key is shown once, alone on the last stdout line.
+        Create an API key for the user. Scopes: ${SCOPES.join(', ')}
+        (admin implies the others and needs a user with the admin role). --expires-in takes
+        90m, 12h, 30d, 2w or an ISO timestamp; default: never. The key is shown once, alone
+        on the last stdout line.
   key:revoke --prefix P
         Revoke the key with this visible prefix (sk_ and 8 hex characters; see key:list).
   key:list --email E
@@ -55,6 +62,9 @@ Commands:
 Options for every command:
   --json    Print exactly one JSON object on stdout (nothing else).
   --help    Show this text.
+
+In scripts use "npm run -s cli -- ..." (or "npx tsx src/cli/main.ts ..."): without -s, npm
+prints its own banner lines on stdout before the command's output.
 
 Environment: DATABASE_URL (PostgreSQL) or DATA_DIR (embedded database, default ./data), as
 for the service. Works while the service runs on the same DATA_DIR: the CLI then connects
@@ -137,6 +147,8 @@ const COMMANDS: Record<string, Command> = {
       const db = await ctx.database();
       const email = String(values.email).trim().toLowerCase();
       const existed = (await db.prisma.user.findUnique({ where: { email }, select: { id: true } })) !== null;
+      const { OrganizationService } = await load.organizations();
+      const { hashPassword } = await load.passwords();
       const { user, org } = await new OrganizationService(db.prisma).ensureUser({
         email,
         name: typeof values.name === 'string' ? values.name : undefined,
@@ -173,6 +185,7 @@ const COMMANDS: Record<string, Command> = {
         .map((scope) => scope.trim())
         .filter((scope) => scope.length > 0);
       if (scopes.length === 0) throw new UsageError(`--scopes needs a comma-separated list of ${SCOPES.join(', ')}`);
+      const { ApiKeyService, parseExpiry } = await load.apiKeys();
       const expiresAt = typeof values['expires-in'] === 'string' ? parseExpiry(values['expires-in']) : null;
       const db = await ctx.database();
       const user = await findUser(db, String(values.email));
@@ -211,6 +224,7 @@ const COMMANDS: Record<string, Command> = {
       const db = await ctx.database();
       const before = await db.prisma.apiKey.findUnique({ where: { prefix }, include: { user: { select: { email: true } } } });
       if (!before) throw new CommandError(`API key ${prefix} not found`);
+      const { ApiKeyService } = await load.apiKeys();
       const key = await new ApiKeyService(db.prisma).revoke({ prefix });
       const already = before.revokedAt !== null;
       return output(
@@ -235,6 +249,7 @@ const COMMANDS: Record<string, Command> = {
     async run(ctx) {
       const db = await ctx.database();
       const user = await findUser(db, String(ctx.values.email));
+      const { ApiKeyService } = await load.apiKeys();
       const now = new Date();
       const keys = (await new ApiKeyService(db.prisma).list(user.id)).map((key) => ({
         id: key.id,
@@ -270,6 +285,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'apply pending migrations',
     options: {},
     async run(ctx) {
+      const { migrate, readMigrations } = await load.migrator();
       const db = await ctx.database();
       const result = await migrate(db.pool, { log: (message) => (message.startsWith('another instance') ? ctx.warn(message) : undefined) });
       const total = (await readMigrations()).length;
@@ -290,7 +306,7 @@ const COMMANDS: Record<string, Command> = {
       let kind = 'postgresql';
       if (!url) {
         kind = 'pglite';
-        url = findRunningServer(config.dataDir);
+        url = (await load.embedded()).findRunningServer(config.dataDir);
         if (!url) {
           throw new CommandError(
             `No service is serving the embedded database in ${config.dataDir}: its URL exists only while a process ` +
@@ -325,8 +341,9 @@ function table(header: string[], rows: string[][]): string[] {
 }
 
 /** The embedded database is ours (not a running service's) when the lock file names this process. */
-function ownsEmbeddedDatabase(db: Database, dataDir: string): boolean {
+async function ownsEmbeddedDatabase(db: Database, dataDir: string): Promise<boolean> {
   if (db.kind !== 'pglite') return false;
+  const { lockFilePath } = await load.embedded();
   try {
     return (JSON.parse(fs.readFileSync(lockFilePath(dataDir), 'utf8')) as { pid?: number }).pid === process.pid;
   } catch {
@@ -375,6 +392,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const value = values[option];
       if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`${name} needs --${option}`);
     }
+    const { ConfigError, loadConfig } = await load.config();
     let config: Config;
     try {
       config = loadConfig(io.env);
@@ -391,11 +409,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       warn,
       async database() {
         if (db) return db;
+        const { openDatabase } = await load.database();
         db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pglitePort: config.pglitePort, mode: 'attach', poolSize: 2 });
         if (name === 'db:migrate') return db;
-        if (ownsEmbeddedDatabase(db, config.dataDir)) {
+        if (await ownsEmbeddedDatabase(db, config.dataDir)) {
           // No service runs on this data directory: bring it up to date as the service would.
-          const { applied } = await migrate(db.pool);
+          const { applied } = await (await load.migrator()).migrate(db.pool);
           if (applied.length > 0) warn(`applied migration${applied.length === 1 ? '' : 's'}: ${applied.join(', ')}`);
         } else {
           await assertMigrated(db);
@@ -416,7 +435,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
 /** Refuses to work on a database the service's migrations have not reached yet. */
 async function assertMigrated(db: Database): Promise<void> {
-  const migrations = await readMigrations();
+  const migrations = await (await load.migrator()).readMigrations();
   let applied: Set<string>;
   try {
     const { rows } = await db.pool.query<{ migration_name: string }>(
@@ -443,12 +462,10 @@ function print(io: CliIo, result: Output): number {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof EmbeddedDatabaseBusyError) {
+  if (error instanceof Error && error.constructor.name === 'EmbeddedDatabaseBusyError') {
     return `${error.message} (it started while the CLI was opening the database); run the command again`;
   }
-  if (error instanceof AppError || error instanceof CommandError || error instanceof UsageError || error instanceof MigrationError) {
-    return error.message;
-  }
+  // AppError (domain validation), MigrationError, CommandError, UsageError: their message is for the operator.
   if (error instanceof Error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ECONNREFUSED') return `cannot connect to the database (${error.message})`;

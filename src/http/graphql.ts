@@ -1,12 +1,13 @@
 import type { NextFunction, Request, Response } from 'express';
+import { execute, GraphQLError, Kind, parse, specifiedRules, validate, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode, type ValidationRule } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { processRequest, type GraphQLOperation } from 'graphql-upload-ts';
 import { getSchema } from '../../schema/index.ts';
-import { executeOperation, maskError } from '../../schema/execute.ts';
+import { maskError } from '../../schema/execute.ts';
 import type { Services } from '../services.ts';
 import type { RequestContext } from '../context.ts';
 import { contextFor, requestLog } from './request-context.ts';
-import { AppError, HTTP_STATUS_BY_CODE } from '../errors.ts';
+import { AppError, HTTP_STATUS_BY_CODE, MESSAGES } from '../errors.ts';
 import { rateLimitHeaders } from '../ratelimit/rate-limiter.ts';
 
 /**
@@ -22,11 +23,25 @@ export function graphqlEndpoint(services: Services) {
     landingPage: false,
     multipart: false,
     logging: false,
-    context: ({ req }) => contextFor(services, req),
+    context: async ({ req }) => {
+      try {
+        return await contextFor(services, req);
+      } catch (error) {
+        // e.g. the database is down while authenticating: a generic 500, details only in the log.
+        requestLog(req).error({ err: error }, 'could not build the request context');
+        throw new GraphQLError(MESSAGES.internal, { extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: requestLog(req).bindings().requestId, http: { status: 500 } } });
+      }
+    },
     // Our own masking (below) needs the request context for the log line and request id.
     maskedErrors: false,
     plugins: [
       <Plugin<Record<string, unknown>, { req: Request; res: Response }>>{
+        // The Pothos complexity plugin measures from the root fields' resolvers and skips
+        // introspection (`__schema { types { fields { type { ofType ...`), so the depth limit
+        // is also enforced here, on the whole document, before anything runs.
+        onValidate({ addValidationRule }) {
+          addValidationRule(maxDepthRule(services.config.graphql.maxDepth));
+        },
         onExecute({ args }) {
           const ctx = args.contextValue as unknown as RequestContext;
           return {
@@ -38,8 +53,9 @@ export function graphqlEndpoint(services: Services) {
         },
         async onResponse({ response, serverContext }) {
           if (!serverContext?.req) return;
-          const ctx = await contextFor(services, serverContext.req);
-          for (const [name, value] of Object.entries(rateLimitHeaders(await ctx.budgets.settled()))) response.headers.set(name, value);
+          const ctx = await contextFor(services, serverContext.req).catch(() => undefined);
+          const decisions = ctx ? await ctx.budgets.settled().catch(() => []) : [];
+          for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) response.headers.set(name, value);
         },
       },
     ],
@@ -79,10 +95,76 @@ async function multipartOperation(services: Services, req: Request, res: Respons
     res.status(400).json({ errors: [{ message: 'Batched multipart operations are not supported', extensions: { code: 'BAD_USER_INPUT' } }] });
     return;
   }
-  const result = await executeOperation(ctx, operation.query, operation.variables ?? {}, operation.operationName ?? undefined);
+  // The client's document: parsed and validated here (with the depth limit), a mistake in it is
+  // a 400 like on any other /graphql request, and it is not added to the prepared-document cache.
+  let document: DocumentNode;
+  try {
+    document = parse(operation.query);
+  } catch (error) {
+    res.status(400).json({ errors: [{ message: (error as Error).message, extensions: { code: 'BAD_USER_INPUT' } }] });
+    return;
+  }
+  const invalid = validate(getSchema(), document, [...specifiedRules, maxDepthRule(services.config.graphql.maxDepth)]);
+  if (invalid.length > 0) {
+    res.status(400).json({ errors: invalid.map((error) => ({ message: error.message, extensions: { code: 'BAD_USER_INPUT' } })) });
+    return;
+  }
+  const executed = await execute({
+    schema: getSchema(),
+    document,
+    variableValues: operation.variables ?? {},
+    operationName: operation.operationName ?? undefined,
+    contextValue: ctx,
+  });
+  const result = executed.errors ? { ...executed, errors: executed.errors.map((error) => maskError(error, ctx)) } : executed;
   const decisions = await ctx.budgets.settled();
   res.set(rateLimitHeaders(decisions));
-  const limited = result.errors?.find((e) => e.extensions.code === 'RATE_LIMITED');
-  res.status(limited ? HTTP_STATUS_BY_CODE.RATE_LIMITED : 200).json(result);
+  // Refusals of the request itself keep their HTTP status (429, 413), as on the REST route;
+  // any other error is a GraphQL execution error (200), as on every other /graphql request.
+  const refused = result.errors?.find((e) => e.extensions.code === 'RATE_LIMITED' || e.extensions.code === 'PAYLOAD_TOO_LARGE');
+  const status = refused ? HTTP_STATUS_BY_CODE[refused.extensions.code as 'RATE_LIMITED' | 'PAYLOAD_TOO_LARGE'] : 200;
+  if (status === HTTP_STATUS_BY_CODE.PAYLOAD_TOO_LARGE) res.setHeader('Connection', 'close');
+  res.status(status).json(result);
   requestLog(req).debug({ operationName: operation.operationName }, 'multipart operation');
+}
+
+/** Refuses operations nested deeper than `maxDepth` fields (fragments expanded, introspection included). */
+export function maxDepthRule(maxDepth: number): ValidationRule {
+  return (context) => {
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const definition of context.getDocument().definitions) {
+      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+    }
+    const fragmentDepths = new Map<string, number>();
+    const depthOf = (selectionSet: SelectionSetNode, visiting: Set<string>): number => {
+      let max = 0;
+      for (const selection of selectionSet.selections) {
+        let depth = 0;
+        if (selection.kind === Kind.FIELD) depth = 1 + (selection.selectionSet ? depthOf(selection.selectionSet, visiting) : 0);
+        else if (selection.kind === Kind.INLINE_FRAGMENT) depth = depthOf(selection.selectionSet, visiting);
+        else {
+          const name = selection.name.value;
+          const fragment = fragments.get(name);
+          if (fragment && !visiting.has(name)) {
+            if (!fragmentDepths.has(name)) {
+              visiting.add(name);
+              fragmentDepths.set(name, depthOf(fragment.selectionSet, visiting));
+              visiting.delete(name);
+            }
+            depth = fragmentDepths.get(name)!;
+          }
+        }
+        max = Math.max(max, depth);
+      }
+      return max;
+    };
+    return {
+      OperationDefinition(node) {
+        const depth = depthOf(node.selectionSet, new Set());
+        if (depth > maxDepth) {
+          context.reportError(new GraphQLError(`Query depth ${depth} exceeds the limit of ${maxDepth}`, { nodes: [node], extensions: { code: 'BAD_USER_INPUT' } }));
+        }
+      },
+    };
+  };
 }

@@ -4,6 +4,7 @@ import { createRestRouter } from '../../rest-compat/router.ts';
 import { restRoutes } from '../../rest-compat/routes/index.ts';
 import { sendError } from '../../rest-compat/errors.ts';
 import { AppError } from '../errors.ts';
+import { unauthenticatedError } from '../context.ts';
 import { contextFor, requestLog, requestLogging } from './request-context.ts';
 import { csrfProtection } from './csrf.ts';
 import { authPages, escapeHtml, signInRedirect } from './auth-pages.ts';
@@ -29,12 +30,16 @@ export function createHttpApp(services: Services) {
   );
   app.get('/', async (req, res) => {
     const ctx = await contextFor(services, req);
-    if (!ctx.viewer) return res.redirect(303, signInRedirect(services, req));
+    if (!ctx.viewer) {
+      // A browser (it asks for HTML) goes to sign in; an API client gets the 401 JSON instead.
+      if (wantsHtml(req)) return res.redirect(303, signInRedirect(services, req));
+      return sendError(res, unauthenticatedError(ctx));
+    }
     res.type('html').send(landingPage(ctx.viewer.user.email));
   });
 
   app.use((req: Request, res: Response) => {
-    if (req.method === 'GET' && !isApiPath(req.path) && req.accepts(['html', 'json']) === 'html') {
+    if (req.method === 'GET' && !isApiPath(req.path) && wantsHtml(req)) {
       return res.status(404).type('html').send('<!doctype html><title>Not found</title><h1>Not found</h1>');
     }
     sendError(res, new AppError('NOT_FOUND', `No route for ${req.method} ${req.path}`));
@@ -44,6 +49,11 @@ export function createHttpApp(services: Services) {
     sendError(res, new AppError('INTERNAL_SERVER_ERROR', 'Internal server error'));
   });
   return app;
+}
+
+/** A browser navigation: HTML preferred over JSON (a bare wildcard Accept, as curl and fetch send, is not). */
+function wantsHtml(req: Request): boolean {
+  return req.accepts(['json', 'html']) === 'html';
 }
 
 function isApiPath(path: string): boolean {

@@ -53,7 +53,7 @@ function json(run: Run): any {
   return JSON.parse(run.stdout);
 }
 
-describe('CLI usage errors (no database needed)', () => {
+describe.concurrent('CLI usage errors (no database needed)', () => {
   const dataDir = path.join(os.tmpdir(), 'gateway-cli-never-created');
 
   it.each([
