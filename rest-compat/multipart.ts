@@ -46,7 +46,8 @@ export function readMultipartForm(req: Request, res: Response, options: { maxFil
     try {
       parser = busboy({
         headers: req.headers,
-        limits: { fileSize: options.maxFileBytes, files: options.fileFields.length, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES },
+        // busboy reports the limit when a file *reaches* fileSize; a file of exactly the limit is allowed.
+        limits: { fileSize: options.maxFileBytes + 1, files: options.fileFields.length, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES },
       });
     } catch {
       reject(new AppError('BAD_USER_INPUT', 'Malformed multipart body: missing boundary'));

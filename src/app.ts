@@ -44,7 +44,8 @@ export async function startService(config: Config, options: { log?: Logger } = {
     const services = buildServices(config, db, log, redis);
     if (config.seedDemoData) await seedDemoData(services);
 
-    const server = http.createServer(createHttpApp(services));
+    const lifecycle = { stopping: false };
+    const server = http.createServer(createHttpApp(services, lifecycle));
     server.keepAliveTimeout = 5_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -58,7 +59,10 @@ export async function startService(config: Config, options: { log?: Logger } = {
     log.info({ url, database: db.kind, redis: Boolean(redis) }, 'service listening');
 
     let stopping: Promise<void> | undefined;
-    const stop = () => (stopping ??= shutdown(services, server, redis));
+    const stop = () => {
+      lifecycle.stopping = true;
+      return (stopping ??= shutdown(services, server, redis));
+    };
     return { services, server, url, stop };
   } catch (error) {
     redis?.disconnect();

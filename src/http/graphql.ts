@@ -80,7 +80,8 @@ async function multipartOperation(services: Services, req: Request, res: Respons
   try {
     await ctx.budgets.charge('upload');
     operation = await processRequest<GraphQLOperation | GraphQLOperation[]>(req, res, {
-      maxFileSize: services.config.storage.maxUploadBytes,
+      // busboy (inside) refuses a file that *reaches* maxFileSize; a file of exactly the limit is allowed.
+      maxFileSize: services.config.storage.maxUploadBytes + 1,
       maxFiles: 5,
     });
   } catch (error) {

@@ -11,12 +11,17 @@ import { authPages, escapeHtml, signInRedirect } from './auth-pages.ts';
 import { graphqlEndpoint } from './graphql.ts';
 
 /** The HTTP surface: REST routes, /graphql, the sign-in pages and the landing page. */
-export function createHttpApp(services: Services) {
+export function createHttpApp(services: Services, lifecycle: { stopping: boolean } = { stopping: false }) {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.set('etag', false);
   app.use(requestLogging(services.log));
+  // While shutting down, keep-alive clients are told to reconnect elsewhere.
+  app.use((_req, res, next) => {
+    if (lifecycle.stopping) res.setHeader('Connection', 'close');
+    next();
+  });
   app.use(csrfProtection);
 
   app.use(authPages(services));
