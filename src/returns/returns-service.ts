@@ -199,35 +199,36 @@ interface RawComparison {
  * checks that the two agree.
  */
 const COMPARISON_SQL = `
-WITH pairs AS (
-  SELECT e.id AS "entityId", e."accountCode", e."entityName", e."orgId",
-         COALESCE(c.date, d.date) AS date, c."returnValue" AS custodian, d."returnValue" AS computed,
-         d."nullReason" AS "computedNullReason"
-    FROM "CustodianReturn" c
-    FULL OUTER JOIN "DailyReturn" d ON d."entityId" = c."entityId" AND d.date = c.date
-    JOIN "Entity" e ON e.id = COALESCE(c."entityId", d."entityId")
+WITH entities AS (
+  SELECT e.id, e."accountCode", e."entityName",
+         COALESCE(o."matchThresholdBps", $7::numeric) AS "matchBps", COALESCE(o."reviewThresholdBps", $8::numeric) AS "reviewBps"
+    FROM "Entity" e JOIN "Organization" o ON o.id = e."orgId"
    WHERE e."orgId" = ANY($1::uuid[])
      AND ($2::text IS NULL OR e."accountCode" = $2)
      AND EXISTS (SELECT 1 FROM "CustodianReturn" x WHERE x."entityId" = e.id)
-), classified AS (
-  SELECT p.*, COALESCE(o."matchThresholdBps", $7::numeric) AS "matchBps", COALESCE(o."reviewThresholdBps", $8::numeric) AS "reviewBps",
-         abs((p.computed - p.custodian) * 10000) AS "absBps"
-    FROM pairs p JOIN "Organization" o ON o.id = p."orgId"
+), pairs AS (
+  SELECT COALESCE(c."entityId", d."entityId") AS "entityId", COALESCE(c.date, d.date) AS date,
+         c."returnValue" AS custodian, d."returnValue" AS computed, d."nullReason" AS "computedNullReason"
+    FROM (SELECT * FROM "CustodianReturn" WHERE "entityId" IN (SELECT id FROM entities) AND ($4::date IS NULL OR date <= $4::date)) c
+    FULL OUTER JOIN (SELECT * FROM "DailyReturn" WHERE "entityId" IN (SELECT id FROM entities) AND ($4::date IS NULL OR date <= $4::date)) d
+      ON d."entityId" = c."entityId" AND d.date = c.date
 ), statused AS (
-  SELECT c.*, CASE
-      WHEN c.custodian IS NULL OR c.computed IS NULL THEN 'investigate'
-      WHEN c."absBps" <= c."matchBps" THEN 'match'
-      WHEN sign(c.custodian) * sign(c.computed) < 0 THEN 'investigate'
-      WHEN c."absBps" <= c."reviewBps" THEN 'review'
-      ELSE 'investigate' END AS status
-    FROM classified c
+  SELECT p.*, e."accountCode", e."entityName", e."matchBps", e."reviewBps",
+         CASE
+           WHEN p.custodian IS NULL OR p.computed IS NULL THEN 'investigate'
+           WHEN abs((p.computed - p.custodian) * 10000) <= e."matchBps" THEN 'match'
+           WHEN sign(p.custodian) * sign(p.computed) < 0 THEN 'investigate'
+           WHEN abs((p.computed - p.custodian) * 10000) <= e."reviewBps" THEN 'review'
+           ELSE 'investigate'
+         END AS status
+    FROM pairs p JOIN entities e ON e.id = p."entityId"
 )
 SELECT "entityId", "accountCode", "entityName", date::text AS date, custodian::text AS custodian, computed::text AS computed,
        "computedNullReason", "matchBps"::text AS "matchBps", "reviewBps"::text AS "reviewBps"
   FROM statused
  WHERE ($3::text IS NULL OR status = $3)
-   AND ($4::date IS NULL OR (date, "accountCode") < ($4::date, $5::text))
- ORDER BY date DESC, "accountCode" DESC
+   AND ($4::date IS NULL OR (statused.date, "accountCode") < ($4::date, $5::text))
+ ORDER BY statused.date DESC, "accountCode" DESC
  LIMIT $6`;
 
 function toComparisonRow(raw: RawComparison): ComparisonRow {
