@@ -2,7 +2,6 @@ import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import RelayPlugin from '@pothos/plugin-relay';
-import ErrorsPlugin from '@pothos/plugin-errors';
 import ValidationPlugin from '@pothos/plugin-validation';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import SimpleObjectsPlugin from '@pothos/plugin-simple-objects';
@@ -38,7 +37,7 @@ export const builder = new SchemaBuilder<{
   };
 }>({
   defaultFieldNullability: false,
-  plugins: [ScopeAuthPlugin, ErrorsPlugin, ValidationPlugin, PrismaPlugin, RelayPlugin, ComplexityPlugin, SimpleObjectsPlugin],
+  plugins: [ScopeAuthPlugin, ValidationPlugin, PrismaPlugin, RelayPlugin, ComplexityPlugin, SimpleObjectsPlugin],
   prisma: {
     client: (ctx) => ctx.services.prisma,
     dmmf: getDatamodel(),

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { builder } from './builder.ts';
 import { requireViewer, type RequestContext } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
@@ -82,9 +83,16 @@ const CreatedApiKey = builder.objectRef<{ key: string; record: ApiKeyModel }>('C
 
 const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
   fields: (t) => ({
-    name: t.string({ required: true }),
-    scopes: t.stringList({ required: true, description: 'Any of read:pnl, read:returns, write:upload, admin (admin only for admin users).' }),
-    expiresIn: t.string({ description: 'A duration (`30d`, `12h`, `2w`) or an ISO timestamp; omit for a key that does not expire.' }),
+    name: t.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters') }),
+    scopes: t.stringList({
+      required: true,
+      description: 'Any of read:pnl, read:returns, write:upload, admin (admin only for admin users).',
+      validate: z.array(z.string()).min(1, 'at least one scope is required').max(4, 'at most 4 scopes'),
+    }),
+    expiresIn: t.string({
+      description: 'A duration (`30d`, `12h`, `2w`) or an ISO timestamp; omit for a key that does not expire.',
+      validate: z.string().max(40, 'must be at most 40 characters'),
+    }),
   }),
 });
 

@@ -29,13 +29,46 @@ let ownerCookie: string;
 
 const get = (path: string, headers: Record<string, string> = {}, init: RequestInit = {}) => getJson(`${server.url}${path}`, { ...init, headers });
 
-/** POST /login as the sign-in form does; returns the raw response (redirects not followed). */
-function signIn(baseUrl: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
-  return fetch(`${baseUrl}/login`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    body: new URLSearchParams(fields),
+interface SignInResponse {
+  status: number;
+  location: string | null;
+  setCookies: string[];
+  contentType: string;
+  text: string;
+}
+
+let clientAddress = 0;
+/** Another loopback address per sign-in: the sign-in budget is per client address (tested below). */
+function nextClientAddress(): string {
+  clientAddress += 1;
+  return `127.0.1.${(clientAddress % 250) + 1}`;
+}
+
+/** POST /login as the sign-in form does, from a client address (redirects are not followed). */
+function signIn(baseUrl: string, fields: Record<string, string>, headers: Record<string, string> = {}, localAddress = nextClientAddress()): Promise<SignInResponse> {
+  const body = new URLSearchParams(fields).toString();
+  return new Promise((resolve, reject) => {
+    const request = http.request(new URL('/login', baseUrl), {
+      method: 'POST',
+      localAddress,
+      agent: false,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(body)), ...headers },
+    });
+    request.on('error', reject);
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          location: response.headers.location ?? null,
+          setCookies: response.headers['set-cookie'] ?? [],
+          contentType: response.headers['content-type'] ?? '',
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
+    });
+    request.end(body);
   });
 }
 
@@ -43,7 +76,7 @@ function signIn(baseUrl: string, fields: Record<string, string>, headers: Record
 async function sessionCookie(baseUrl: string, user: TestUser): Promise<string> {
   const response = await signIn(baseUrl, { email: user.email, password: user.password });
   expect(response.status).toBe(303);
-  const cookie = response.headers.getSetCookie().find((c) => c.startsWith('sso_token='));
+  const cookie = response.setCookies.find((c) => c.startsWith('sso_token='));
   expect(cookie).toBeDefined();
   return cookie!.split(';')[0];
 }
@@ -90,7 +123,7 @@ describe('API keys on REST', () => {
       const response = await get(path);
       expect(response.status, path).toBe(401);
       expect(response.body).toEqual(INVALID_KEY);
-      expect(response.headers.get('location')).toBeNull();
+      expect(response.location).toBeNull();
     }
     const upload = await uploadCsv(server.url, {}, owner.orgId, 'pnl.csv', readSample(SAMPLE_PNL));
     expect(upload.status).toBe(401);
@@ -260,8 +293,8 @@ describe('sign-in page and the GraphQL key-management flow', () => {
   it('signing in sets an HttpOnly, SameSite=Lax sso_token cookie and returns to the page asked for', async () => {
     const response = await signIn(server.url, { email: owner.email, password: owner.password, next: '/api/returns/comparison?limit=1' });
     expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe('/api/returns/comparison?limit=1');
-    const [cookie] = response.headers.getSetCookie();
+    expect(response.location).toBe('/api/returns/comparison?limit=1');
+    const [cookie] = response.setCookies;
     expect(cookie).toMatch(/^sso_token=[\w-]+\.[\w-]+\.[\w-]+;/);
     const attributes = cookie.split(';').slice(1).map((part) => part.trim().toLowerCase());
     expect(attributes).toContain('httponly');
@@ -275,17 +308,31 @@ describe('sign-in page and the GraphQL key-management flow', () => {
   it('the email is matched case-insensitively', async () => {
     const response = await signIn(server.url, { email: owner.email.toUpperCase(), password: owner.password });
     expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe('/');
+    expect(response.location).toBe('/');
   });
 
   it('a wrong password is a 401 page and sets no cookie', async () => {
     for (const fields of [{ email: owner.email, password: 'not-the-password' }, { email: 'nobody@test.local', password: 'x' }, { email: owner.email }]) {
       const response = await signIn(server.url, fields);
       expect(response.status).toBe(401);
-      expect(response.headers.get('content-type')).toMatch(/^text\/html/);
-      expect(response.headers.getSetCookie()).toEqual([]);
-      expect(await response.text()).toContain('Wrong email or password.');
+      expect(response.contentType).toMatch(/^text\/html/);
+      expect(response.setCookies).toEqual([]);
+      expect(response.text).toContain('Wrong email or password.');
     }
+  });
+
+  it('sign-in attempts are limited per client address (10 a minute), so passwords cannot be brute-forced', async () => {
+    const address = nextClientAddress();
+    for (let attempt = 1; attempt <= 10; attempt++) {
+      const wrong = await signIn(server.url, { email: owner.email, password: `guess-${attempt}` }, {}, address);
+      expect(wrong.status, `attempt ${attempt}`).toBe(401);
+    }
+    const limited = await signIn(server.url, { email: owner.email, password: owner.password }, {}, address);
+    expect(limited.status).toBe(429);
+    expect(limited.setCookies).toEqual([]);
+    expect(limited.text).toContain('Too many sign-in attempts');
+    // another client address still has its budget
+    expect((await signIn(server.url, { email: owner.email, password: owner.password })).status).toBe(303);
   });
 
   it.each([
@@ -298,7 +345,7 @@ describe('sign-in page and the GraphQL key-management flow', () => {
   ])('next=%j redirects to %j (no open redirect)', async (next, location) => {
     const response = await signIn(server.url, { email: owner.email, password: owner.password, next });
     expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe(location);
+    expect(response.location).toBe(location);
   });
 
   it('the sign-in form carries a safe next and escapes it', async () => {
@@ -313,7 +360,7 @@ describe('sign-in page and the GraphQL key-management flow', () => {
   it('a sign-in posted from another origin is refused', async () => {
     const response = await signIn(server.url, { email: owner.email, password: owner.password }, { origin: 'https://evil.example' });
     expect(response.status).toBe(403);
-    expect(response.headers.getSetCookie()).toEqual([]);
+    expect(response.setCookies).toEqual([]);
   });
 
   it('create, list, use and revoke a key from a signed-in session', async () => {
@@ -413,7 +460,7 @@ describe('the sso_token cookie', () => {
   it('a browser asking for a page without the cookie is sent to sign in', async () => {
     const response = await fetch(`${server.url}/`, { redirect: 'manual', headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
     expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe('/login?next=%2F');
+    expect(response.location).toBe('/login?next=%2F');
   });
 
   it('with the cookie the page is served', async () => {
@@ -431,7 +478,7 @@ describe('the sso_token cookie', () => {
           expect(await response.json()).toEqual(INVALID_KEY);
         } else {
           expect(response.status).not.toBe(303);
-          expect(response.headers.get('location')).toBeNull();
+          expect(response.location).toBeNull();
         }
       }
     }
@@ -579,7 +626,7 @@ describe('cookie attributes with COOKIE_SECURE and SSO_DOMAIN', () => {
   it('the cookie is Secure and set on the parent domain', async () => {
     const response = await signIn(secure.url, { email: user.email, password: user.password });
     expect(response.status).toBe(303);
-    const [cookie] = response.headers.getSetCookie();
+    const [cookie] = response.setCookies;
     const attributes = cookie.split(';').slice(1).map((part) => part.trim().toLowerCase());
     expect(attributes).toEqual(expect.arrayContaining(['httponly', 'secure', 'samesite=lax', 'domain=example.test', 'path=/']));
   });
@@ -587,8 +634,8 @@ describe('cookie attributes with COOKIE_SECURE and SSO_DOMAIN', () => {
   it('signing out clears the cookie on the same domain', async () => {
     const response = await fetch(`${secure.url}/logout`, { method: 'POST', redirect: 'manual' });
     expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe('/login');
-    const [cookie] = response.headers.getSetCookie();
+    expect(response.location).toBe('/login');
+    const [cookie] = response.setCookies;
     expect(cookie).toMatch(/^sso_token=;/);
     expect(cookie.toLowerCase()).toContain('domain=example.test');
     expect(cookie).toMatch(/Expires=Thu, 01 Jan 1970/);
@@ -610,7 +657,7 @@ describe('an external login host (LOGIN_URL)', () => {
     for (const [path, returnPath] of [['/', '/'], ['/login?next=/api/returns/comparison', '/api/returns/comparison']]) {
       const response = await fetch(`${external.url}${path}`, { redirect: 'manual', headers: { accept: 'text/html' } });
       expect(response.status).toBe(303);
-      const location = new URL(response.headers.get('location')!);
+      const location = new URL(response.location!);
       expect(`${location.origin}${location.pathname}`).toBe('https://login.example.test/sso/start');
       expect(location.searchParams.get('return_to')).toBe(`${external.url}${returnPath}`);
     }
@@ -622,6 +669,6 @@ describe('an external login host (LOGIN_URL)', () => {
     expect(await api.json()).toEqual(INVALID_KEY);
     const post = await signIn(external.url, { email: 'a@b.test', password: 'x' });
     expect(post.status).toBe(404);
-    expect(await post.json()).toEqual({ error: 'Sign-in is handled by the external login host' });
+    expect(JSON.parse(post.text)).toEqual({ error: 'Sign-in is handled by the external login host' });
   });
 });
