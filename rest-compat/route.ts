@@ -27,6 +27,11 @@ export interface RestRoute {
   status?: number;
   /** Turns the operation's data into the response body. */
   respond: (data: Record<string, unknown>) => RestResponse;
+  /**
+   * The answer when the request context cannot be built at all (the database that checks the
+   * credential is down). Health checks say `unhealthy` instead of failing with a 500.
+   */
+  unavailable?: RestResponse;
   /** One line for the README / OpenAPI summary. */
   summary: string;
 }

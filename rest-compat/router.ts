@@ -54,8 +54,15 @@ export function createRestRouter(options: RouterOptions): Router {
 
   async function handle(entry: PreparedRoute, req: Request, res: Response): Promise<void> {
     const { route, specs } = entry;
-    const ctx = await options.context(req);
-    if (route.budget) await ctx.budgets.charge(route.budget);
+    let ctx: RequestContext;
+    try {
+      ctx = await options.context(req);
+    } catch (error) {
+      if (!route.unavailable) throw error;
+      sendJson(res, route.unavailable.status ?? 503, route.unavailable.body);
+      return;
+    }
+    if (route.budget) await ctx.budgets.prepay(route.budget);
     if (route.requires) preflightAuth(ctx, route.requires);
 
     const inputs: { source: InputSource; values: Record<string, unknown> }[] = [

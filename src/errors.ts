@@ -70,8 +70,15 @@ export class AppError extends GraphQLError {
   }
 }
 
+/** graphql-yoga's own codes for requests it refuses before execution: all the client's mistake. */
+const YOGA_CODES: Record<string, ErrorCode> = {
+  GRAPHQL_PARSE_FAILED: 'BAD_USER_INPUT',
+  GRAPHQL_VALIDATION_FAILED: 'BAD_USER_INPUT',
+  BAD_REQUEST: 'BAD_USER_INPUT',
+};
+
 export function statusForCode(code: unknown): number {
-  return typeof code === 'string' && code in HTTP_STATUS_BY_CODE
-    ? HTTP_STATUS_BY_CODE[code as ErrorCode]
-    : 500;
+  if (typeof code !== 'string') return 500;
+  if (code in HTTP_STATUS_BY_CODE) return HTTP_STATUS_BY_CODE[code as ErrorCode];
+  return YOGA_CODES[code] ? HTTP_STATUS_BY_CODE[YOGA_CODES[code]] : 500;
 }

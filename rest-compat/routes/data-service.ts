@@ -17,6 +17,7 @@ const healthRoute = (path: string): RestRoute => ({
   summary: 'Liveness; `?detailed=true` adds database, storage and job queue (503 when a dependency is down).',
   operation: `query Health($detailed: Boolean! = false) { health(detailed: $detailed) { ${HEALTH_FIELDS} } }`,
   respond: bare('health', (health) => (health.status === 'healthy' ? 200 : 503)),
+  unavailable: { status: 503, body: { status: 'unhealthy', checks: { database: { status: 'down', error: 'unavailable' } } } },
 });
 
 const SCHEDULER_FIELDS = `state enabled cron nextRunAt secondsUntilNextRun lastRun { ...Run }`;

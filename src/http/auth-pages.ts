@@ -16,7 +16,7 @@ export function authPages(services: Services): Router {
 
   router.get('/login', (req, res) => {
     const next = safeNext(req.query.next);
-    if (loginUrl) return res.redirect(303, externalLoginUrl(loginUrl, req, next));
+    if (loginUrl) return res.redirect(303, externalLoginUrl(loginUrl, req, next, services.config.publicUrl));
     sendPage(res, 200, loginForm(next));
   });
 
@@ -57,12 +57,14 @@ export function authPages(services: Services): Router {
 export function signInRedirect(services: Services, req: Request): string {
   const next = safeNext(req.originalUrl);
   const { loginUrl } = services.config.auth;
-  return loginUrl ? externalLoginUrl(loginUrl, req, next) : `/login?next=${encodeURIComponent(next)}`;
+  return loginUrl ? externalLoginUrl(loginUrl, req, next, services.config.publicUrl) : `/login?next=${encodeURIComponent(next)}`;
 }
 
-function externalLoginUrl(loginUrl: string, req: Request, next: string): string {
+function externalLoginUrl(loginUrl: string, req: Request, next: string, publicUrl?: string): string {
   const url = new URL(loginUrl);
-  url.searchParams.set('return_to', `${req.protocol}://${req.get('host')}${next}`);
+  // Behind a proxy the Host header is not the public address: PUBLIC_URL says what is.
+  const base = publicUrl ? publicUrl.replace(/\/$/, '') : `${req.protocol}://${req.get('host')}`;
+  url.searchParams.set('return_to', `${base}${next}`);
   return url.toString();
 }
 

@@ -12,8 +12,9 @@ import { rateLimitHeaders } from '../ratelimit/rate-limiter.ts';
 
 /**
  * GraphQL over HTTP at /graphql: graphql-yoga for queries and mutations (GraphiQL in
- * development), and the GraphQL multipart request spec (graphql-upload-ts) for uploads, which
- * runs through the same in-process executor as the REST layer.
+ * development), and the GraphQL multipart request spec (graphql-upload-ts) for uploads, executed
+ * in-process against the same schema, with the same validation rules (depth limit included) and
+ * the same error masking.
  */
 export function graphqlEndpoint(services: Services) {
   const yoga = createYoga<{ req: Request; res: Response }>({
@@ -78,7 +79,7 @@ async function multipartOperation(services: Services, req: Request, res: Respons
   const ctx = await contextFor(services, req);
   let operation: GraphQLOperation | GraphQLOperation[];
   try {
-    await ctx.budgets.charge('upload');
+    await ctx.budgets.prepay('upload');
     operation = await processRequest<GraphQLOperation | GraphQLOperation[]>(req, res, {
       // busboy (inside) refuses a file that *reaches* maxFileSize; a file of exactly the limit is allowed.
       maxFileSize: services.config.storage.maxUploadBytes + 1,

@@ -96,6 +96,8 @@ export interface IngestServiceDeps {
   log: Logger;
   /** rows per multi-row statement (default 1000) */
   batchSize?: number;
+  /** valuations per daily-return computation window (default: recompute.ts's default) */
+  recomputeWindowSize?: number;
   /** called after each batch is written, inside the load transaction (tests simulate crashes here) */
   onBatch?: (info: BatchInfo) => void | Promise<void>;
 }
@@ -122,6 +124,7 @@ export class IngestService implements FileIngester {
   private readonly log: Logger;
   private readonly batchSize: number;
   private readonly onBatch: IngestServiceDeps['onBatch'];
+  private readonly recomputeWindowSize: number | undefined;
 
   constructor(deps: IngestServiceDeps) {
     this.pool = deps.pool;
@@ -129,6 +132,7 @@ export class IngestService implements FileIngester {
     this.log = deps.log;
     this.batchSize = deps.batchSize ?? 1000;
     this.onBatch = deps.onBatch;
+    this.recomputeWindowSize = deps.recomputeWindowSize;
   }
 
   async ingestFile(fileId: string): Promise<IngestResult> {
@@ -163,7 +167,7 @@ export class IngestService implements FileIngester {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      const run = new IngestRun(client, file, this.batchSize, this.onBatch, started);
+      const run = new IngestRun(client, file, { batchSize: this.batchSize, onBatch: this.onBatch, windowSize: this.recomputeWindowSize }, started);
       const result = await run.execute(this.blobs.get(file.blobKey));
       this.log.info(result, `ingest: file ${result.status}`);
       return result;
@@ -205,6 +209,11 @@ interface AccountState {
 
 type AnyRow = PnlRow | PerformanceRow;
 
+/** A validated YYYY-MM-DD as the number yyyymmdd (a small set key). */
+function dayKey(date: string): number {
+  return Number(date.slice(0, 4)) * 10_000 + Number(date.slice(5, 7)) * 100 + Number(date.slice(8, 10));
+}
+
 /** One ingest attempt of one file on one client. */
 class IngestRun {
   private inTransaction = false;
@@ -220,46 +229,22 @@ class IngestRun {
   private readonly accounts = new Map<string, AccountState>();
   /** entityId -> earliest date the file touched */
   private readonly touched = new Map<string, string>();
-  /** `${entityId}|${date}` whose stored flows were already replaced in this load */
-  private readonly replacedFlowDays = new Set<string>();
+  /** entityId -> days (yyyymmdd numbers) whose stored flows were already replaced in this load */
+  private replacedFlowDays = new Map<string, Set<number>>();
 
   constructor(
     private readonly client: pg.PoolClient,
     private readonly file: FileRecord,
-    private readonly batchSize: number,
-    private readonly onBatch: IngestServiceDeps['onBatch'],
+    private readonly options: { batchSize: number; onBatch: IngestServiceDeps['onBatch']; windowSize: number | undefined },
     private readonly started: number,
   ) {}
 
   async execute(source: NodeJS.ReadableStream): Promise<IngestResult> {
     try {
       await this.begin();
-      const items: AsyncIterable<ParseItem<AnyRow>> = this.file.fileType === 'pnl' ? parsePnl(source) : parsePerformance(source);
-      try {
-        for await (const item of items) {
-          if ('error' in item) {
-            if (item.error.line !== this.lastInvalidLine) {
-              this.invalidRows++;
-              this.lastInvalidLine = item.error.line;
-            }
-            await this.addError(item.error);
-            continue;
-          }
-          const row = item.row;
-          this.validRows++;
-          if (!this.accounts.has(row.accountCode)) {
-            this.accounts.set(row.accountCode, { entityName: row.entityName, line: row.line, checked: false });
-          }
-          if (!this.loading) continue;
-          this.batch.push(row);
-          if (this.batch.length >= this.batchSize) await this.flush();
-        }
-      } catch (error) {
-        if (!(error instanceof FileFormatError)) throw error;
-        this.formatError = error;
-        await this.addError({ line: error.line ?? 0, column: null, message: error.message });
-      }
+      await this.parseAndLoad(source);
       if (this.loading && this.batch.length > 0) await this.flush();
+      this.replacedFlowDays = new Map(); // not needed any more: free it before the recompute
       const loadMs = Date.now() - this.started;
 
       if (this.loading) return await this.commitProcessed(loadMs);
@@ -271,6 +256,35 @@ class IngestRun {
     } finally {
       // stop reading the blob if we left early
       (source as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+    }
+  }
+
+  /** Streams the file through its parser, validating every row and loading batches while there is no error. */
+  private async parseAndLoad(source: NodeJS.ReadableStream): Promise<void> {
+    const items: AsyncIterable<ParseItem<AnyRow>> = this.file.fileType === 'pnl' ? parsePnl(source) : parsePerformance(source);
+    try {
+      for await (const item of items) {
+        if ('error' in item) {
+          if (item.error.line !== this.lastInvalidLine) {
+            this.invalidRows++;
+            this.lastInvalidLine = item.error.line;
+          }
+          await this.addError(item.error);
+          continue;
+        }
+        const row = item.row;
+        this.validRows++;
+        if (!this.accounts.has(row.accountCode)) {
+          this.accounts.set(row.accountCode, { entityName: row.entityName, line: row.line, checked: false });
+        }
+        if (!this.loading) continue;
+        this.batch.push(row);
+        if (this.batch.length >= this.options.batchSize) await this.flush();
+      }
+    } catch (error) {
+      if (!(error instanceof FileFormatError)) throw error;
+      this.formatError = error;
+      await this.addError({ line: error.line ?? 0, column: null, message: error.message });
     }
   }
 
@@ -302,7 +316,7 @@ class IngestRun {
     if (this.file.fileType === 'pnl') await this.writePnl(rows as PnlRow[]);
     else await this.writePerformance(rows as PerformanceRow[]);
     this.batchNumber++;
-    await this.onBatch?.({ fileId: this.file.id, batch: this.batchNumber, rows: rows.length });
+    await this.options.onBatch?.({ fileId: this.file.id, batch: this.batchNumber, rows: rows.length });
   }
 
   private entityIdOf(row: AnyRow): string {
@@ -379,9 +393,11 @@ class IngestRun {
         valuation.date.push(row.date);
         valuation.value.push(row.marketValue);
       }
-      const dayKey = `${entityId}|${row.date}`;
-      if (!this.replacedFlowDays.has(dayKey)) {
-        this.replacedFlowDays.add(dayKey);
+      let days = this.replacedFlowDays.get(entityId);
+      if (!days) this.replacedFlowDays.set(entityId, (days = new Set()));
+      const day = dayKey(row.date);
+      if (!days.has(day)) {
+        days.add(day);
         replace.entity.push(entityId);
         replace.date.push(row.date);
       }
@@ -442,7 +458,7 @@ class IngestRun {
     let dailyReturns = 0;
     const recomputeStarted = Date.now();
     for (const [entityId, fromDate] of this.touched) {
-      const result = await recomputeDailyReturns(this.client, entityId, fromDate);
+      const result = await recomputeDailyReturns(this.client, entityId, fromDate, { windowSize: this.options.windowSize });
       dailyReturns += result.periods;
     }
     const recomputeMs = Date.now() - recomputeStarted;

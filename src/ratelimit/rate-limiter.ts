@@ -3,8 +3,10 @@ import type { Redis } from 'ioredis';
 import { AppError } from '../errors.ts';
 
 /**
- * Named request budgets. A budget is charged once per HTTP request, whichever front (REST,
- * GraphQL, JSON-RPC) reads or writes the data it guards, so GraphQL is no way around REST's limit.
+ * Named request budgets. Each read or write of the data a budget guards costs one point,
+ * whichever front (REST, GraphQL, JSON-RPC) it comes through: a REST request pays once, and a
+ * GraphQL request pays once per field that reads the data (aliases included), so GraphQL is no
+ * way around REST's limit.
  */
 export type Budget = 'returns' | 'upload' | 'login';
 
@@ -57,31 +59,55 @@ export function createRateLimitStore(policies: Record<Budget, BudgetPolicy>, opt
   };
 }
 
-/** Charges each budget at most once per request and remembers the decisions for response headers. */
+/**
+ * A request's charges. `prepay` charges one point before anything else runs (REST routes and
+ * multipart uploads, before the body is read); the operation's own `charge` for that budget is
+ * then covered by it, so the request pays once. Every further `charge` costs one more point.
+ * The decisions are kept for the response headers.
+ */
 export class RequestBudgets {
-  readonly decisions = new Map<Budget, Promise<RateLimitDecision>>();
+  private readonly charged = new Map<Budget, Promise<RateLimitDecision>[]>();
+  private readonly credits = new Map<Budget, Promise<RateLimitDecision>>();
 
   constructor(private readonly store: RateLimitStore, private readonly subject: () => string) {}
 
-  async charge(budget: Budget): Promise<RateLimitDecision> {
-    let decision = this.decisions.get(budget);
-    if (!decision) {
-      decision = this.store.consume(budget, this.subject());
-      this.decisions.set(budget, decision);
-    }
-    const result = await decision;
-    if (!result.allowed) {
-      throw new AppError('RATE_LIMITED', `Rate limit exceeded: ${result.limit} requests per ${result.windowSeconds} seconds; retry in ${result.resetSeconds} seconds`, {
-        retryAfterSeconds: result.resetSeconds,
-        budget,
-      });
-    }
-    return result;
+  prepay(budget: Budget): Promise<RateLimitDecision> {
+    const decision = this.consume(budget);
+    this.credits.set(budget, decision);
+    return decision.then(refuseIfLimited);
   }
 
-  async settled(): Promise<RateLimitDecision[]> {
-    return Promise.all(this.decisions.values());
+  async charge(budget: Budget): Promise<RateLimitDecision> {
+    const credit = this.credits.get(budget);
+    this.credits.delete(budget);
+    return refuseIfLimited(await (credit ?? this.consume(budget)));
   }
+
+  /** One decision per budget charged: a refusal if there was one, else the one with the least remaining. */
+  async settled(): Promise<RateLimitDecision[]> {
+    return Promise.all(
+      [...this.charged.values()].map(async (pending) => {
+        const decisions = await Promise.all(pending);
+        return decisions.find((d) => !d.allowed) ?? decisions.reduce((least, d) => (d.remaining < least.remaining ? d : least));
+      }),
+    );
+  }
+
+  private consume(budget: Budget): Promise<RateLimitDecision> {
+    const decision = this.store.consume(budget, this.subject());
+    this.charged.set(budget, [...(this.charged.get(budget) ?? []), decision]);
+    return decision;
+  }
+}
+
+function refuseIfLimited(result: RateLimitDecision): RateLimitDecision {
+  if (!result.allowed) {
+    throw new AppError('RATE_LIMITED', `Rate limit exceeded: ${result.limit} requests per ${result.windowSeconds} seconds; retry in ${result.resetSeconds} seconds`, {
+      retryAfterSeconds: result.resetSeconds,
+      budget: result.budget,
+    });
+  }
+  return result;
 }
 
 /** IETF draft-ietf-httpapi-ratelimit-headers: RateLimit-Policy and RateLimit fields. */

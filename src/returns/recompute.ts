@@ -41,7 +41,7 @@ export async function recomputeDailyReturns(
   fromDate?: string | null,
   options: RecomputeOptions = {},
 ): Promise<RecomputeResult> {
-  const windowSize = options.windowSize ?? 5000;
+  const windowSize = options.windowSize ?? 1000;
   let previous: Valuation | null = null;
   if (fromDate) {
     const { rows } = await client.query<{ date: string; marketValue: string }>(
@@ -87,7 +87,7 @@ export async function recomputeDailyReturns(
   return { entityId, anchorDate, periods, nullReturns };
 }
 
-const INSERT_BATCH = 2000;
+const INSERT_BATCH = 1000;
 
 /** Multi-row inserts (unnest of arrays: a fixed number of parameters per statement). Returns the null-return count. */
 async function insertPeriods(client: SqlClient, entityId: string, periods: readonly SubPeriodResult[]): Promise<number> {

@@ -131,7 +131,7 @@ export class LocalBlobStore implements BlobStore {
   }
 
   get(key: string): NodeJS.ReadableStream {
-    return fs.createReadStream(this.pathFor(key), { highWaterMark: 256 * 1024 });
+    return fs.createReadStream(this.pathFor(key));
   }
 
   async delete(key: string): Promise<void> {

@@ -51,7 +51,7 @@ async function leftovers() {
     files: await server.services.prisma.uploadedFile.count(),
     jobs: await server.services.prisma.job.count(),
     blobs: await filesUnder(path.join(server.dataDir, 'blobs')),
-    spooled: (await filesUnder(tmpDir)).filter((name) => name.startsWith('capacitor-')),
+    spooled: (await fs.readdir(tmpDir)).filter((name) => name.startsWith('capacitor-')),
   };
 }
 

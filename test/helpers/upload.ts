@@ -19,6 +19,11 @@ export function sha256(bytes: Buffer | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
+/** A Buffer as a Blob part (a copy backed by a plain ArrayBuffer, as the DOM typings want). */
+function blobPart(bytes: Buffer | string): string | Uint8Array<ArrayBuffer> {
+  return typeof bytes === 'string' ? bytes : new Uint8Array(bytes);
+}
+
 export interface UploadFields {
   orgId?: string;
   fileType?: string;
@@ -34,7 +39,7 @@ export function uploadForm(fields: UploadFields): FormData {
   if (fields.fileType !== undefined) form.append('file_type', fields.fileType);
   for (const [name, value] of Object.entries(fields.extra ?? {})) form.append(name, value);
   if (fields.file) {
-    const blob = new Blob([fields.file.bytes], { type: fields.file.contentType ?? 'text/csv' });
+    const blob = new Blob([blobPart(fields.file.bytes)], { type: fields.file.contentType ?? 'text/csv' });
     form.append('file', blob, fields.file.name);
   }
   return form;
@@ -57,7 +62,7 @@ export function graphqlUploadForm(variables: { orgId: string; fileType?: string 
   const form = new FormData();
   form.append('operations', JSON.stringify({ query: UPLOAD_MUTATION, operationName: 'Upload', variables: { ...variables, file: null } }));
   form.append('map', JSON.stringify({ 0: ['variables.file'] }));
-  form.append('0', new Blob([file.bytes], { type: 'text/csv' }), file.name);
+  form.append('0', new Blob([blobPart(file.bytes)], { type: 'text/csv' }), file.name);
   return form;
 }
 

@@ -175,7 +175,7 @@ describe('StorageService.upload', () => {
 
   it('the row and the job are written in one transaction; a failure removes the blob too', async () => {
     class FailingQueue extends JobQueue {
-      override async enqueue(queue: string, payload: unknown, opts: EnqueueOptions = {}) {
+      override async enqueue(queue: string, payload: unknown, opts: EnqueueOptions = {}): Promise<{ id: string }> {
         await super.enqueue(queue, payload, opts); // written in the transaction ...
         throw new Error('queue exploded'); // ... which then rolls back
       }
