@@ -36,7 +36,12 @@ export interface RunningService {
 /** Opens the database, migrates, wires the services, seeds demo data and listens. */
 export async function startService(config: Config, options: { log?: Logger } = {}): Promise<RunningService> {
   const log = options.log ?? createLogger(config.logLevel);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pglitePort: config.pglitePort });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    pglitePort: config.pglitePort,
+    pgliteSharedBuffers: config.pgliteSharedBuffers,
+  });
   let redis: Redis | undefined;
   try {
     await migrate(db.pool, { log: (message, extra) => log.info(extra ?? {}, message) });
@@ -127,6 +132,9 @@ async function shutdown(services: Services, server: http.Server, redis?: Redis):
   const { log } = services;
   log.info('shutting down');
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // Keep-alive connections: responses now say `Connection: close` (http-app.ts), and each
+  // connection is dropped as soon as it falls idle, so nothing new is served after the signal.
+  const sweep = setInterval(() => server.closeIdleConnections(), 100);
   server.closeIdleConnections();
   const deadline = setTimeout(() => {
     log.warn('shutdown timeout: closing remaining connections');
@@ -134,6 +142,7 @@ async function shutdown(services: Services, server: http.Server, redis?: Redis):
   }, services.config.shutdownTimeoutMs);
   await Promise.all([closed, services.ingestWorker.stop(), services.scheduler.stop()]);
   clearTimeout(deadline);
+  clearInterval(sweep);
   redis?.disconnect();
   await services.db.close();
   log.info('stopped');

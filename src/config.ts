@@ -30,6 +30,7 @@ const envSchema = z.object({
   DATABASE_URL: optionalUrl,
   /** Port of the embedded database's PostgreSQL socket (0 = any free port, written to DATA_DIR). */
   PGLITE_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  PGLITE_SHARED_BUFFERS: z.string().regex(/^\d+(kB|MB|GB)$/, 'expected a size such as 32MB').default('32MB'),
   REDIS_URL: optionalUrl,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOGIN_URL: optionalUrl,
@@ -88,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     dataDir,
     databaseUrl: raw.DATABASE_URL,
     pglitePort: raw.PGLITE_PORT,
+    pgliteSharedBuffers: raw.PGLITE_SHARED_BUFFERS,
     redisUrl: raw.REDIS_URL,
     logLevel: raw.LOG_LEVEL,
     auth: {

@@ -24,6 +24,8 @@ export interface OpenOptions {
   databaseUrl?: string;
   dataDir: string;
   pglitePort?: number;
+  /** PostgreSQL `shared_buffers` of the embedded database. */
+  pgliteSharedBuffers?: string;
   /** `attach` (the CLI): use a running service's embedded server when there is one. */
   mode?: 'own' | 'attach';
   poolSize?: number;
@@ -38,7 +40,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   const kind: DatabaseKind = url ? 'postgresql' : 'pglite';
   if (!url && options.mode === 'attach') url = findRunningServer(options.dataDir);
   if (!url) {
-    embedded = await startEmbeddedServer(options.dataDir, options.pglitePort ?? 0);
+    embedded = await startEmbeddedServer(options.dataDir, options.pglitePort ?? 0, options.pgliteSharedBuffers);
     url = embedded.url;
   }
   const { connectionString, schema } = splitSchema(url);

@@ -46,12 +46,18 @@ export function findRunningServer(dataDir: string): string | undefined {
   return lock && isAlive(lock.pid) ? urlFor(lock) : undefined;
 }
 
-export async function startEmbeddedServer(dataDir: string, port: number): Promise<EmbeddedServer> {
+/**
+ * PGlite keeps PostgreSQL's memory inside the process; its default 128 MB of shared buffers is
+ * sized for a server, not for an embedded store next to a web service.
+ */
+export const DEFAULT_SHARED_BUFFERS = '32MB';
+
+export async function startEmbeddedServer(dataDir: string, port: number, sharedBuffers = DEFAULT_SHARED_BUFFERS): Promise<EmbeddedServer> {
   fs.mkdirSync(dataDir, { recursive: true });
   const lockPath = lockFilePath(dataDir);
   takeLock(dataDir, lockPath);
   try {
-    const db = await PGlite.create({ dataDir: path.join(dataDir, 'pgdata') });
+    const db = await PGlite.create({ dataDir: path.join(dataDir, 'pgdata'), postgresqlconf: [`shared_buffers=${sharedBuffers}`] });
     // Many connections are multiplexed onto the single PGlite session; the server keeps a
     // transaction's statements together.
     const server = new PGLiteSocketServer({ db, host: HOST, port, maxConnections: 256 });

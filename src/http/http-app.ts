@@ -17,9 +17,14 @@ export function createHttpApp(services: Services, lifecycle: { stopping: boolean
   app.set('trust proxy', false);
   app.set('etag', false);
   app.use(requestLogging(services.log));
-  // While shutting down, keep-alive clients are told to reconnect elsewhere.
+  // A response written while shutting down (even for a request that came in before) tells its
+  // keep-alive client to reconnect elsewhere.
   app.use((_req, res, next) => {
-    if (lifecycle.stopping) res.setHeader('Connection', 'close');
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => typeof res;
+    res.writeHead = ((...args: unknown[]) => {
+      if (lifecycle.stopping && !res.headersSent) res.setHeader('Connection', 'close');
+      return writeHead(...args);
+    }) as typeof res.writeHead;
     next();
   });
   app.use(csrfProtection);

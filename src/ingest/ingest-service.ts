@@ -53,6 +53,7 @@ import type { Logger } from '../log.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { defaultTiming } from '../returns/dietz.ts';
 import { recomputeDailyReturns } from '../returns/recompute.ts';
+import { pgArray } from '../db/sql-client.ts';
 import {
   FileFormatError,
   parsePerformance,
@@ -343,7 +344,7 @@ class IngestRun {
        SELECT gen_random_uuid(), $1::uuid, t.code, t.name, 'USD', now() FROM unnest($2::text[], $3::text[]) AS t(code, name)
        ON CONFLICT ("orgId", "accountCode") DO UPDATE SET "entityName" = EXCLUDED."entityName"
        RETURNING id, "accountCode"`,
-      [this.file.orgId, codes, names],
+      [this.file.orgId, pgArray(codes), pgArray(names)],
     );
     for (const { id, accountCode } of upserted) this.accounts.get(accountCode)!.entityId = id;
     return true;
@@ -356,7 +357,7 @@ class IngestRun {
          FROM "Entity" e JOIN unnest($2::text[], $3::text[]) AS t(code, name)
            ON e."entityName" = t.name AND e."accountCode" <> t.code
         WHERE e."orgId" = $1::uuid`,
-      [this.file.orgId, codes, names],
+      [this.file.orgId, pgArray(codes), pgArray(names)],
     );
     for (const code of codes) this.accounts.get(code)!.checked = true;
     if (conflicts.length === 0) return true;
@@ -416,14 +417,14 @@ class IngestRun {
         `INSERT INTO "Valuation" (id, "entityId", date, "marketValue", "sourceFileId")
          SELECT gen_random_uuid(), t.e, t.d, t.v, $1::uuid FROM unnest($2::uuid[], $3::date[], $4::numeric[]) AS t(e, d, v)
          ON CONFLICT ("entityId", date) DO UPDATE SET "marketValue" = EXCLUDED."marketValue", "sourceFileId" = EXCLUDED."sourceFileId"`,
-        [fileId, valuation.entity, valuation.date, valuation.value],
+        [fileId, pgArray(valuation.entity), pgArray(valuation.date), pgArray(valuation.value)],
       );
     }
     if (replace.entity.length > 0) {
       await this.client.query(
         `DELETE FROM "CashTransaction" c USING unnest($1::uuid[], $2::date[]) AS t(e, d)
           WHERE c."entityId" = t.e AND c.date = t.d`,
-        [replace.entity, replace.date],
+        [pgArray(replace.entity), pgArray(replace.date)],
       );
     }
     if (flow.entity.length > 0) {
@@ -431,7 +432,7 @@ class IngestRun {
         `INSERT INTO "CashTransaction" (id, "entityId", date, amount, timing, description, "sourceFileId", "sourceLine")
          SELECT gen_random_uuid(), t.e, t.d, t.a, t.tm, t.ds, $1::uuid, t.l
            FROM unnest($2::uuid[], $3::date[], $4::numeric[], $5::"FlowTiming"[], $6::text[], $7::int[]) AS t(e, d, a, tm, ds, l)`,
-        [fileId, flow.entity, flow.date, flow.amount, flow.timing, flow.description, flow.line],
+        [fileId, pgArray(flow.entity), pgArray(flow.date), pgArray(flow.amount), pgArray(flow.timing), pgArray(flow.description), pgArray(flow.line)],
       );
     }
   }
@@ -449,7 +450,7 @@ class IngestRun {
       `INSERT INTO "CustodianReturn" (id, "entityId", date, "returnValue", "sourceFileId")
        SELECT gen_random_uuid(), t.e, t.d, t.r, $1::uuid FROM unnest($2::uuid[], $3::date[], $4::numeric[]) AS t(e, d, r)
        ON CONFLICT ("entityId", date) DO UPDATE SET "returnValue" = EXCLUDED."returnValue", "sourceFileId" = EXCLUDED."sourceFileId"`,
-      [this.file.id, entity, date, value],
+      [this.file.id, pgArray(entity), pgArray(date), pgArray(value)],
     );
   }
 
@@ -498,7 +499,7 @@ class IngestRun {
       await this.client.query(
         `INSERT INTO "FileRowError" (id, "fileId", line, "column", message)
          SELECT gen_random_uuid(), $1::uuid, t.l, t.c, t.m FROM unnest($2::int[], $3::text[], $4::text[]) AS t(l, c, m)`,
-        [this.file.id, stored.map((e) => e.line), stored.map((e) => e.column), stored.map((e) => e.message)],
+        [this.file.id, pgArray(stored.map((e) => e.line)), pgArray(stored.map((e) => e.column)), pgArray(stored.map((e) => e.message))],
       );
     }
     await this.client.query(

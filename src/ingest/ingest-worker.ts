@@ -2,11 +2,12 @@
  * The ingest worker: takes `ingest` jobs from the durable job table one at a time and runs
  * IngestService.ingestFile on them.
  *
- * - start(): jobs left `running` by a crashed process (lock older than `staleAfterMs`) are
- *   requeued, then the loop polls every `pollIntervalMs` while the queue is empty and without
- *   pause while it has work. The stale sweep is repeated every `staleAfterMs` (another instance
- *   may have died), and a running job's lock is refreshed every `staleAfterMs / 3` (heartbeat)
- *   so a long ingest is never mistaken for an abandoned one.
+ * - start(): jobs left `running` by a crashed process (lock older than `staleOnStartMs`, which
+ *   defaults to `staleAfterMs`; pass 0 on the single-process embedded database) are requeued,
+ *   then the loop polls every `pollIntervalMs` while the queue is empty and without pause while
+ *   it has work. The stale sweep is repeated every `staleAfterMs` (another instance may have
+ *   died), and a running job's lock is refreshed every `staleAfterMs / 4` (heartbeat) so a long
+ *   ingest is never mistaken for an abandoned one.
  * - A file that fails validation is not an error of the job: the file is marked failed by the
  *   ingest and the job completes. Any other error (database, storage) fails the attempt and the
  *   job is retried with backoff; when its attempts are used up the file is marked failed too.
@@ -44,8 +45,13 @@ export interface IngestWorkerDeps {
   workerId?: string;
   /** false (WORKER_ENABLED=false): start() does nothing and the status stays `stopped` (default true) */
   enabled?: boolean;
-  /** a running job whose lock is older than this is considered abandoned (default 5 min) */
+  /** a running job whose lock is older than this is considered abandoned (default 2 min; heartbeat every quarter of it) */
   staleAfterMs?: number;
+  /**
+   * The threshold of the sweep at start (default staleAfterMs). On the embedded database only
+   * this process can be running jobs, so every `running` job is abandoned: pass 0 to requeue at once.
+   */
+  staleOnStartMs?: number;
 }
 
 export class IngestWorker {
@@ -54,6 +60,7 @@ export class IngestWorker {
   private readonly log: Logger;
   private readonly pollIntervalMs: number;
   private readonly staleAfterMs: number;
+  private readonly staleOnStartMs: number;
   readonly workerId: string;
   readonly enabled: boolean;
 
@@ -75,7 +82,8 @@ export class IngestWorker {
     this.enabled = deps.enabled ?? true;
     this.log = deps.log.child({ component: 'ingest-worker', workerId: this.workerId });
     this.pollIntervalMs = deps.pollIntervalMs;
-    this.staleAfterMs = deps.staleAfterMs ?? 5 * 60_000;
+    this.staleAfterMs = deps.staleAfterMs ?? 2 * 60_000;
+    this.staleOnStartMs = deps.staleOnStartMs ?? this.staleAfterMs;
   }
 
   start(): void {
@@ -109,9 +117,9 @@ export class IngestWorker {
   }
 
   /** Requeues abandoned jobs; their files are marked failed when the job has no attempts left. */
-  async sweepStale(): Promise<void> {
+  async sweepStale(olderThanMs = this.staleAfterMs): Promise<void> {
     this.lastStaleSweep = Date.now();
-    const { requeued, failed } = await this.jobs.requeueStale(this.staleAfterMs);
+    const { requeued, failed } = await this.jobs.requeueStale(olderThanMs);
     if (requeued.length > 0) this.log.warn({ jobs: requeued.map((j) => j.id) }, 'requeued abandoned ingest jobs');
     for (const job of failed) {
       if (job.queue !== INGEST_QUEUE) continue;
@@ -140,7 +148,7 @@ export class IngestWorker {
     const log = this.log.child({ jobId: job.id, fileId: job.payload?.fileId, attempt: job.attempts });
     const heartbeat = setInterval(() => {
       this.jobs.heartbeat(job.id, this.workerId).catch((err: unknown) => log.warn({ err }, 'job heartbeat failed'));
-    }, Math.max(1000, Math.floor(this.staleAfterMs / 3)));
+    }, Math.max(1000, Math.floor(this.staleAfterMs / 4)));
     heartbeat.unref();
     try {
       const fileId = job.payload?.fileId;
@@ -173,10 +181,13 @@ export class IngestWorker {
   }
 
   private async run(): Promise<void> {
+    let first = true;
     while (!this.stopping) {
       let ranJob = false;
       try {
-        if (Date.now() - this.lastStaleSweep >= this.staleAfterMs) await this.sweepStale();
+        if (first) await this.sweepStale(this.staleOnStartMs);
+        else if (Date.now() - this.lastStaleSweep >= this.staleAfterMs) await this.sweepStale();
+        first = false;
         ranJob = await this.runOnce();
       } catch (error) {
         this.log.error({ err: error }, 'ingest worker poll failed');

@@ -222,6 +222,16 @@ export class JobQueue {
     return depths;
   }
 
+  /** Retention: deletes `completed` (and, with `includeFailed`, `failed`) jobs last updated more than `olderThanMs` ago. */
+  async deleteFinished(olderThanMs: number, opts: { includeFailed?: boolean } = {}): Promise<number> {
+    const { rowCount } = await this.pool.query(
+      `DELETE FROM "Job" WHERE (state = 'completed' OR ($2::boolean AND state = 'failed'))
+          AND "updatedAt" < now() - make_interval(secs => $1::float8 / 1000.0)`,
+      [olderThanMs, opts.includeFailed ?? false],
+    );
+    return rowCount ?? 0;
+  }
+
   async get<P = unknown>(id: string): Promise<JobRow<P> | null> {
     const { rows } = await this.pool.query<JobRow<P>>(`SELECT ${RETURNING} FROM "Job" WHERE id = $1`, [id]);
     return rows[0] ?? null;

@@ -16,7 +16,7 @@
  *   reason instead of failing the whole load.
  */
 import { dailySeries, type CashFlow, type FlowTiming, type SubPeriodResult, type Valuation } from './dietz.ts';
-import type { SqlClient } from '../db/sql-client.ts';
+import { pgArray, type SqlClient } from '../db/sql-client.ts';
 
 export interface RecomputeOptions {
   /** valuations per computation window (default 5000) */
@@ -129,14 +129,14 @@ async function insertPeriods(client: SqlClient, entityId: string, periods: reado
            AS t(date, start_date, begin_value, end_value, net_flow, weighted_flow, return_value, null_reason)`,
       [
         entityId,
-        cols.date,
-        cols.startDate,
-        cols.beginValue,
-        cols.endValue,
-        cols.netFlow,
-        cols.weightedFlow,
-        cols.returnValue,
-        cols.nullReason,
+        pgArray(cols.date),
+        pgArray(cols.startDate),
+        pgArray(cols.beginValue),
+        pgArray(cols.endValue),
+        pgArray(cols.netFlow),
+        pgArray(cols.weightedFlow),
+        pgArray(cols.returnValue),
+        pgArray(cols.nullReason),
       ],
     );
   }

@@ -174,15 +174,11 @@ it('a restart on the same data ingests the upload the shutdown left queued', asy
 }, 120_000);
 
 /**
- * KNOWN BUG, src/app.ts `shutdown()`: `server.close()` + one `closeIdleConnections()` leaves
- * kept-alive connections open. A client with keep-alive (fetch, browsers, most SDKs) can still
- * send new requests on its connection after SIGTERM and they are served, and the process only
- * exits once that connection has idled for keepAliveTimeout (5 s), or at SHUTDOWN_TIMEOUT when
- * the client keeps it busy, cutting whatever is in flight then. Expected: responses during
- * shutdown carry `Connection: close` and the process exits right after its last request.
- * `it.fails` documents the bug; when src/app.ts is fixed this reports a failure: make it `it`.
+ * A keep-alive client (fetch, browsers, most SDKs) must not hold the shutdown open or be served
+ * new requests after SIGTERM: responses during shutdown carry `Connection: close` and the
+ * process exits right after its last request.
  */
-it.fails('KNOWN BUG: a keep-alive client holds the shutdown open and is still served after SIGTERM', async () => {
+it('a keep-alive client is answered with Connection: close and cannot hold the shutdown open', async () => {
   const child = await startChildService();
   try {
     const owner = await createUserWithCli(child, ['write:upload']);

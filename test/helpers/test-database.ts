@@ -3,10 +3,10 @@
  *
  * - Without DATABASE_URL: an embedded PGlite database in a new temp directory, served over its
  *   local socket exactly as in production (`openDatabase`). A few seconds to start.
- * - With DATABASE_URL (PostgreSQL): a new schema `test_<random>` in that database, used through
- *   `search_path` by the pg pool and as Prisma's schema, so test files running in parallel never
- *   see each other's rows. `url` carries the search_path too (`?options=-c search_path=...`) for
- *   code that opens its own pg connections; Prisma clients built elsewhere need `{ schema }`.
+ * - With DATABASE_URL (PostgreSQL): a new schema `test_<random>` in that database, opened with
+ *   `openDatabase` through Prisma's `?schema=` URL parameter (search_path for the pg pool, the
+ *   schema for Prisma), so test files running in parallel never see each other's rows. `url`
+ *   carries `?schema=`, so it can be given to a child process as its DATABASE_URL.
  *
  * `cleanup()` closes everything and removes the directory or drops the schema.
  *
@@ -19,8 +19,6 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { PrismaPg } from '@prisma/adapter-pg';
-import { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrator.ts';
 
@@ -64,30 +62,32 @@ export async function createTestDatabase(options: { poolSize?: number } = {}): P
   } finally {
     await admin.end();
   }
-  const searchPath = `-c search_path=${schema}`;
-  const pool = new pg.Pool({ connectionString: databaseUrl, options: searchPath, max: options.poolSize ?? 10 });
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { schema }) });
+  // Prisma's `?schema=` convention, which openDatabase turns into search_path + Prisma's schema;
+  // `db.url` can therefore be handed to a child service process as its DATABASE_URL.
   const url = new URL(databaseUrl);
-  url.searchParams.set('options', searchPath);
+  url.searchParams.set('schema', schema);
+  let db: Database;
+  try {
+    db = await openDatabase({ databaseUrl: url.toString(), dataDir: tmpDir, poolSize: options.poolSize });
+  } catch (error) {
+    await dropSchema(databaseUrl, schema).catch(() => {});
+    throw error;
+  }
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
-    await prisma.$disconnect().catch(() => {});
-    await pool.end().catch(() => {});
+    await db.close().catch(() => {});
   };
   try {
-    await migrate(pool);
+    await migrate(db.pool);
   } catch (error) {
     await close();
-    await dropSchema(databaseUrl, schema);
+    await dropSchema(databaseUrl, schema).catch(() => {});
     throw error;
   }
   return {
-    kind: 'postgresql',
-    url: url.toString(),
-    prisma,
-    pool,
+    ...db,
     schema,
     tmpDir,
     close,

@@ -105,6 +105,21 @@ describe('JobQueue', () => {
     expect((await jobs.requeueStale(60_000)).requeued).toEqual([]);
   });
 
+  it('deleteFinished removes old completed (and optionally failed) jobs only', async () => {
+    const done = await jobs.enqueue('ingest', {});
+    const dead = await jobs.enqueue('ingest', {}, { maxAttempts: 1 });
+    const waiting = await jobs.enqueue('ingest', {}, { runAt: new Date(Date.now() + 60_000) });
+    await jobs.claim('ingest', 'w');
+    await jobs.claim('ingest', 'w');
+    await jobs.complete(done.id);
+    await jobs.fail(dead.id, 'x', { retry: true });
+    await db.pool.query(`UPDATE "Job" SET "updatedAt" = now() - interval '2 days'`);
+    expect(await jobs.deleteFinished(86_400_000)).toBe(1);
+    expect(await jobs.get(done.id)).toBeNull();
+    expect(await jobs.deleteFinished(86_400_000, { includeFailed: true })).toBe(1);
+    expect(await jobs.get(waiting.id)).not.toBeNull();
+  });
+
   it('enqueue joins the caller transaction: Prisma interactive transaction and pg client', async () => {
     await expect(
       db.prisma.$transaction(async (tx) => {
