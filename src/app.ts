@@ -23,6 +23,7 @@ import { HealthService } from './health/health-service.ts';
 import { BenchmarkService } from './benchmark/benchmark-service.ts';
 import { createHttpApp } from './http/http-app.ts';
 import { seedDemoData } from './seed/demo-seed.ts';
+import { startMaintenance } from './jobs/maintenance.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -61,11 +62,13 @@ export async function startService(config: Config, options: { log?: Logger } = {
     selfUrl = url;
     if (config.worker.enabled) services.ingestWorker.start();
     services.scheduler.start();
+    const stopMaintenance = startMaintenance({ jobs: services.jobs, blobs: services.blobs, log: log.child({ component: 'maintenance' }) });
     log.info({ url, database: db.kind, redis: Boolean(redis) }, 'service listening');
 
     let stopping: Promise<void> | undefined;
     const stop = () => {
       lifecycle.stopping = true;
+      stopMaintenance();
       return (stopping ??= shutdown(services, server, redis));
     };
     return { services, server, url, stop };
@@ -91,7 +94,7 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     { redis, keyPrefix: config.rateLimits.keyPrefix },
   );
   const startedAt = new Date();
-  const ingest = new IngestService({ pool: db.pool, blobs, log: log.child({ component: 'ingest' }) });
+  const ingest = new IngestService({ pool: db.pool, blobs, log: log.child({ component: 'ingest' }), analyzeAfterLoad: db.kind === 'pglite' });
   return {
     config,
     log,
@@ -107,7 +110,11 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     blobs,
     storage: new StorageService({ prisma, blobs, jobs, config, log: log.child({ component: 'storage' }) }),
     jobs,
-    ingestWorker: new IngestWorker({ jobs, ingest, log: log.child({ component: 'worker' }), pollIntervalMs: config.worker.pollIntervalMs, workerId: `${hostname()}:${process.pid}` }),
+    ingestWorker: new IngestWorker({ jobs, ingest, log: log.child({ component: 'worker' }), pollIntervalMs: config.worker.pollIntervalMs,
+      workerId: `${hostname()}:${process.pid}`,
+      // Only one process can open the embedded database, so a job left running was abandoned.
+      ...(db.kind === 'pglite' ? { staleOnStartMs: 0 } : {}),
+    }),
     scheduler: new SelfTestScheduler({
       db,
       prisma,

@@ -101,6 +101,11 @@ export interface IngestServiceDeps {
   recomputeWindowSize?: number;
   /** called after each batch is written, inside the load transaction (tests simulate crashes here) */
   onBatch?: (info: BatchInfo) => void | Promise<void>;
+  /**
+   * Refresh planner statistics after a file is loaded. The embedded database has no autovacuum,
+   * so without it the planner keeps the row estimates of an empty database.
+   */
+  analyzeAfterLoad?: boolean;
 }
 
 /** What the ingest worker needs. */
@@ -127,6 +132,8 @@ export class IngestService implements FileIngester {
   private readonly onBatch: IngestServiceDeps['onBatch'];
   private readonly recomputeWindowSize: number | undefined;
 
+  private readonly analyzeAfterLoad: boolean;
+
   constructor(deps: IngestServiceDeps) {
     this.pool = deps.pool;
     this.blobs = deps.blobs;
@@ -134,6 +141,7 @@ export class IngestService implements FileIngester {
     this.batchSize = deps.batchSize ?? 1000;
     this.onBatch = deps.onBatch;
     this.recomputeWindowSize = deps.recomputeWindowSize;
+    this.analyzeAfterLoad = deps.analyzeAfterLoad ?? false;
   }
 
   async ingestFile(fileId: string): Promise<IngestResult> {
@@ -171,6 +179,9 @@ export class IngestService implements FileIngester {
       const run = new IngestRun(client, file, { batchSize: this.batchSize, onBatch: this.onBatch, windowSize: this.recomputeWindowSize }, started);
       const result = await run.execute(this.blobs.get(file.blobKey));
       this.log.info(result, `ingest: file ${result.status}`);
+      if (result.status === 'processed' && this.analyzeAfterLoad) {
+        await client.query('ANALYZE "Entity", "Valuation", "CashTransaction", "CustodianReturn", "DailyReturn"');
+      }
       return result;
     } catch (error) {
       broken = error instanceof Error ? error : new Error(String(error));

@@ -42,6 +42,8 @@ export interface BlobStore {
   exists(key: string): Promise<boolean>;
   /** Where blobs live and how much room is left there, when the store knows. */
   stats(): Promise<{ path?: string; freeBytes?: number }>;
+  /** Removes partial writes a crash left behind; returns how many. */
+  sweepIncoming(olderThanMs?: number): Promise<number>;
 }
 
 /** One path segment: starts with a letter or digit (so never `.` or `..`), then [A-Za-z0-9._-]. */

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import pg from 'pg';
 import { Cron } from 'croner';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/database.ts';
+import { splitSchema, type Database } from '../../src/db/database.ts';
 import { AppError } from '../../src/errors.ts';
 import { createLogger } from '../../src/log.ts';
 import {
@@ -345,7 +345,9 @@ describe('SelfTestScheduler: schedule and lifecycle', () => {
 
   it.skipIf(!process.env.DATABASE_URL)('on PostgreSQL only the instance holding the leader lock runs scheduled runs', async () => {
     // Another instance holds leadership on its own connection.
-    const other = new pg.Client({ connectionString: db.url });
+    // The other instance works in the same schema (the lock key includes it).
+    const { connectionString, schema } = splitSchema(db.url);
+    const other = new pg.Client({ connectionString, options: `-c search_path="${schema}"` });
     await other.connect();
     try {
       const { rows } = await other.query(`SELECT pg_try_advisory_lock($1::int, ${SCHEMA_KEY_SQL}) AS locked`, [
