@@ -6,6 +6,12 @@ import './health.ts';
 import './returns.ts';
 import './storage.ts';
 import './scheduler.ts';
+import './stickies.ts';
+import './links.ts';
+import './transcripts.ts';
+import './chat.ts';
+import './tasks.ts';
+import './news.ts';
 
 let schema: GraphQLSchema | undefined;
 

@@ -1,5 +1,19 @@
 import type { RestRoute } from '../route.ts';
 import { dataServiceRoutes } from './data-service.ts';
+import { stickiesRoutes } from './stickies.ts';
+import { linksRoutes } from './links.ts';
+import { transcriptsRoutes } from './transcripts.ts';
+import { chatRoutes } from './chat.ts';
+import { tasksRoutes } from './tasks.ts';
+import { newsRoutes } from './news.ts';
 
 /** Every REST endpoint the service serves, in one table. */
-export const restRoutes: RestRoute[] = [...dataServiceRoutes];
+export const restRoutes: RestRoute[] = [
+  ...dataServiceRoutes,
+  ...stickiesRoutes,
+  ...linksRoutes,
+  ...transcriptsRoutes,
+  ...chatRoutes,
+  ...tasksRoutes,
+  ...newsRoutes,
+];

@@ -1,5 +1,8 @@
-/** API key scopes from the data-service spec. `admin` implies every other scope. */
-export const SCOPES = ['read:pnl', 'read:returns', 'write:upload', 'admin'] as const;
+/**
+ * API key scopes: the data-service spec's four, plus read/write of the caller's own workspace
+ * (stickies, links, transcripts, chat, tasks, news). `admin` implies every other scope.
+ */
+export const SCOPES = ['read:pnl', 'read:returns', 'write:upload', 'read:workspace', 'write:workspace', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export function isScope(value: string): value is Scope {

@@ -1,0 +1,4 @@
+import type { RestRoute } from '../route.ts';
+
+/** spec/workspace-service.md: links (filled in by the links module). */
+export const linksRoutes: RestRoute[] = [];

@@ -1,0 +1,4 @@
+import type { RestRoute } from '../route.ts';
+
+/** spec/workspace-service.md: news (filled in by the news module). */
+export const newsRoutes: RestRoute[] = [];

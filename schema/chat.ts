@@ -1,0 +1,2 @@
+// GraphQL surface of the chat resource (spec/workspace-service.md).
+export {};

@@ -1,0 +1,2 @@
+// GraphQL surface of the links resource (spec/workspace-service.md).
+export {};

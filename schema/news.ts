@@ -1,0 +1,2 @@
+// GraphQL surface of the news resource (spec/workspace-service.md).
+export {};

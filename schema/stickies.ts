@@ -1,0 +1,2 @@
+// GraphQL surface of the stickies resource (spec/workspace-service.md).
+export {};

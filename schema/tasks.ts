@@ -1,0 +1,2 @@
+// GraphQL surface of the tasks resource (spec/workspace-service.md).
+export {};

@@ -1,0 +1,2 @@
+// GraphQL surface of the transcripts resource (spec/workspace-service.md).
+export {};
