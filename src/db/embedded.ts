@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { SessionQueue } from './session-queue.ts';
 
 /**
  * The embedded database: PGlite (PostgreSQL compiled to WASM) under DATA_DIR/pgdata.
@@ -58,9 +59,10 @@ export async function startEmbeddedServer(dataDir: string, port: number, sharedB
   takeLock(dataDir, lockPath);
   try {
     const db = await PGlite.create({ dataDir: path.join(dataDir, 'pgdata'), postgresqlconf: [`shared_buffers=${sharedBuffers}`] });
-    // Many connections are multiplexed onto the single PGlite session; the server keeps a
-    // transaction's statements together.
+    // Many connections are multiplexed onto the single PGlite session.
     const server = new PGLiteSocketServer({ db, host: HOST, port, maxConnections: 256 });
+    // Replace the library's queue before any connection arrives: see SessionQueue for why.
+    (server as unknown as { queryQueue: SessionQueue }).queryQueue = new SessionQueue(db);
     await server.start();
     const boundPort = Number(server.getServerConn().split(':').pop());
     const lock: LockInfo = { pid: process.pid, host: HOST, port: boundPort, startedAt: new Date().toISOString() };

@@ -197,6 +197,7 @@ describe('self-test scheduler', () => {
     const responses = await Promise.all(
       [0, 1, 2].map(() => getJson(`${server.url}/test-scheduler/trigger`, withKey(admin, { method: 'POST' }))),
     );
+    expect(responses.map((r) => r.status).sort(), JSON.stringify(responses.map((r) => r.body))).toEqual([202, 409, 409]);
     const started = responses.filter((r) => r.status === 202);
     const conflicts = responses.filter((r) => r.status === 409);
     expect(started).toHaveLength(1);
