@@ -196,7 +196,6 @@ it('a keep-alive client is answered with Connection: close and cannot hold the s
     upload.finish();
     const response = await upload.response;
     expect(response.status).toBe(201);
-    const exitedBy = Date.now() + 2_000;
     // the in-flight response should close its connection...
     expect(response.headers.connection).toBe('close');
     // ...so nothing more is served on it, and the process exits at once
@@ -209,8 +208,10 @@ it('a keep-alive client is answered with Connection: close and cannot hold the s
         .on('error', () => resolve(0));
     });
     expect(after).toBe(0);
-    const exit = await Promise.race([child.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), Math.max(0, exitedBy - Date.now())))]);
-    expect(exit).toEqual({ code: 0, signal: null });
+    // No timing assertion (CI machines are noisy): the connection was closed by the server above,
+    // and the process exits cleanly without needing the shutdown timeout's forced close.
+    expect(await child.exited).toEqual({ code: 0, signal: null });
+    expect(child.stdout.some((line) => line.includes('shutdown timeout'))).toBe(false);
     agent.destroy();
   } finally {
     await child.cleanup();
