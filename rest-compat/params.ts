@@ -46,10 +46,14 @@ export type InputSource = 'query' | 'path' | 'body' | 'form';
 export function buildVariables(specs: VariableSpec[], inputs: { source: InputSource; values: Record<string, unknown> }[]): Record<string, unknown> {
   const byRestName = new Map(specs.map((spec) => [spec.restName, spec]));
   const variables: Record<string, unknown> = {};
+  // A path parameter (`/api/stickies/:id`) is never also a body field: `{"id": ...}` in the body
+  // must not redirect the request to another record.
+  const fromPath = new Set<string>();
   for (const { source, values } of inputs) {
     for (const [name, raw] of Object.entries(values)) {
       const spec = byRestName.get(name) ?? byRestName.get(snakeName(name));
-      if (!spec) {
+      if (source === 'path' && spec) fromPath.add(spec.variable);
+      if (!spec || ((source === 'body' || source === 'form') && fromPath.has(spec.variable))) {
         if (source === 'body' || source === 'form') throw new AppError('BAD_USER_INPUT', `Unknown field: ${name}`, { field: name });
         continue;
       }

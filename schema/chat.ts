@@ -1,2 +1,133 @@
 // GraphQL surface of the chat resource (spec/workspace-service.md).
-export {};
+import { builder } from './builder.ts';
+import { requireViewer } from '../src/context.ts';
+import { AppError } from '../src/errors.ts';
+import { forwardPage } from './pagination.ts';
+import { CONVERSATIONS_PAGE, type ChatReply, type SentMessage } from '../src/workspace/chat/chat-service.ts';
+import { CHAT_ROLES, type ChatMessage as ChatMessageShape, type ChatRole } from '../src/workspace/chat/types.ts';
+
+const MESSAGES_PER_CONVERSATION = { first: 200, max: 1000 } as const;
+
+const ChatRoleEnum = builder.enumType('ChatRole', { values: CHAT_ROLES });
+
+const ChatMessage = builder.objectRef<ChatMessageShape>('ChatMessage').implement({
+  fields: (t) => ({
+    role: t.field({ type: ChatRoleEnum, resolve: (message) => message.role }),
+    content: t.exposeString('content'),
+  }),
+});
+
+const ChatReplyRef = builder.objectRef<ChatReply>('ChatReply').implement({
+  fields: (t) => ({
+    message: t.field({ type: ChatMessage, resolve: (reply) => reply.message }),
+    provider: t.exposeString('provider', { description: '`openai` (CHAT_API_URL) or `offline` (the built-in assistant that searches your workspace).' }),
+  }),
+});
+
+const ChatMessageInput = builder.inputType('ChatMessageInput', {
+  fields: (t) => ({
+    role: t.field({ type: ChatRoleEnum, required: true }),
+    content: t.string({ required: true, description: '1 to 20,000 characters.' }),
+  }),
+});
+
+const ConversationMessage = builder.prismaObject('ConversationMessage', {
+  description: 'A message of a stored conversation.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    position: t.exposeInt('position', { description: '1, 2, 3... in the order written.' }),
+    role: t.field({ type: ChatRoleEnum, resolve: (message) => message.role as ChatRole }),
+    content: t.exposeString('content'),
+    provider: t.exposeString('provider', { nullable: true, description: 'For assistant messages: the provider that wrote it (`openai` or `offline`).' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+const Conversation = builder.prismaObject('Conversation', {
+  description: 'A stored chat conversation of the signed-in user.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    title: t.exposeString('title', { description: 'The first message, on one line, at most 80 characters.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When the last message was added.' }),
+    messageCount: t.relationCount('messages'),
+    messages: t.relation('messages', {
+      description: `Oldest first (first: default ${MESSAGES_PER_CONVERSATION.first}, max ${MESSAGES_PER_CONVERSATION.max}).`,
+      args: { first: t.arg.int({ required: false }) },
+      query: (args) => {
+        const first = args.first ?? MESSAGES_PER_CONVERSATION.first;
+        if (!Number.isInteger(first) || first < 1 || first > MESSAGES_PER_CONVERSATION.max) {
+          throw AppError.badInput('first', `must be an integer between 1 and ${MESSAGES_PER_CONVERSATION.max}`);
+        }
+        return { take: first, orderBy: { position: 'asc' } };
+      },
+    }),
+  }),
+});
+
+const SendChatMessageInput = builder.inputType('SendChatMessageInput', {
+  fields: (t) => ({
+    conversationId: t.field({ type: 'UUID', description: 'Leave out to start a new conversation.' }),
+    content: t.string({ required: true, description: 'The user message, 1 to 20,000 characters.' }),
+  }),
+});
+
+const SendChatMessagePayload = builder.objectRef<SentMessage>('SendChatMessagePayload').implement({
+  fields: (t) => ({
+    conversation: t.field({ type: Conversation, resolve: (sent) => sent.conversation }),
+    userMessage: t.field({ type: ConversationMessage, resolve: (sent) => sent.userMessage }),
+    reply: t.field({ type: ConversationMessage, description: "The assistant's reply, as stored.", resolve: (sent) => sent.reply }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  conversations: t.prismaConnection({
+    type: 'Conversation',
+    cursor: 'id',
+    description: `The signed-in user's conversations, most recently active first (first: default ${CONVERSATIONS_PAGE.first}, max ${CONVERSATIONS_PAGE.max}).`,
+    authScopes: { scope: 'read:workspace' },
+    defaultSize: CONVERSATIONS_PAGE.first,
+    maxSize: CONVERSATIONS_PAGE.max,
+    resolve: (query, _parent, args, ctx) => {
+      // prismaConnection clamps `first` silently; out-of-range pages are a client error.
+      forwardPage(args, CONVERSATIONS_PAGE);
+      return ctx.services.prisma.conversation.findMany({
+        ...query,
+        where: { userId: requireViewer(ctx).user.id },
+        orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
+      });
+    },
+  }),
+  conversation: t.prismaField({
+    type: 'Conversation',
+    description: "One of the signed-in user's conversations (NOT_FOUND otherwise).",
+    authScopes: { scope: 'read:workspace' },
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: async (query, _parent, args, ctx) => {
+      const conversation = await ctx.services.prisma.conversation.findFirst({ ...query, where: { id: args.id, userId: requireViewer(ctx).user.id } });
+      if (!conversation) throw AppError.notFound('Conversation');
+      return conversation;
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  chat: t.field({
+    type: ChatReplyRef,
+    description:
+      'The assistant\'s reply to a message list (1 to 50 messages, each 1 to 20,000 characters, at most 100,000 in all, the last from the user). ' +
+      'Stateless: nothing is stored. BAD_GATEWAY / GATEWAY_TIMEOUT when the configured provider fails.',
+    authScopes: { scope: 'write:workspace' },
+    args: { messages: t.arg({ type: [ChatMessageInput], required: true }) },
+    resolve: (_parent, args, ctx) => ctx.services.chat.reply(requireViewer(ctx).user.id, args.messages),
+  }),
+  sendChatMessage: t.field({
+    type: SendChatMessagePayload,
+    description:
+      'Appends a user message to a conversation (a new one when conversationId is left out), asks the provider with the ' +
+      "conversation's history and stores the reply. When the provider fails nothing is stored.",
+    authScopes: { scope: 'write:workspace' },
+    args: { input: t.arg({ type: SendChatMessageInput, required: true }) },
+    resolve: (_parent, { input }, ctx) => ctx.services.chat.send(requireViewer(ctx).user.id, input),
+  }),
+}));

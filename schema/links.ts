@@ -1,2 +1,142 @@
 // GraphQL surface of the links resource (spec/workspace-service.md).
-export {};
+import type { Link as LinkModel } from '../src/generated/prisma/client.ts';
+import { builder } from './builder.ts';
+import { forwardPage, toConnection } from './pagination.ts';
+import { requireViewer } from '../src/context.ts';
+import { LINKS_PAGE, linkCursor, type LinkFolderWithCount } from '../src/workspace/links/link-service.ts';
+
+const Link = builder.objectRef<LinkModel>('Link').implement({
+  description: "A saved link of the caller's. The service stores the URL; it never fetches it.",
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    url: t.exposeString('url', { description: 'http or https, normalised (lower-case scheme and host, default port dropped, path percent-encoded).' }),
+    title: t.exposeString('title', { nullable: true }),
+    folderId: t.expose('folderId', { type: 'UUID', nullable: true, description: 'null: in no folder.' }),
+    tags: t.exposeStringList('tags', { description: 'Trimmed, lower-case, de-duplicated.' }),
+    starred: t.exposeBoolean('starred'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const LinkFolder = builder.objectRef<LinkFolderWithCount>('LinkFolder').implement({
+  description: 'A folder of links. Names are unique per user, case-insensitively.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    name: t.exposeString('name'),
+    linkCount: t.exposeInt('linkCount', { description: 'How many of the caller\'s links are in the folder.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const DeletedLinkFolder = builder.simpleObject('DeletedLinkFolder', {
+  description: 'A deleted folder. Its links were kept and moved out of it (folderId null).',
+  fields: (t) => ({
+    id: t.field({ type: 'UUID' }),
+    movedLinks: t.int({ description: 'How many links were moved out of the folder.' }),
+  }),
+});
+
+const CreateLinkInput = builder.inputType('CreateLinkInput', {
+  fields: (t) => ({
+    url: t.string({ required: true, description: 'http or https only; at most 2048 characters.' }),
+    title: t.string({ description: 'At most 500 characters; blank = none.' }),
+    folderId: t.field({ type: 'UUID', description: 'One of the caller\'s folders (else NOT_FOUND `Folder not found`).' }),
+    tags: t.stringList({ description: 'At most 20 tags of at most 50 characters.' }),
+    starred: t.boolean({ description: 'Default false.' }),
+  }),
+});
+
+const UpdateLinkInput = builder.inputType('UpdateLinkInput', {
+  description: 'Only the fields given change. `folderId: null` moves the link out of its folder; `title: null` clears it; `tags: null` clears them.',
+  fields: (t) => ({
+    url: t.string(),
+    title: t.string(),
+    folderId: t.field({ type: 'UUID' }),
+    tags: t.stringList(),
+    starred: t.boolean(),
+  }),
+});
+
+const LinkFolderNameInput = (name: string) =>
+  builder.inputType(name, {
+    fields: (t) => ({ name: t.string({ required: true, description: '1 to 100 characters, unique per user case-insensitively.' }) }),
+  });
+const CreateLinkFolderInput = LinkFolderNameInput('CreateLinkFolderInput');
+const RenameLinkFolderInput = LinkFolderNameInput('RenameLinkFolderInput');
+
+builder.queryFields((t) => ({
+  links: t.connection({
+    type: Link,
+    description: `The caller's links, newest first (first: default ${LINKS_PAGE.first}, max ${LINKS_PAGE.max}).`,
+    authScopes: { scope: 'read:workspace' },
+    args: {
+      folderId: t.arg({ type: 'UUID', required: false, description: 'Only links in this folder (NOT_FOUND unless it is the caller\'s).' }),
+      starred: t.arg.boolean({ required: false, description: 'true: starred only; false: not starred only.' }),
+    },
+    resolve: async (_parent, args, ctx) => {
+      const { limit, cursor } = forwardPage(args, LINKS_PAGE);
+      const page = await ctx.services.links.list(requireViewer(ctx).user.id, { folderId: args.folderId, starred: args.starred, limit, cursor });
+      return toConnection(page, linkCursor);
+    },
+  }),
+  link: t.field({
+    type: Link,
+    nullable: true,
+    description: 'One of the caller\'s links (NOT_FOUND otherwise).',
+    authScopes: { scope: 'read:workspace' },
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_parent, args, ctx) => ctx.services.links.get(requireViewer(ctx).user.id, args.id),
+  }),
+  linkFolders: t.field({
+    type: [LinkFolder],
+    description: 'All of the caller\'s folders in case-insensitive name order, with their link counts (at most 500 exist).',
+    authScopes: { scope: 'read:workspace' },
+    resolve: (_parent, _args, ctx) => ctx.services.links.listFolders(requireViewer(ctx).user.id),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createLink: t.field({
+    type: Link,
+    authScopes: { scope: 'write:workspace' },
+    args: { input: t.arg({ type: CreateLinkInput, required: true }) },
+    resolve: (_parent, { input }, ctx) => ctx.services.links.create(requireViewer(ctx).user.id, input),
+  }),
+  updateLink: t.field({
+    type: Link,
+    authScopes: { scope: 'write:workspace' },
+    args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: UpdateLinkInput, required: true }) },
+    resolve: (_parent, { id, input }, ctx) => ctx.services.links.update(requireViewer(ctx).user.id, id, input),
+  }),
+  deleteLink: t.field({
+    type: 'UUID',
+    description: 'Deletes the link for good (no trash); returns its id.',
+    authScopes: { scope: 'write:workspace' },
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: async (_parent, { id }, ctx) => {
+      await ctx.services.links.delete(requireViewer(ctx).user.id, id);
+      return id;
+    },
+  }),
+  createLinkFolder: t.field({
+    type: LinkFolder,
+    authScopes: { scope: 'write:workspace' },
+    args: { input: t.arg({ type: CreateLinkFolderInput, required: true }) },
+    resolve: (_parent, { input }, ctx) => ctx.services.links.createFolder(requireViewer(ctx).user.id, input.name),
+  }),
+  renameLinkFolder: t.field({
+    type: LinkFolder,
+    authScopes: { scope: 'write:workspace' },
+    args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: RenameLinkFolderInput, required: true }) },
+    resolve: (_parent, { id, input }, ctx) => ctx.services.links.renameFolder(requireViewer(ctx).user.id, id, input.name),
+  }),
+  deleteLinkFolder: t.field({
+    type: DeletedLinkFolder,
+    description: 'Deletes the folder; its links are kept and moved out of it (folderId becomes null).',
+    authScopes: { scope: 'write:workspace' },
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: async (_parent, { id }, ctx) => ({ id, ...(await ctx.services.links.deleteFolder(requireViewer(ctx).user.id, id)) }),
+  }),
+}));

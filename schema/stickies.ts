@@ -1,2 +1,123 @@
 // GraphQL surface of the stickies resource (spec/workspace-service.md).
-export {};
+import { builder } from './builder.ts';
+import { requireViewer } from '../src/context.ts';
+import { forwardPage, toConnection } from './pagination.ts';
+import { STICKIES_PAGE, VERSIONS_PAGE, stickyCursor, versionCursor } from '../src/workspace/stickies/sticky-service.ts';
+
+const StickyActionEnum = builder.enumType('StickyAction', {
+  description: 'What a sticky version records.',
+  values: ['create', 'update', 'delete', 'restore'] as const,
+});
+
+const Sticky = builder.prismaObject('Sticky', {
+  description: 'A sticky note of the signed-in user. `deletedAt` is set while it is in the trash (null when active).',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    content: t.exposeString('content'),
+    tags: t.exposeStringList('tags', { description: 'Trimmed, lower-case, unique.' }),
+    version: t.exposeInt('version', { description: 'Number of the newest version (1 after create).' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    deletedAt: t.expose('deletedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the sticky was moved to the trash; null while active. Trashed stickies are purged after STICKY_TRASH_RETENTION_DAYS.',
+    }),
+  }),
+});
+
+const StickyVersion = builder.prismaObject('StickyVersion', {
+  description: 'An immutable entry of a sticky\'s history: its content and tags after the action.',
+  fields: (t) => ({
+    version: t.exposeInt('version'),
+    action: t.expose('action', { type: StickyActionEnum }),
+    content: t.exposeString('content'),
+    tags: t.exposeStringList('tags'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+const CreateStickyInput = builder.inputType('CreateStickyInput', {
+  fields: (t) => ({
+    content: t.string({ required: true, description: '1 to 10,000 characters (trimmed).' }),
+    tags: t.stringList({ description: 'At most 20 tags of at most 50 characters; trimmed, lower-cased, de-duplicated.' }),
+  }),
+});
+
+const UpdateStickyInput = builder.inputType('UpdateStickyInput', {
+  fields: (t) => ({
+    id: t.field({ type: 'UUID', required: true }),
+    content: t.string({ description: 'New content; leave out to keep it.' }),
+    tags: t.stringList({ description: 'The new set of tags (replaces the old one; [] removes all); leave out to keep them.' }),
+  }),
+});
+
+const StickyIdInput = builder.inputType('StickyIdInput', {
+  fields: (t) => ({ id: t.field({ type: 'UUID', required: true }) }),
+});
+
+builder.queryFields((t) => ({
+  stickies: t.connection({
+    type: Sticky,
+    description: `The signed-in user's stickies, most recently updated first (first: default ${STICKIES_PAGE.first}, max ${STICKIES_PAGE.max}).`,
+    authScopes: { scope: 'read:workspace' },
+    args: {
+      tags: t.arg.stringList({ required: false, description: 'Only stickies carrying ALL of these tags.' }),
+      includeDeleted: t.arg.boolean({ required: false, defaultValue: false, description: 'Include stickies in the trash.' }),
+    },
+    resolve: async (_parent, args, ctx) => {
+      const { limit, cursor } = forwardPage(args, STICKIES_PAGE);
+      const page = await ctx.services.stickies.list(requireViewer(ctx).user.id, { tags: args.tags, includeDeleted: args.includeDeleted, limit, cursor });
+      return toConnection(page, stickyCursor);
+    },
+  }),
+  sticky: t.field({
+    type: Sticky,
+    description: 'One of the signed-in user\'s stickies, active or in the trash (NOT_FOUND otherwise).',
+    authScopes: { scope: 'read:workspace' },
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_parent, args, ctx) => ctx.services.stickies.get(requireViewer(ctx).user.id, args.id),
+  }),
+  stickyVersions: t.connection({
+    type: StickyVersion,
+    description: `A sticky's version history, newest first (first: default ${VERSIONS_PAGE.first}, max ${VERSIONS_PAGE.max}).`,
+    authScopes: { scope: 'read:workspace' },
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: async (_parent, args, ctx) => {
+      const { limit, cursor } = forwardPage(args, VERSIONS_PAGE);
+      const page = await ctx.services.stickies.versions(requireViewer(ctx).user.id, args.id, { limit, cursor });
+      return toConnection(page, versionCursor);
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createSticky: t.field({
+    type: Sticky,
+    description: 'Creates a sticky (version 1, action create).',
+    authScopes: { scope: 'write:workspace' },
+    args: { input: t.arg({ type: CreateStickyInput, required: true }) },
+    resolve: (_parent, { input }, ctx) => ctx.services.stickies.create(requireViewer(ctx).user.id, input),
+  }),
+  updateSticky: t.field({
+    type: Sticky,
+    description: 'Changes content and/or tags (a new version); no change, no version. CONFLICT while the sticky is in the trash.',
+    authScopes: { scope: 'write:workspace' },
+    args: { input: t.arg({ type: UpdateStickyInput, required: true }) },
+    resolve: (_parent, { input }, ctx) => ctx.services.stickies.update(requireViewer(ctx).user.id, input.id, { content: input.content, tags: input.tags }),
+  }),
+  deleteSticky: t.field({
+    type: Sticky,
+    description: 'Moves a sticky to the trash (sets deletedAt; a new version). CONFLICT when it is already there.',
+    authScopes: { scope: 'write:workspace' },
+    args: { input: t.arg({ type: StickyIdInput, required: true }) },
+    resolve: (_parent, { input }, ctx) => ctx.services.stickies.delete(requireViewer(ctx).user.id, input.id),
+  }),
+  restoreSticky: t.field({
+    type: Sticky,
+    description: 'Takes a sticky out of the trash (a new version). CONFLICT when it is not in the trash.',
+    authScopes: { scope: 'write:workspace' },
+    args: { input: t.arg({ type: StickyIdInput, required: true }) },
+    resolve: (_parent, { input }, ctx) => ctx.services.stickies.restore(requireViewer(ctx).user.id, input.id),
+  }),
+}));

@@ -21,9 +21,15 @@ import { SelfTestScheduler } from './scheduler/self-test-scheduler.ts';
 import { builtInChecks } from './scheduler/self-test-checks.ts';
 import { HealthService } from './health/health-service.ts';
 import { BenchmarkService } from './benchmark/benchmark-service.ts';
+import { LinkService } from './workspace/links/link-service.ts';
+import { NewsService } from './workspace/news/news-service.ts';
 import { createHttpApp } from './http/http-app.ts';
 import { seedDemoData } from './seed/demo-seed.ts';
 import { startMaintenance } from './jobs/maintenance.ts';
+import { createChatService } from './workspace/chat/chat-service.ts';
+import { createTaskService } from './workspace/tasks/task-service.ts';
+import { StickyService } from './workspace/stickies/sticky-service.ts';
+import { createTranscriptService } from './workspace/transcripts/transcript-service.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -63,12 +69,14 @@ export async function startService(config: Config, options: { log?: Logger } = {
     if (config.worker.enabled) services.ingestWorker.start();
     services.scheduler.start();
     const stopMaintenance = startMaintenance({ jobs: services.jobs, blobs: services.blobs, log: log.child({ component: 'maintenance' }) });
+    const stopStickyPurge = services.stickies.startPurging();
     log.info({ url, database: db.kind, redis: Boolean(redis) }, 'service listening');
 
     let stopping: Promise<void> | undefined;
     const stop = () => {
       lifecycle.stopping = true;
       stopMaintenance();
+      stopStickyPurge();
       return (stopping ??= shutdown(services, server, redis));
     };
     return { services, server, url, stop };
@@ -125,6 +133,12 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     }),
     health: new HealthService({ db, blobs, queueDepths: () => jobs.depths(), startedAt, version: VERSION, rateLimitKind: rateLimits.kind }),
     benchmark: new BenchmarkService({ db, thresholds: config.benchmark }),
+    links: new LinkService(prisma),
+    news: new NewsService(prisma),
+    chat: createChatService(config.chat, db, log.child({ component: 'chat' })),
+    tasks: createTaskService(config.tasks, prisma, log.child({ component: 'tasks' })),
+    stickies: new StickyService({ prisma, trashRetentionDays: config.stickies.trashRetentionDays, log: log.child({ component: 'stickies' }) }),
+    transcripts: createTranscriptService({ config: config.transcripts, prisma, log: log.child({ component: 'transcripts' }) }),
   };
 }
 

@@ -61,6 +61,23 @@ const envSchema = z.object({
   BENCHMARK_FAST_MS: z.coerce.number().positive().default(50),
   BENCHMARK_GOOD_MS: z.coerce.number().positive().default(200),
   BENCHMARK_SLOW_MS: z.coerce.number().positive().default(1000),
+  /** Days a sticky stays in the trash before the hourly purge deletes it with its versions. */
+  STICKY_TRASH_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
+  /** OpenAI-compatible chat endpoint base (e.g. http://host/v1); unset = the offline assistant. */
+  CHAT_API_URL: optionalUrl,
+  CHAT_API_KEY: z.string().optional(),
+  CHAT_MODEL: z.string().trim().min(1).max(200).default('gpt-4o-mini'),
+  CHAT_TIMEOUT: durationMs.refine((ms) => ms > 0, 'must be more than 0').default(parseDuration('30s')),
+  /** Task provider: the built-in database tables or a project-management tool's HTTP API. */
+  TASK_PROVIDER: z.enum(['builtin', 'http']).default('builtin'),
+  PM_API_URL: optionalUrl,
+  PM_API_KEY: z.string().optional(),
+  PM_API_TIMEOUT: durationMs.refine((ms) => ms > 0, 'must be more than 0').default(parseDuration('10s')),
+  /** Transcript provider: the built-in database (imports) or a meeting-transcription service's HTTP API (read-only). */
+  TRANSCRIPT_PROVIDER: z.enum(['builtin', 'http']).default('builtin'),
+  TRANSCRIPT_API_URL: optionalUrl,
+  TRANSCRIPT_API_KEY: z.string().optional(),
+  TRANSCRIPT_API_TIMEOUT: durationMs.default(parseDuration('10s')),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -79,6 +96,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   }
   if (!(raw.BENCHMARK_FAST_MS < raw.BENCHMARK_GOOD_MS && raw.BENCHMARK_GOOD_MS < raw.BENCHMARK_SLOW_MS)) {
     throw new ConfigError('Invalid configuration:\n  BENCHMARK_*_MS: need FAST < GOOD < SLOW');
+  }
+  if (raw.TASK_PROVIDER === 'http' && !raw.PM_API_URL) {
+    throw new ConfigError('Invalid configuration:\n  PM_API_URL: required when TASK_PROVIDER=http');
+  }
+  for (const [name, url] of [['CHAT_API_URL', raw.CHAT_API_URL], ['PM_API_URL', raw.PM_API_URL]] as const) {
+    if (url && !/^https?:$/.test(new URL(url).protocol)) throw new ConfigError(`Invalid configuration:\n  ${name}: must be an http or https URL`);
+  }
+  if (raw.TRANSCRIPT_PROVIDER === 'http') {
+    if (!raw.TRANSCRIPT_API_URL || !/^https?:$/.test(new URL(raw.TRANSCRIPT_API_URL).protocol)) {
+      throw new ConfigError('Invalid configuration:\n  TRANSCRIPT_API_URL: an http(s) URL is required when TRANSCRIPT_PROVIDER=http');
+    }
+    if (!raw.TRANSCRIPT_API_KEY?.trim()) {
+      throw new ConfigError('Invalid configuration:\n  TRANSCRIPT_API_KEY: required when TRANSCRIPT_PROVIDER=http');
+    }
   }
   const dataDir = path.resolve(raw.DATA_DIR);
   return {
@@ -117,6 +148,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT,
     graphql: { maxDepth: raw.GRAPHQL_MAX_DEPTH, maxComplexity: raw.GRAPHQL_MAX_COMPLEXITY },
     benchmark: { fastMs: raw.BENCHMARK_FAST_MS, goodMs: raw.BENCHMARK_GOOD_MS, slowMs: raw.BENCHMARK_SLOW_MS },
+    stickies: { trashRetentionDays: raw.STICKY_TRASH_RETENTION_DAYS },
+    chat: { apiUrl: raw.CHAT_API_URL, apiKey: raw.CHAT_API_KEY || undefined, model: raw.CHAT_MODEL, timeoutMs: raw.CHAT_TIMEOUT },
+    tasks: { provider: raw.TASK_PROVIDER, apiUrl: raw.PM_API_URL, apiKey: raw.PM_API_KEY || undefined, timeoutMs: raw.PM_API_TIMEOUT },
+    transcripts: {
+      provider: raw.TRANSCRIPT_PROVIDER,
+      apiUrl: raw.TRANSCRIPT_API_URL,
+      apiKey: raw.TRANSCRIPT_API_KEY?.trim() || undefined,
+      timeoutMs: raw.TRANSCRIPT_API_TIMEOUT,
+    },
   };
 }
 

@@ -14,6 +14,12 @@ import type { IngestWorker } from './ingest/ingest-worker.ts';
 import type { SelfTestScheduler } from './scheduler/self-test-scheduler.ts';
 import type { HealthService } from './health/health-service.ts';
 import type { BenchmarkService } from './benchmark/benchmark-service.ts';
+import type { LinkService } from './workspace/links/link-service.ts';
+import type { NewsService } from './workspace/news/news-service.ts';
+import type { ChatService } from './workspace/chat/chat-service.ts';
+import type { TaskService } from './workspace/tasks/task-service.ts';
+import type { StickyService } from './workspace/stickies/sticky-service.ts';
+import type { TranscriptService } from './workspace/transcripts/transcript-service.ts';
 
 /** The process's domain services and infrastructure adapters, wired once in src/app.ts. */
 export interface Services {
@@ -35,4 +41,10 @@ export interface Services {
   scheduler: SelfTestScheduler;
   health: HealthService;
   benchmark: BenchmarkService;
+  links: LinkService;
+  news: NewsService;
+  chat: ChatService;
+  tasks: TaskService;
+  stickies: StickyService;
+  transcripts: TranscriptService;
 }

@@ -1,4 +1,13 @@
-import type { RestRoute } from '../route.ts';
+import { bare, type RestRoute } from '../route.ts';
 
-/** spec/workspace-service.md: chat (filled in by the chat module). */
-export const chatRoutes: RestRoute[] = [];
+/** spec/workspace-service.md: chat. The answer is exactly `{"message": {"role": "assistant", "content": "..."}}`. */
+export const chatRoutes: RestRoute[] = [
+  {
+    method: 'POST',
+    path: '/api/chat',
+    summary: 'The assistant reply to a message list (1-50 messages, roles user/assistant/system, the last from the user). Stateless.',
+    body: 'json',
+    operation: `mutation Chat($messages: [ChatMessageInput!]!) { chat(messages: $messages) { message { role content } } }`,
+    respond: bare('chat'),
+  },
+];

@@ -1,4 +1,27 @@
-import type { RestRoute } from '../route.ts';
+import { list, single, type RestRoute } from '../route.ts';
 
-/** spec/workspace-service.md: transcripts (filled in by the transcripts module). */
-export const transcriptsRoutes: RestRoute[] = [];
+const SUMMARY_FIELDS = 'id title occurredAt durationSeconds participants sentenceCount';
+
+/** spec/workspace-service.md: transcripts, from the configured provider (builtin or http). */
+export const transcriptsRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/api/transcripts',
+    summary: "The caller's transcripts without their sentences, newest first (limit default 20, max 100).",
+    params: { limit: 'first', cursor: 'after' },
+    operation: `query Transcripts($first: Int = 20, $after: String) {
+      transcripts(first: $first, after: $after) {
+        edges { node { ${SUMMARY_FIELDS} } }
+        pageInfo { hasNextPage endCursor }
+      } }`,
+    respond: list('transcripts'),
+  },
+  {
+    method: 'GET',
+    path: '/api/transcripts/:id',
+    summary: 'One transcript with its speaker-attributed sentences in order.',
+    operation: `query Transcript($id: UUID!) {
+      transcript(id: $id) { ${SUMMARY_FIELDS} sentences { speaker text startSeconds endSeconds } } }`,
+    respond: single('transcript'),
+  },
+];

@@ -14,6 +14,7 @@
  * never written to logs or stderr.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import type { Config } from '../config.ts';
@@ -30,6 +31,7 @@ const load = {
   apiKeys: () => import('../auth/api-keys.ts'),
   passwords: () => import('../auth/passwords.ts'),
   organizations: () => import('../organizations.ts'),
+  transcripts: () => import('../workspace/transcripts/transcript-service.ts'),
 };
 
 export const USAGE = `Usage: npm run cli -- <command> [options]
@@ -56,6 +58,11 @@ Commands:
   db:url
         Print the database connection URL (e.g. psql "$(npm run -s cli -- db:url)"). For the
         embedded database this is the running service's local socket.
+  transcript:import --email E --file F [--format vtt|srt|json] [--title T] [--occurred-at ISO]
+        Import a meeting transcript (WebVTT, SRT or the JSON format of the README) for the
+        user, as the importTranscript mutation does. --format defaults to the file extension;
+        --title to the title in the file, else the file name; --occurred-at to JSON
+        occurred_at, else now. Limits: 5 MB, 20,000 sentences. Needs the builtin provider.
   help
         Show this text.
 
@@ -315,6 +322,70 @@ const COMMANDS: Record<string, Command> = {
         }
       }
       return output(ctx.json, [url], { url, kind });
+    },
+  },
+
+  'transcript:import': {
+    summary: 'import a meeting transcript for a user',
+    options: {
+      email: { type: 'string' },
+      file: { type: 'string' },
+      format: { type: 'string' },
+      title: { type: 'string' },
+      'occurred-at': { type: 'string' },
+    },
+    required: ['email', 'file'],
+    async run(ctx) {
+      const { values } = ctx;
+      const file = String(values.file);
+      const extension = path.extname(file).slice(1).toLowerCase();
+      const format = (typeof values.format === 'string' ? values.format : extension).trim().toLowerCase();
+      if (format !== 'vtt' && format !== 'srt' && format !== 'json') {
+        throw new UsageError(typeof values.format === 'string' ? `--format must be vtt, srt or json, got ${values.format}` : `cannot tell the format of ${file}: pass --format vtt|srt|json`);
+      }
+      let occurredAt: Date | null = null;
+      if (typeof values['occurred-at'] === 'string') {
+        occurredAt = new Date(values['occurred-at']);
+        if (!/^\d{4}-\d{2}-\d{2}/.test(values['occurred-at']) || Number.isNaN(occurredAt.getTime())) {
+          throw new CommandError('Invalid occurred-at: must be an ISO 8601 timestamp such as 2026-03-02T09:30:00Z');
+        }
+      }
+      const { TRANSCRIPT_LIMITS } = await import('../workspace/transcripts/parsers.ts');
+      let content: string;
+      try {
+        const size = fs.statSync(file).size;
+        if (size > TRANSCRIPT_LIMITS.contentBytes) throw new CommandError(`${file} is ${size} bytes; at most 5 MB (${TRANSCRIPT_LIMITS.contentBytes} bytes) can be imported`);
+        content = fs.readFileSync(file, 'utf8');
+      } catch (error) {
+        if (error instanceof CommandError) throw error;
+        throw new CommandError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? describe(error)}`);
+      }
+      const db = await ctx.database();
+      const user = await findUser(db, String(values.email));
+      const { createTranscriptService } = await load.transcripts();
+      const transcript = await createTranscriptService({ config: ctx.config.transcripts, prisma: db.prisma }).import(
+        user.id,
+        { format, content, title: typeof values.title === 'string' ? values.title : null, occurredAt },
+        { fallbackTitle: path.basename(file, path.extname(file)) },
+      );
+      return output(
+        ctx.json,
+        [
+          `Imported transcript ${transcript.id} "${transcript.title}" for ${user.email}`,
+          `occurred at ${transcript.occurredAt.toISOString()}; ${transcript.sentenceCount} sentences; ${transcript.durationSeconds} s`,
+          `participants: ${transcript.participants.join(', ') || '-'}`,
+        ],
+        {
+          id: transcript.id,
+          title: transcript.title,
+          occurredAt: transcript.occurredAt.toISOString(),
+          durationSeconds: transcript.durationSeconds,
+          participants: transcript.participants,
+          sentenceCount: transcript.sentenceCount,
+          format,
+          user: { id: user.id, email: user.email },
+        },
+      );
     },
   },
 

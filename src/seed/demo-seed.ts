@@ -20,6 +20,11 @@
  * deterministic for a given seed and end date; tests use them directly.
  */
 import { randomBytes } from 'node:crypto';
+import { seedStickies } from './workspace-stickies.ts';
+import { seedLinks } from './workspace-links.ts';
+import { seedTranscripts } from './workspace-transcripts.ts';
+import { seedTasks } from './workspace-tasks.ts';
+import { seedNews } from './workspace-news.ts';
 import { Readable } from 'node:stream';
 import { Decimal } from 'decimal.js';
 import type { Services } from '../services.ts';
@@ -516,6 +521,13 @@ export async function seedDemoData(services: Services, options: SeedOptions = {}
     }
     files.push({ id: record.id, fileName: upload.fileName, status: result.status, rowCount: result.rowCount });
   }
+
+  // The demo admin's workspace: notes, links, meetings, tasks and news to explore and to ask the assistant about.
+  await seedStickies(services, admin.user.id);
+  await seedLinks(services, admin.user.id);
+  await seedTranscripts(services, admin.user.id);
+  await seedTasks(services, admin.user.id);
+  await seedNews(services, admin.user.id);
 
   const durationMs = Date.now() - started;
   // No secrets here: ids and counts only.
