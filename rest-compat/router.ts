@@ -35,17 +35,21 @@ export function createRestRouter(options: RouterOptions): Router {
   });
   const jsonParser = express.json({ limit: JSON_BODY_LIMIT, strict: true, type: () => true });
 
-  for (const entry of prepared) {
-    const method = entry.route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-    router[method](entry.route.path, (req, res) => {
-      void handle(entry, req, res).catch((error: unknown) => fail(res, entry, error));
-    });
-  }
-
-  const methodsByPath = new Map<string, string[]>();
-  for (const { route } of prepared) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
-  for (const [path, methods] of methodsByPath) {
-    router.all(path, (_req, res) => {
+  // One express route per path, in the table's order, with its 405 right after its methods: a
+  // literal path (`/api/links/folders`) listed before a parameterised one (`/api/links/:id`)
+  // then answers every method itself instead of falling through to the parameter route.
+  const byPath = new Map<string, PreparedRoute[]>();
+  for (const entry of prepared) byPath.set(entry.route.path, [...(byPath.get(entry.route.path) ?? []), entry]);
+  for (const [path, entries] of byPath) {
+    const route = router.route(path);
+    for (const entry of entries) {
+      const method = entry.route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+      route[method]((req: Request, res: Response) => {
+        void handle(entry, req, res).catch((error: unknown) => fail(res, entry, error));
+      });
+    }
+    const methods = entries.map((entry) => entry.route.method);
+    route.all((_req: Request, res: Response) => {
       res.setHeader('Allow', methods.join(', '));
       sendError(res, new AppError('METHOD_NOT_ALLOWED', `Method not allowed; use ${methods.join(', ')}`));
     });

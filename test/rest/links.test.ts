@@ -441,9 +441,11 @@ describe('/api/links/folders', () => {
     const response = await call(foldersUser, 'GET', '/api/links/folders');
     expect(response.status).toBe(200);
     expect(Array.isArray(response.body.data)).toBe(true);
-    const put = await call(foldersUser, 'PUT', '/api/links/folders', { name: 'x' });
-    expect(put.status).toBe(405);
-    expect(put.headers.get('allow')).toBe('GET, POST');
+    for (const method of ['PUT', 'PATCH', 'DELETE']) {
+      const refused = await call(foldersUser, method, '/api/links/folders', method === 'DELETE' ? undefined : { name: 'x' });
+      expect(refused.status, method).toBe(405);
+      expect(refused.headers.get('allow')).toBe('GET, POST');
+    }
   });
 });
 
