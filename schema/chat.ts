@@ -119,7 +119,10 @@ builder.mutationFields((t) => ({
       'Stateless: nothing is stored. BAD_GATEWAY / GATEWAY_TIMEOUT when the configured provider fails.',
     authScopes: { scope: 'write:workspace' },
     args: { messages: t.arg({ type: [ChatMessageInput], required: true }) },
-    resolve: (_parent, args, ctx) => ctx.services.chat.reply(requireViewer(ctx).user.id, args.messages),
+    resolve: async (_parent, args, ctx) => {
+      await ctx.budgets.charge('chat');
+      return ctx.services.chat.reply(requireViewer(ctx).user.id, args.messages);
+    },
   }),
   sendChatMessage: t.field({
     type: SendChatMessagePayload,
@@ -128,6 +131,9 @@ builder.mutationFields((t) => ({
       "conversation's history and stores the reply. When the provider fails nothing is stored.",
     authScopes: { scope: 'write:workspace' },
     args: { input: t.arg({ type: SendChatMessageInput, required: true }) },
-    resolve: (_parent, { input }, ctx) => ctx.services.chat.send(requireViewer(ctx).user.id, input),
+    resolve: async (_parent, { input }, ctx) => {
+      await ctx.budgets.charge('chat');
+      return ctx.services.chat.send(requireViewer(ctx).user.id, input);
+    },
   }),
 }));

@@ -98,6 +98,7 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
       returns: { points: config.rateLimits.returnsPerMinute, windowSeconds: 60 },
       upload: { points: config.rateLimits.uploadPerMinute, windowSeconds: 60 },
       login: { points: config.rateLimits.loginPerMinute, windowSeconds: 60 },
+      chat: { points: config.rateLimits.chatPerMinute, windowSeconds: 60 },
     },
     { redis, keyPrefix: config.rateLimits.keyPrefix },
   );

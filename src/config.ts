@@ -47,6 +47,7 @@ const envSchema = z.object({
   RATE_LIMIT_RETURNS_PER_MINUTE: z.coerce.number().int().positive().default(100),
   RATE_LIMIT_UPLOAD_PER_MINUTE: z.coerce.number().int().positive().default(10),
   LOGIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  RATE_LIMIT_CHAT_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /** Namespace of the counters in Redis; instances sharing a budget share the prefix. */
   RATE_LIMIT_KEY_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/).default('rl'),
   COMPARISON_MATCH_BPS: z.coerce.number().nonnegative().default(1),
@@ -141,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       uploadPerMinute: raw.RATE_LIMIT_UPLOAD_PER_MINUTE,
       keyPrefix: raw.RATE_LIMIT_KEY_PREFIX,
       loginPerMinute: raw.LOGIN_ATTEMPTS_PER_MINUTE,
+      chatPerMinute: raw.RATE_LIMIT_CHAT_PER_MINUTE,
     },
     comparison: { matchBps: raw.COMPARISON_MATCH_BPS, reviewBps: raw.COMPARISON_REVIEW_BPS },
     selfTest: { cron: raw.SELF_TEST_CRON, enabled: raw.SELF_TEST_ENABLED },

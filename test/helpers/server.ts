@@ -42,6 +42,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     SELF_TEST_ENABLED: 'false',
     COOKIE_SECURE: 'false',
     WORKER_POLL_INTERVAL: '100ms',
+    // Chat tests send many messages; the chat budget has its own test in test/rest/chat-rate-limit.test.ts.
+    RATE_LIMIT_CHAT_PER_MINUTE: '100000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, RATE_LIMIT_KEY_PREFIX: `rl-${randomBytes(4).toString('hex')}` } : {}),
     ...env,

@@ -441,7 +441,7 @@ describe('/api/links/folders', () => {
     const response = await call(foldersUser, 'GET', '/api/links/folders');
     expect(response.status).toBe(200);
     expect(Array.isArray(response.body.data)).toBe(true);
-    for (const method of ['PUT', 'PATCH', 'DELETE']) {
+    for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
       const refused = await call(foldersUser, method, '/api/links/folders', method === 'DELETE' ? undefined : { name: 'x' });
       expect(refused.status, method).toBe(405);
       expect(refused.headers.get('allow')).toBe('GET, POST');

@@ -312,6 +312,7 @@ const POLICIES: Record<Budget, BudgetPolicy> = {
   returns: { points: 3, windowSeconds: 60 },
   upload: { points: 1, windowSeconds: 60 },
   login: { points: 2, windowSeconds: 1 },
+  chat: { points: 2, windowSeconds: 60 },
 };
 
 /** The same contract for both stores. */

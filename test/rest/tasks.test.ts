@@ -329,6 +329,8 @@ describe('PATCH /api/pm/tasks/{id}', () => {
       [{ priority: 'whenever' }, /^Invalid priority: /],
       [{ due_date: '15/12/2026' }, /^Invalid due_date: /],
       [{ completed_at: '2026-01-01T00:00:00Z' }, /^Unknown field: completed_at$/],
+      // The path names the task: a body `id` cannot redirect the update to another one.
+      [{ id: '6f1c1f52-3f0e-4f7e-9a51-1b2c3d4e5f60', title: 'x' }, /^Unknown field: id$/],
     ] as const) {
       const response = await api(owner, `/api/pm/tasks/${task.id}`, { method: 'PATCH', body });
       expect(response.status, JSON.stringify(body)).toBe(400);
