@@ -86,8 +86,8 @@ const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
     name: t.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters') }),
     scopes: t.stringList({
       required: true,
-      description: 'Any of read:pnl, read:returns, write:upload, admin (admin only for admin users).',
-      validate: z.array(z.string()).min(1, 'at least one scope is required').max(4, 'at most 4 scopes'),
+      description: 'Any of read:pnl, read:returns, write:upload, read:workspace, write:workspace, admin (admin only for admin users).',
+      validate: z.array(z.string()).min(1, 'at least one scope is required').max(6, 'at most 6 scopes'),
     }),
     expiresIn: t.string({
       description: 'A duration (`30d`, `12h`, `2w`) or an ISO timestamp; omit for a key that does not expire.',
