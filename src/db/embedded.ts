@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
@@ -58,7 +60,9 @@ export async function startEmbeddedServer(dataDir: string, port: number, sharedB
   const lockPath = lockFilePath(dataDir);
   takeLock(dataDir, lockPath);
   try {
-    const db = await PGlite.create({ dataDir: path.join(dataDir, 'pgdata'), postgresqlconf: [`shared_buffers=${sharedBuffers}`] });
+    const pgdata = path.join(dataDir, 'pgdata');
+    if (!fs.existsSync(path.join(pgdata, 'PG_VERSION'))) initializeInChildProcess(pgdata, sharedBuffers);
+    const db = await PGlite.create({ dataDir: pgdata, postgresqlconf: [`shared_buffers=${sharedBuffers}`] });
     // Many connections are multiplexed onto the single PGlite session.
     const server = new PGLiteSocketServer({ db, host: HOST, port, maxConnections: 256 });
     // Replace the library's queue before any connection arrives: see SessionQueue for why.
@@ -78,6 +82,16 @@ export async function startEmbeddedServer(dataDir: string, port: number, sharedB
   } catch (error) {
     releaseLock(lockPath);
     throw error;
+  }
+}
+
+/** initdb in a separate process, so its memory peak never stays with the service (see init-embedded.mjs). */
+function initializeInChildProcess(pgdata: string, sharedBuffers: string): void {
+  const script = fileURLToPath(new URL('./init-embedded.mjs', import.meta.url));
+  const result = spawnSync(process.execPath, [script, pgdata, sharedBuffers], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  if (result.status !== 0) {
+    fs.rmSync(pgdata, { recursive: true, force: true });
+    throw new Error(`Could not initialise the embedded database in ${pgdata}: ${result.stderr?.trim() || `exit ${result.status}`}`);
   }
 }
 
