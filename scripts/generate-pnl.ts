@@ -14,6 +14,7 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { pathToFileURL } from 'node:url';
+import { mulberry32 } from '../src/util/prng.ts';
 
 export interface GenerateOptions {
   rows: number;
@@ -25,17 +26,7 @@ export interface GenerateOptions {
 
 export const PNL_HEADER = 'account_code,entity_name,date,market_value,cash_flow,flow_timing,description';
 
-/** mulberry32: small, fast, deterministic 32-bit PRNG returning [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 };
 
 const ENTITY_WORDS = ['Harbor', 'Northwind', 'Summit', 'Cedar', 'Atlas', 'Meridian', 'Bluewater', 'Granite', 'Aurora', 'Keystone'];
 const ENTITY_KINDS = ['Growth Fund LP', 'Family Trust', 'Pension Plan', 'Endowment', 'Income Fund', 'Foundation'];

@@ -37,6 +37,7 @@ import {
   type ComparisonStatus,
   type FlowTiming,
 } from '../returns/dietz.ts';
+import { mulberry32 } from '../util/prng.ts';
 
 // ---------------------------------------------------------------------------
 // What is seeded
@@ -86,17 +87,8 @@ export const NORTHWIND_ACCOUNTS: readonly DemoAccountSpec[] = [
 export const DEMO_PNL_HEADER = 'account_code,entity_name,date,market_value,cash_flow,flow_timing,description';
 export const DEMO_PERFORMANCE_HEADER = 'account_code,entity_name,date,return,return_unit';
 
-/** mulberry32: small, fast, deterministic 32-bit PRNG returning [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The demo data's PRNG (mulberry32). */
+export const seededRandom = mulberry32;
 
 const MS_PER_DAY = 86_400_000;
 
