@@ -36,3 +36,18 @@ export async function getJson(url: string, init: RequestInit = {}): Promise<{ st
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
+
+/** A REST call as a script would make it: the user's API key, and a JSON body when one is given. */
+export function callApi(baseUrl: string, user: TestUser | null, method: Method, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  return getJson(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      ...(user ? { 'x-api-key': user.key } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}

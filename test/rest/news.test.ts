@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
+import { createUser, getJson, type TestUser, callApi, type Method } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -36,18 +36,8 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
-
 function call(user: TestUser | null, method: Method, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  return getJson(`${server.url}${path}`, {
-    method,
-    headers: {
-      ...(user ? { 'x-api-key': user.key } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...headers,
-    },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
+  return callApi(server.url, user, method, path, body, headers);
 }
 
 async function post(user: TestUser, fields: Record<string, unknown> = {}) {
