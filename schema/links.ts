@@ -51,6 +51,7 @@ const CreateLinkInput = builder.inputType('CreateLinkInput', {
 const UpdateLinkInput = builder.inputType('UpdateLinkInput', {
   description: 'Only the fields given change. `folderId: null` moves the link out of its folder; `title: null` clears it; `tags: null` clears them.',
   fields: (t) => ({
+    id: t.field({ type: 'UUID', required: true }),
     url: t.string(),
     title: t.string(),
     folderId: t.field({ type: 'UUID' }),
@@ -59,12 +60,13 @@ const UpdateLinkInput = builder.inputType('UpdateLinkInput', {
   }),
 });
 
-const LinkFolderNameInput = (name: string) =>
-  builder.inputType(name, {
-    fields: (t) => ({ name: t.string({ required: true, description: '1 to 100 characters, unique per user case-insensitively.' }) }),
-  });
-const CreateLinkFolderInput = LinkFolderNameInput('CreateLinkFolderInput');
-const RenameLinkFolderInput = LinkFolderNameInput('RenameLinkFolderInput');
+const FOLDER_NAME_DESCRIPTION = '1 to 100 characters, unique per user case-insensitively.';
+const CreateLinkFolderInput = builder.inputType('CreateLinkFolderInput', {
+  fields: (t) => ({ name: t.string({ required: true, description: FOLDER_NAME_DESCRIPTION }) }),
+});
+const RenameLinkFolderInput = builder.inputType('RenameLinkFolderInput', {
+  fields: (t) => ({ id: t.field({ type: 'UUID', required: true }), name: t.string({ required: true, description: FOLDER_NAME_DESCRIPTION }) }),
+});
 
 builder.queryFields((t) => ({
   links: t.connection({
@@ -107,8 +109,8 @@ builder.mutationFields((t) => ({
   updateLink: t.field({
     type: Link,
     authScopes: { scope: 'write:workspace' },
-    args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: UpdateLinkInput, required: true }) },
-    resolve: (_parent, { id, input }, ctx) => ctx.services.links.update(requireViewer(ctx).user.id, id, input),
+    args: { input: t.arg({ type: UpdateLinkInput, required: true }) },
+    resolve: (_parent, { input: { id, ...changes } }, ctx) => ctx.services.links.update(requireViewer(ctx).user.id, id, changes),
   }),
   deleteLink: t.field({
     type: 'UUID',
@@ -129,8 +131,8 @@ builder.mutationFields((t) => ({
   renameLinkFolder: t.field({
     type: LinkFolder,
     authScopes: { scope: 'write:workspace' },
-    args: { id: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: RenameLinkFolderInput, required: true }) },
-    resolve: (_parent, { id, input }, ctx) => ctx.services.links.renameFolder(requireViewer(ctx).user.id, id, input.name),
+    args: { input: t.arg({ type: RenameLinkFolderInput, required: true }) },
+    resolve: (_parent, { input }, ctx) => ctx.services.links.renameFolder(requireViewer(ctx).user.id, input.id, input.name),
   }),
   deleteLinkFolder: t.field({
     type: DeletedLinkFolder,

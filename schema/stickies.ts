@@ -52,10 +52,6 @@ const UpdateStickyInput = builder.inputType('UpdateStickyInput', {
   }),
 });
 
-const StickyIdInput = builder.inputType('StickyIdInput', {
-  fields: (t) => ({ id: t.field({ type: 'UUID', required: true }) }),
-});
-
 builder.queryFields((t) => ({
   stickies: t.connection({
     type: Sticky,
@@ -110,14 +106,14 @@ builder.mutationFields((t) => ({
     type: Sticky,
     description: 'Moves a sticky to the trash (sets deletedAt; a new version). CONFLICT when it is already there.',
     authScopes: { scope: 'write:workspace' },
-    args: { input: t.arg({ type: StickyIdInput, required: true }) },
-    resolve: (_parent, { input }, ctx) => ctx.services.stickies.delete(requireViewer(ctx).user.id, input.id),
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_parent, { id }, ctx) => ctx.services.stickies.delete(requireViewer(ctx).user.id, id),
   }),
   restoreSticky: t.field({
     type: Sticky,
     description: 'Takes a sticky out of the trash (a new version). CONFLICT when it is not in the trash.',
     authScopes: { scope: 'write:workspace' },
-    args: { input: t.arg({ type: StickyIdInput, required: true }) },
-    resolve: (_parent, { input }, ctx) => ctx.services.stickies.restore(requireViewer(ctx).user.id, input.id),
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_parent, { id }, ctx) => ctx.services.stickies.restore(requireViewer(ctx).user.id, id),
   }),
 }));

@@ -33,7 +33,7 @@ export const linksRoutes: RestRoute[] = [
     path: '/api/links/folders/:id',
     summary: 'Rename a folder (same rules as create).',
     body: 'json',
-    operation: `mutation RenameLinkFolder($id: UUID!, $name: String!) { renameLinkFolder(id: $id, input: { name: $name }) { ${FOLDER_FIELDS} } }`,
+    operation: `mutation RenameLinkFolder($id: UUID!, $name: String!) { renameLinkFolder(input: { id: $id, name: $name }) { ${FOLDER_FIELDS} } }`,
     respond: single('renameLinkFolder'),
   },
   {
@@ -79,7 +79,7 @@ export const linksRoutes: RestRoute[] = [
     summary: 'Update a link: any of url, title, folder_id (null: out of its folder), tags, starred.',
     body: 'json',
     operation: `mutation UpdateLink($id: UUID!, $url: String, $title: String, $folderId: UUID, $tags: [String!], $starred: Boolean) {
-      updateLink(id: $id, input: { url: $url, title: $title, folderId: $folderId, tags: $tags, starred: $starred }) { ${LINK_FIELDS} } }`,
+      updateLink(input: { id: $id, url: $url, title: $title, folderId: $folderId, tags: $tags, starred: $starred }) { ${LINK_FIELDS} } }`,
     respond: single('updateLink'),
   },
   {

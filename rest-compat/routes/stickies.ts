@@ -50,14 +50,14 @@ export const stickiesRoutes: RestRoute[] = [
     method: 'DELETE',
     path: '/api/stickies/:id',
     summary: 'Move a sticky to the trash (soft delete): 200 with the record; 409 when already there.',
-    operation: `mutation DeleteSticky($id: UUID!) { deleteSticky(input: { id: $id }) { ${STICKY_FIELDS} } }`,
+    operation: `mutation DeleteSticky($id: UUID!) { deleteSticky(id: $id) { ${STICKY_FIELDS} } }`,
     respond: single('deleteSticky'),
   },
   {
     method: 'POST',
     path: '/api/stickies/:id/restore',
     summary: 'Take a sticky out of the trash: 200 with the record; 409 when it is not in the trash.',
-    operation: `mutation RestoreSticky($id: UUID!) { restoreSticky(input: { id: $id }) { ${STICKY_FIELDS} } }`,
+    operation: `mutation RestoreSticky($id: UUID!) { restoreSticky(id: $id) { ${STICKY_FIELDS} } }`,
     respond: single('restoreSticky'),
   },
   {

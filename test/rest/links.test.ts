@@ -473,9 +473,9 @@ describe('GraphQL parity', () => {
 
     const folder = await gql(user, 'mutation { createLinkFolder(input: { name: "Via GraphQL" }) { id name linkCount } }');
     const folderId = folder.body.data.createLinkFolder.id;
-    const moved = await gql(user, 'mutation ($id: UUID!, $folderId: UUID) { updateLink(id: $id, input: { folderId: $folderId, starred: true }) { folderId starred } }', { id: link.id, folderId });
+    const moved = await gql(user, 'mutation ($id: UUID!, $folderId: UUID) { updateLink(input: { id: $id, folderId: $folderId, starred: true }) { folderId starred } }', { id: link.id, folderId });
     expect(moved.body.data.updateLink).toEqual({ folderId, starred: true });
-    const renamed = await gql(user, 'mutation ($id: UUID!) { renameLinkFolder(id: $id, input: { name: "Renamed" }) { name linkCount } }', { id: folderId });
+    const renamed = await gql(user, 'mutation ($id: UUID!) { renameLinkFolder(input: { id: $id, name: "Renamed" }) { name linkCount } }', { id: folderId });
     expect(renamed.body.data.renameLinkFolder).toEqual({ name: 'Renamed', linkCount: 1 });
     const duplicate = await gql(user, 'mutation { createLinkFolder(input: { name: "renamed" }) { id } }');
     expect(duplicate.body.errors?.[0]).toMatchObject({ message: 'A folder named "renamed" already exists', extensions: { code: 'CONFLICT' } });

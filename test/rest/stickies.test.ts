@@ -482,11 +482,11 @@ describe('GraphQL parity', () => {
     const sticky = await create(user, 'gql lifecycle');
     const updated = await graphql(user, `mutation { updateSticky(input: { id: "${sticky.id}", content: "changed" }) { version content } }`);
     expect(updated.body.data.updateSticky).toEqual({ version: 2, content: 'changed' });
-    const deleted = await graphql(user, `mutation { deleteSticky(input: { id: "${sticky.id}" }) { version deletedAt } }`);
+    const deleted = await graphql(user, `mutation { deleteSticky(id: "${sticky.id}") { version deletedAt } }`);
     expect(deleted.body.data.deleteSticky.deletedAt).toMatch(ISO);
     const conflict = await graphql(user, `mutation { updateSticky(input: { id: "${sticky.id}", content: "x" }) { id } }`);
     expect(conflict.body.errors[0]).toMatchObject({ message: 'Sticky is in the trash; restore it first', extensions: { code: 'CONFLICT' } });
-    const restored = await graphql(user, `mutation { restoreSticky(input: { id: "${sticky.id}" }) { version deletedAt } }`);
+    const restored = await graphql(user, `mutation { restoreSticky(id: "${sticky.id}") { version deletedAt } }`);
     expect(restored.body.data.restoreSticky).toEqual({ version: 4, deletedAt: null });
 
     const one = await graphql(user, `{ sticky(id: "${sticky.id}") { content version } }`);
