@@ -165,7 +165,22 @@ async function shutdown(services: Services, server: http.Server, redis?: Redis):
   await Promise.all([closed, services.ingestWorker.stop(), services.scheduler.stop()]);
   clearTimeout(deadline);
   clearInterval(sweep);
+  // A client that hung up mid-request closes its connection, but the handler may still be
+  // querying: let the database pool fall quiet before closing it.
+  await poolQuiet(services.db.pool, services.config.shutdownTimeoutMs);
   redis?.disconnect();
   await services.db.close();
   log.info('stopped');
+}
+
+/** Resolves once no client has been checked out or waited for during 100 ms, or at the timeout. */
+async function poolQuiet(pool: { totalCount: number; idleCount: number; waitingCount: number }, timeoutMs: number): Promise<void> {
+  const busy = () => pool.totalCount > pool.idleCount || pool.waitingCount > 0;
+  const giveUp = Date.now() + timeoutMs;
+  let quietSince = busy() ? undefined : Date.now();
+  while (Date.now() < giveUp && (quietSince === undefined || Date.now() - quietSince < 100)) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    if (busy()) quietSince = undefined;
+    else quietSince ??= Date.now();
+  }
 }
