@@ -9,17 +9,12 @@
  * With DATABASE_URL set it runs on PostgreSQL, in a schema of its own that it drops at the end;
  * otherwise on the embedded database (PGlite) in a temporary DATA_DIR.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import fs from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import pg from 'pg';
-import { loadConfig } from '../src/config.ts';
-import { startService } from '../src/app.ts';
-import { createLogger } from '../src/log.ts';
 import type { Services } from '../src/services.ts';
+import { mergeResults, startBenchService } from './bench-service.ts';
 
 const { values } = parseArgs({
   options: {
@@ -32,26 +27,7 @@ const duration = Number(values.seconds);
 const connections = Number(values.connections);
 const stored = Number(values.stickies);
 
-const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-stickies-'));
-const baseUrl = process.env.DATABASE_URL?.trim();
-const schema = baseUrl ? `bench_${randomBytes(6).toString('hex')}` : undefined;
-if (baseUrl && schema) await adminQuery(baseUrl, `CREATE SCHEMA "${schema}"`);
-
-const config = loadConfig({
-  ...process.env,
-  DATA_DIR: dataDir,
-  PORT: '0',
-  HOST: '127.0.0.1',
-  LOG_LEVEL: 'warn',
-  SEED_DEMO_DATA: 'false',
-  SELF_TEST_ENABLED: 'false',
-  WORKER_ENABLED: 'false',
-  // No budget charges workspace routes today; raised anyway so that none ever throttles this run.
-  RATE_LIMIT_RETURNS_PER_MINUTE: '100000000',
-  RATE_LIMIT_UPLOAD_PER_MINUTE: '100000000',
-  ...(baseUrl && schema ? { DATABASE_URL: withSchema(baseUrl, schema) } : {}),
-});
-const service = await startService(config, { log: createLogger('warn') });
+const service = await startBenchService();
 try {
   const { userId, key } = await benchUser(service.services);
   const started = performance.now();
@@ -87,7 +63,7 @@ try {
     const results: Record<'rest' | 'graphql', autocannon.Result | undefined> = { rest: undefined, graphql: undefined };
     for (const side of ['graphql', 'rest', 'graphql', 'rest'] as const) {
       const result = await autocannon({ ...scenario[side], connections, duration: duration / 2 });
-      results[side] = results[side] ? merge(results[side]!, result) : result;
+      results[side] = results[side] ? mergeResults(results[side]!, result) : result;
     }
     const rest = results.rest!;
     const gql = results.graphql!;
@@ -105,9 +81,7 @@ try {
   console.log(`stickies stored for the user at the end (the create runs add theirs): ${total}`);
   console.log(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}, node ${process.version}, database ${service.services.db.kind}, ${connections} connections, ${duration} s per side`);
 } finally {
-  await service.stop();
-  if (baseUrl && schema) await adminQuery(baseUrl, `DROP SCHEMA "${schema}" CASCADE`);
-  await fs.rm(dataDir, { recursive: true, force: true });
+  await service.close();
 }
 
 async function benchUser(services: Services): Promise<{ userId: string; key: string }> {
@@ -136,28 +110,5 @@ async function insertStickies(services: Services, userId: string, count: number)
   await services.db.pool.query('ANALYZE "Sticky"; ANALYZE "StickyVersion"');
 }
 
-function withSchema(url: string, name: string): string {
-  const parsed = new URL(url);
-  parsed.searchParams.set('schema', name);
-  return parsed.toString();
-}
 
-async function adminQuery(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
-function merge(a: autocannon.Result, b: autocannon.Result): autocannon.Result {
-  return {
-    ...b,
-    requests: { ...b.requests, average: (a.requests.average + b.requests.average) / 2 },
-    latency: { ...b.latency, p50: (a.latency.p50 + b.latency.p50) / 2, p99: Math.max(a.latency.p99, b.latency.p99) },
-    errors: a.errors + b.errors,
-    non2xx: a.non2xx + b.non2xx,
-  };
-}

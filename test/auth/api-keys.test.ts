@@ -10,6 +10,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
+import { partialMultipartUpload } from '../helpers/upload.ts';
 import { graphql, loadSamples, readSample, SAMPLE_PNL, uploadCsv } from '../helpers/returns-data.ts';
 import { HTTP_STATUS_BY_CODE } from '../../src/errors.ts';
 
@@ -537,33 +538,9 @@ describe('the sso_token cookie', () => {
  * A cookie-authenticated multipart upload that sends its form preamble and then nothing more,
  * declaring a large body: a server that reads the body before its CSRF check never answers.
  */
-function unfinishedUpload(baseUrl: string, headers: Record<string, string>, orgId: string): Promise<{ status: number; body: any }> {
-  const boundary = `----unfinished${Date.now()}`;
-  const preamble =
-    `--${boundary}\r\nContent-Disposition: form-data; name="org_id"\r\n\r\n${orgId}\r\n` +
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.csv"\r\nContent-Type: text/csv\r\n\r\n` +
-    'account_code,entity_name,date,market_value\n';
-  return new Promise((resolve, reject) => {
-    const request = http.request(new URL('/api/storage/upload', baseUrl), {
-      method: 'POST',
-      headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(50 * 1024 * 1024) },
-    });
-    const timer = setTimeout(() => {
-      request.destroy();
-      reject(new Error('no response before the body was complete'));
-    }, 10_000);
-    request.on('error', () => undefined);
-    request.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        clearTimeout(timer);
-        request.destroy();
-        resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      });
-    });
-    request.write(preamble);
-  });
+/** A multipart upload that sends its preamble and then nothing: answered only if refused before the body is read. */
+function unfinishedUpload(baseUrl: string, headers: Record<string, string>, orgId: string) {
+  return partialMultipartUpload(baseUrl, { headers, orgId, declaredBytes: 50 * 1024 * 1024, sendBytes: 0 });
 }
 
 describe('CSRF protection of cookie-authenticated writes', () => {

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
-import { filesUnder, graphqlUpload, graphqlUploadForm, restUpload, sha256, waitForFileStatus } from '../helpers/upload.ts';
+import { graphqlUpload, graphqlUploadForm, restUpload, sha256, waitForFileStatus, expectNoLeftovers, storageLeftovers, type StorageLeftovers } from '../helpers/upload.ts';
 
 const LIMIT = 1024;
 
@@ -46,24 +46,8 @@ afterAll(async () => {
 /** Every test gets its own key, so each starts with a full upload budget (2 a minute here). */
 const newUser = (scopes = ['read:pnl', 'read:returns', 'write:upload'], org?: string) => createUser(server.services, { scopes, org });
 
-async function leftovers() {
-  return {
-    files: await server.services.prisma.uploadedFile.count(),
-    jobs: await server.services.prisma.job.count(),
-    blobs: await filesUnder(path.join(server.dataDir, 'blobs')),
-    spooled: (await fs.readdir(tmpDir)).filter((name) => name.startsWith('capacitor-')),
-  };
-}
-
-async function expectNothingLeft(before: Awaited<ReturnType<typeof leftovers>>) {
-  const deadline = Date.now() + 3_000;
-  let now = await leftovers();
-  while (JSON.stringify(now) !== JSON.stringify(before) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    now = await leftovers();
-  }
-  expect(now).toEqual(before);
-}
+const leftovers = () => storageLeftovers(server, tmpDir);
+const expectNothingLeft = (before: StorageLeftovers) => expectNoLeftovers(server, tmpDir, before);
 
 describe('uploadFile through the GraphQL multipart request spec', () => {
   it('stores the file and returns its record; the worker ingests it like a REST upload', async () => {

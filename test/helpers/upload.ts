@@ -7,7 +7,9 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
+import { expect } from 'vitest';
 import { getJson } from './fixtures.ts';
+import type { TestServer } from './server.ts';
 
 export const SAMPLES_DIR = new URL('../../samples/', import.meta.url);
 
@@ -180,4 +182,32 @@ export function partialMultipartUpload(
     sent += filler.length;
     // ...and never the rest.
   });
+}
+
+export interface StorageLeftovers {
+  files: number;
+  jobs: number;
+  blobs: string[];
+  spooled: string[];
+}
+
+/** Rows, jobs, blobs (with the blob store's temp files) and spooled multipart temp files in `spoolDir`. */
+export async function storageLeftovers(server: TestServer, spoolDir: string): Promise<StorageLeftovers> {
+  return {
+    files: await server.services.prisma.uploadedFile.count(),
+    jobs: await server.services.prisma.job.count(),
+    blobs: await filesUnder(path.join(server.dataDir, 'blobs')),
+    spooled: (await fs.readdir(spoolDir)).filter((name) => name.startsWith('capacitor-')),
+  };
+}
+
+/** Temp files are removed asynchronously after the response: allow them a moment, then compare. */
+export async function expectNoLeftovers(server: TestServer, spoolDir: string, before: StorageLeftovers): Promise<void> {
+  const deadline = Date.now() + 3_000;
+  let now = await storageLeftovers(server, spoolDir);
+  while (JSON.stringify(now) !== JSON.stringify(before) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    now = await storageLeftovers(server, spoolDir);
+  }
+  expect(now).toEqual(before);
 }

@@ -4,12 +4,12 @@
  * minute. Every test uses its own key (or its own client address) so the budgets never overlap.
  * The Redis tests run when REDIS_URL is set (CI sets it) and are skipped, saying so, otherwise.
  */
-import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
+import { partialMultipartUpload } from '../helpers/upload.ts';
 import { getFrom, graphql, loadSamples, readSample, SAMPLE_PNL, uploadCsv } from '../helpers/returns-data.ts';
 import { createRateLimitStore, rateLimitHeaders, RequestBudgets, type Budget, type BudgetPolicy, type RateLimitStore } from '../../src/ratelimit/rate-limiter.ts';
 
@@ -242,30 +242,8 @@ describe('unlimited and separate budgets', () => {
 });
 
 /** A multipart upload that sends its preamble and then nothing: answered only if refused before the body is read. */
-function unfinishedUpload(baseUrl: string, headers: Record<string, string>, orgId: string): Promise<{ status: number; body: any }> {
-  const boundary = `----unfinished${Date.now()}`;
-  const preamble = `--${boundary}\r\nContent-Disposition: form-data; name="org_id"\r\n\r\n${orgId}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\naccount_code,entity_name,date,market_value\n`;
-  return new Promise((resolve, reject) => {
-    const request = http.request(new URL('/api/storage/upload', baseUrl), {
-      method: 'POST',
-      headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(10 * 1024 * 1024) },
-    });
-    const timer = setTimeout(() => {
-      request.destroy();
-      reject(new Error('no response before the body was complete'));
-    }, 10_000);
-    request.on('error', () => undefined);
-    request.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        clearTimeout(timer);
-        request.destroy();
-        resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      });
-    });
-    request.write(preamble);
-  });
+function unfinishedUpload(baseUrl: string, headers: Record<string, string>, orgId: string) {
+  return partialMultipartUpload(baseUrl, { headers, orgId, declaredBytes: 10 * 1024 * 1024, sendBytes: 0 });
 }
 
 describe('several instances sharing one Redis', () => {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
-import { filesUnder, partialMultipartUpload, restUpload, sha256 } from '../helpers/upload.ts';
+import { partialMultipartUpload, restUpload, sha256, expectNoLeftovers, storageLeftovers, type StorageLeftovers } from '../helpers/upload.ts';
 
 const LIMIT = 1024;
 const HEADER = 'account_code,entity_name,date,market_value,cash_flow\n';
@@ -44,26 +44,8 @@ function pnlOfSize(size: number): string {
   return `${body}${last}${' '.repeat(size - body.length - last.length - 1)}\n`;
 }
 
-/** Rows, jobs, blobs (with the blob store's temp files) and spooled multipart temp files. */
-async function leftovers() {
-  return {
-    files: await server.services.prisma.uploadedFile.count(),
-    jobs: await server.services.prisma.job.count(),
-    blobs: await filesUnder(path.join(server.dataDir, 'blobs')),
-    spooled: (await fs.readdir(tmpDir)).filter((name) => name.startsWith('capacitor-')),
-  };
-}
-
-/** Temp files are removed asynchronously after the response: allow them a moment. */
-async function expectNothingLeft(before: Awaited<ReturnType<typeof leftovers>>) {
-  const deadline = Date.now() + 3_000;
-  let now = await leftovers();
-  while (JSON.stringify(now) !== JSON.stringify(before) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    now = await leftovers();
-  }
-  expect(now).toEqual(before);
-}
+const leftovers = () => storageLeftovers(server, tmpDir);
+const expectNothingLeft = (before: StorageLeftovers) => expectNoLeftovers(server, tmpDir, before);
 
 it('accepts a file of exactly UPLOAD_MAX_BYTES', async () => {
   const body = pnlOfSize(LIMIT);
