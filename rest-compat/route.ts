@@ -9,7 +9,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * how the result becomes the documented body. The router (router.ts) is the only code that
  * turns these into HTTP handlers.
  */
-export interface RestRoute {
+interface RouteBase {
   method: HttpMethod;
   /** Express path syntax, e.g. `/api/stickies/:id`. */
   path: string;
@@ -25,8 +25,6 @@ export interface RestRoute {
   requires?: Scope | 'authenticated';
   /** Success status (default 200). */
   status?: number;
-  /** Turns the operation's data into the response body. */
-  respond: (data: Record<string, unknown>) => RestResponse;
   /**
    * The answer when the request context cannot be built at all (the database that checks the
    * credential is down). Health checks say `unhealthy` instead of failing with a 500.
@@ -36,12 +34,68 @@ export interface RestRoute {
   summary: string;
 }
 
+/** A route answered with one JSON body. */
+export interface JsonRoute extends RouteBase {
+  /** Turns the operation's data into the response body. */
+  respond: (data: Record<string, unknown>) => RestResponse;
+  stream?: never;
+}
+
+/**
+ * A route answered with a server-sent event stream of a run's progress (event-stream.ts): its
+ * `operation` starts a run; `stream` says how to find a run to follow instead and which
+ * subscription delivers the events.
+ */
+export interface StreamRoute extends RouteBase {
+  stream: RunEventStream;
+  respond?: never;
+}
+
+export type RestRoute = JsonRoute | StreamRoute;
+
+/** The pieces of a resumable run event stream, each a GraphQL operation of the schema. */
+export interface RunEventStream {
+  /** Query parameter naming a run to follow instead of starting one; `find` gets it as $runId. */
+  followParam: string;
+  /** Query parameter that may carry the last event id instead of the Last-Event-ID header. */
+  lastEventParam: string;
+  /** The result field of `operation` (the started run). */
+  startField: string;
+  /** Looks up one run ($runId) at `field`. */
+  find: { operation: string; field: string };
+  /** The caller's newest run as a one-edge connection at `field` (a reconnect with no run id). */
+  latest: { operation: string; field: string };
+  /** Subscription ($runId, $after) at `field`: events (with `sequence`) and heartbeats (without). */
+  subscription: { operation: string; field: string };
+  /** The SSE `event:` name of an event payload. */
+  eventName: (event: StreamEvent) => string;
+  /** The event's `data:` JSON. */
+  payload: (event: StreamEvent) => unknown;
+  /** True for the event after which the stream closes. */
+  isFinal: (event: StreamEvent) => boolean;
+  /** The `retry:` hint sent first, in ms. */
+  retryMs: number;
+}
+
+/** A run as `find`, `latest` and `operation` return it. */
+export interface StreamRun {
+  id: string;
+  state: string;
+  lastSequence: number;
+  finished: boolean;
+}
+
+export interface StreamEvent {
+  sequence: number;
+  [field: string]: unknown;
+}
+
 export interface RestResponse {
   status?: number;
   body: unknown;
 }
 
-export type Responder = RestRoute['respond'];
+export type Responder = JsonRoute['respond'];
 
 /** `{"data": {...}}`: a single record. */
 export function single(field: string): Responder {

@@ -7,6 +7,7 @@ import { buildVariables, restFieldName, variableSpecs, type InputSource, type Va
 import { readMultipartForm } from './multipart.ts';
 import { sendError, sendJson } from './errors.ts';
 import type { RestRoute } from './route.ts';
+import { handleEventStream, type PreparedStream } from './event-stream.ts';
 
 const JSON_BODY_LIMIT = '1mb';
 
@@ -20,6 +21,7 @@ interface PreparedRoute {
   route: RestRoute;
   document: DocumentNode;
   specs: VariableSpec[];
+  stream?: PreparedStream;
 }
 
 /**
@@ -31,7 +33,13 @@ export function createRestRouter(options: RouterOptions): Router {
   const router = express.Router();
   const prepared = options.routes.map((route): PreparedRoute => {
     const document = prepareDocument(route.operation);
-    return { route, document, specs: variableSpecs(route, document) };
+    const specs = variableSpecs(route, document);
+    if (!route.stream) return { route, document, specs };
+    // Every operation of the stream is parsed and validated now, not on the first request.
+    prepareDocument(route.stream.latest.operation);
+    prepareDocument(route.stream.subscription.operation);
+    const findSpecs = variableSpecs({ ...route, params: { [route.stream.followParam]: 'runId' } }, prepareDocument(route.stream.find.operation));
+    return { route, document, specs, stream: { route, startSpecs: specs, findSpecs } };
   });
   const jsonParser = express.json({ limit: JSON_BODY_LIMIT, strict: true, type: () => true });
 
@@ -68,6 +76,7 @@ export function createRestRouter(options: RouterOptions): Router {
     }
     if (route.budget) await ctx.budgets.prepay(route.budget);
     if (route.requires) preflightAuth(ctx, route.requires);
+    if (entry.stream) return handleEventStream(entry.stream, ctx, req, res);
 
     const inputs: { source: InputSource; values: Record<string, unknown> }[] = [
       { source: 'query', values: req.query as Record<string, unknown> },
@@ -86,7 +95,7 @@ export function createRestRouter(options: RouterOptions): Router {
       sendError(res, result.errors[0], (field) => restFieldName(specs, field), decisions);
       return;
     }
-    const response = route.respond((result.data ?? {}) as Record<string, unknown>);
+    const response = route.respond!((result.data ?? {}) as Record<string, unknown>);
     sendJson(res, response.status ?? route.status ?? 200, response.body, decisions);
   }
 

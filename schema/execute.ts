@@ -1,5 +1,6 @@
 import {
   execute,
+  subscribe,
   GraphQLError,
   parse,
   validate,
@@ -39,6 +40,20 @@ export async function executeOperation(
     operationName,
     contextValue: ctx,
   });
+  return result.errors ? { ...result, errors: result.errors.map((error) => maskError(error, ctx)) } : result;
+}
+
+/**
+ * Starts a subscription in-process with the request's context (the REST event stream): the
+ * stream of results, or one result with the errors that refused it.
+ */
+export async function subscribeOperation(
+  ctx: RequestContext,
+  source: string,
+  variables: Record<string, unknown>,
+): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+  const result = await subscribe({ schema: getSchema(), document: prepareDocument(source), variableValues: variables, contextValue: ctx });
+  if (Symbol.asyncIterator in result) return result;
   return result.errors ? { ...result, errors: result.errors.map((error) => maskError(error, ctx)) } : result;
 }
 

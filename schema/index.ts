@@ -12,6 +12,7 @@ import './transcripts.ts';
 import './chat.ts';
 import './tasks.ts';
 import './news.ts';
+import './generation.ts';
 
 let schema: GraphQLSchema | undefined;
 

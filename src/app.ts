@@ -30,6 +30,8 @@ import { createChatService } from './workspace/chat/chat-service.ts';
 import { createTaskService } from './workspace/tasks/task-service.ts';
 import { StickyService } from './workspace/stickies/sticky-service.ts';
 import { createTranscriptService } from './workspace/transcripts/transcript-service.ts';
+import { MemoryPubSub, RedisPubSub, type PubSub } from './pubsub/pubsub.ts';
+import { createGeneration } from './generation/generation-worker.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -66,7 +68,10 @@ export async function startService(config: Config, options: { log?: Logger } = {
     const address = server.address() as { port: number };
     const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${address.port}`;
     selfUrl = url;
-    if (config.worker.enabled) services.ingestWorker.start();
+    if (config.worker.enabled) {
+      services.ingestWorker.start();
+      services.generationWorker.start();
+    }
     services.scheduler.start();
     const stopMaintenance = startMaintenance({ jobs: services.jobs, blobs: services.blobs, log: log.child({ component: 'maintenance' }) });
     const stopStickyPurge = services.stickies.startPurging();
@@ -99,11 +104,21 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
       upload: { points: config.rateLimits.uploadPerMinute, windowSeconds: 60 },
       login: { points: config.rateLimits.loginPerMinute, windowSeconds: 60 },
       chat: { points: config.rateLimits.chatPerMinute, windowSeconds: 60 },
+      generate: { points: config.rateLimits.generatePerMinute, windowSeconds: 60 },
     },
     { redis, keyPrefix: config.rateLimits.keyPrefix },
   );
   const startedAt = new Date();
+  const pubsub: PubSub = redis ? new RedisPubSub(redis, log.child({ component: 'pubsub' })) : new MemoryPubSub();
   const ingest = new IngestService({ pool: db.pool, blobs, log: log.child({ component: 'ingest' }), analyzeAfterLoad: db.kind === 'pglite' });
+  const workspace = {
+    links: new LinkService(prisma),
+    news: new NewsService(prisma),
+    tasks: createTaskService(config.tasks, prisma, log.child({ component: 'tasks' })),
+    stickies: new StickyService({ prisma, trashRetentionDays: config.stickies.trashRetentionDays, log: log.child({ component: 'stickies' }) }),
+    transcripts: createTranscriptService({ config: config.transcripts, prisma, log: log.child({ component: 'transcripts' }) }),
+  };
+  const generation = createGeneration({ config, db, jobs, pubsub, workspace, log: log.child({ component: 'generation' }), workerId: `${hostname()}:${process.pid}` });
   return {
     config,
     log,
@@ -134,12 +149,12 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     }),
     health: new HealthService({ db, blobs, queueDepths: () => jobs.depths(), startedAt, version: VERSION, rateLimitKind: rateLimits.kind }),
     benchmark: new BenchmarkService({ db, thresholds: config.benchmark }),
-    links: new LinkService(prisma),
-    news: new NewsService(prisma),
+    ...workspace,
     chat: createChatService(config.chat, db, log.child({ component: 'chat' })),
-    tasks: createTaskService(config.tasks, prisma, log.child({ component: 'tasks' })),
-    stickies: new StickyService({ prisma, trashRetentionDays: config.stickies.trashRetentionDays, log: log.child({ component: 'stickies' }) }),
-    transcripts: createTranscriptService({ config: config.transcripts, prisma, log: log.child({ component: 'transcripts' }) }),
+    pubsub,
+    progress: generation.hub,
+    generation: generation.service,
+    generationWorker: generation.worker,
   };
 }
 
@@ -162,12 +177,18 @@ async function shutdown(services: Services, server: http.Server, redis?: Redis):
     log.warn('shutdown timeout: closing remaining connections');
     server.closeAllConnections();
   }, services.config.shutdownTimeoutMs);
-  await Promise.all([closed, services.ingestWorker.stop(), services.scheduler.stop()]);
+  // Progress streams end now (clients reconnect, with their last event id, to another instance);
+  // runs in progress get part of the shutdown time to finish before they are interrupted.
+  services.progress.endStreams();
+  const runGraceMs = Math.floor(services.config.shutdownTimeoutMs / 2);
+  await Promise.all([closed, services.ingestWorker.stop(), services.scheduler.stop(), services.generationWorker.stop(runGraceMs)]);
   clearTimeout(deadline);
   clearInterval(sweep);
   // A client that hung up mid-request closes its connection, but the handler may still be
   // querying: let the database pool fall quiet before closing it.
   await poolQuiet(services.db.pool, services.config.shutdownTimeoutMs);
+  await services.progress.close();
+  await services.pubsub.close();
   redis?.disconnect();
   await services.db.close();
   log.info('stopped');

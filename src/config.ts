@@ -79,6 +79,13 @@ const envSchema = z.object({
   TRANSCRIPT_API_URL: optionalUrl,
   TRANSCRIPT_API_KEY: z.string().optional(),
   TRANSCRIPT_API_TIMEOUT: durationMs.default(parseDuration('10s')),
+  /** Summary generation: runs executed at once per instance, the bound on each agent, the heartbeat of progress streams. */
+  GENERATION_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  GENERATION_AGENT_TIMEOUT: durationMs.refine((ms) => ms > 0, 'must be more than 0').default(parseDuration('60s')),
+  GENERATION_HEARTBEAT: durationMs.refine((ms) => ms >= 100, 'must be at least 100ms').default(parseDuration('15s')),
+  /** A pause before each progress step: for demos and progress-UI work; 0 in production. */
+  GENERATION_STEP_DELAY: durationMs.default(0),
+  RATE_LIMIT_GENERATE_PER_MINUTE: z.coerce.number().int().positive().default(10),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -143,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       keyPrefix: raw.RATE_LIMIT_KEY_PREFIX,
       loginPerMinute: raw.LOGIN_ATTEMPTS_PER_MINUTE,
       chatPerMinute: raw.RATE_LIMIT_CHAT_PER_MINUTE,
+      generatePerMinute: raw.RATE_LIMIT_GENERATE_PER_MINUTE,
     },
     comparison: { matchBps: raw.COMPARISON_MATCH_BPS, reviewBps: raw.COMPARISON_REVIEW_BPS },
     selfTest: { cron: raw.SELF_TEST_CRON, enabled: raw.SELF_TEST_ENABLED },
@@ -153,6 +161,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     stickies: { trashRetentionDays: raw.STICKY_TRASH_RETENTION_DAYS },
     chat: { apiUrl: raw.CHAT_API_URL, apiKey: raw.CHAT_API_KEY || undefined, model: raw.CHAT_MODEL, timeoutMs: raw.CHAT_TIMEOUT },
     tasks: { provider: raw.TASK_PROVIDER, apiUrl: raw.PM_API_URL, apiKey: raw.PM_API_KEY || undefined, timeoutMs: raw.PM_API_TIMEOUT },
+    generation: {
+      concurrency: raw.GENERATION_CONCURRENCY,
+      agentTimeoutMs: raw.GENERATION_AGENT_TIMEOUT,
+      heartbeatMs: raw.GENERATION_HEARTBEAT,
+      stepDelayMs: raw.GENERATION_STEP_DELAY,
+    },
     transcripts: {
       provider: raw.TRANSCRIPT_PROVIDER,
       apiUrl: raw.TRANSCRIPT_API_URL,

@@ -20,6 +20,11 @@ import type { ChatService } from './workspace/chat/chat-service.ts';
 import type { TaskService } from './workspace/tasks/task-service.ts';
 import type { StickyService } from './workspace/stickies/sticky-service.ts';
 import type { TranscriptService } from './workspace/transcripts/transcript-service.ts';
+import type { PubSub } from './pubsub/pubsub.ts';
+import type { GenerationService } from './generation/generation-service.ts';
+import type { ProgressHub } from './generation/progress-hub.ts';
+import type { JobWorker } from './jobs/job-worker.ts';
+import type { GenerationJobPayload } from './generation/generation-worker.ts';
 
 /** The process's domain services and infrastructure adapters, wired once in src/app.ts. */
 export interface Services {
@@ -47,4 +52,8 @@ export interface Services {
   tasks: TaskService;
   stickies: StickyService;
   transcripts: TranscriptService;
+  pubsub: PubSub;
+  progress: ProgressHub;
+  generation: GenerationService;
+  generationWorker: JobWorker<GenerationJobPayload>;
 }

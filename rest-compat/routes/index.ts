@@ -6,6 +6,7 @@ import { transcriptsRoutes } from './transcripts.ts';
 import { chatRoutes } from './chat.ts';
 import { tasksRoutes } from './tasks.ts';
 import { newsRoutes } from './news.ts';
+import { generationRoutes } from './generation.ts';
 
 /** Every REST endpoint the service serves, in one table. */
 export const restRoutes: RestRoute[] = [
@@ -16,4 +17,5 @@ export const restRoutes: RestRoute[] = [
   ...chatRoutes,
   ...tasksRoutes,
   ...newsRoutes,
+  ...generationRoutes,
 ];

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { execute, GraphQLError, Kind, parse, specifiedRules, validate, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode, type ValidationRule } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
+import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
 import { processRequest, type GraphQLOperation } from 'graphql-upload-ts';
 import { getSchema } from '../../schema/index.ts';
 import { maskError } from '../../schema/execute.ts';
@@ -10,11 +11,15 @@ import { contextFor, requestLog } from './request-context.ts';
 import { AppError, HTTP_STATUS_BY_CODE, MESSAGES } from '../errors.ts';
 import { rateLimitHeaders } from '../ratelimit/rate-limiter.ts';
 
+/** Where graphql-sse clients in single-connection mode connect (distinct connections: /graphql itself). */
+export const GRAPHQL_SSE_ENDPOINT = '/graphql/stream';
+
 /**
  * GraphQL over HTTP at /graphql: graphql-yoga for queries and mutations (GraphiQL in
- * development), and the GraphQL multipart request spec (graphql-upload-ts) for uploads, executed
- * in-process against the same schema, with the same validation rules (depth limit included) and
- * the same error masking.
+ * development), subscriptions over server-sent events with the graphql-sse protocol (distinct
+ * connections mode at /graphql, single connection mode at /graphql/stream), and the GraphQL
+ * multipart request spec (graphql-upload-ts) for uploads, executed in-process against the same
+ * schema, with the same validation rules (depth limit included) and the same error masking.
  */
 export function graphqlEndpoint(services: Services) {
   const yoga = createYoga<{ req: Request; res: Response }>({
@@ -36,6 +41,7 @@ export function graphqlEndpoint(services: Services) {
     // Our own masking (below) needs the request context for the log line and request id.
     maskedErrors: false,
     plugins: [
+      useGraphQLSSE({ endpoint: GRAPHQL_SSE_ENDPOINT }),
       <Plugin<Record<string, unknown>, { req: Request; res: Response }>>{
         // The Pothos complexity plugin measures from the root fields' resolvers and skips
         // introspection (`__schema { types { fields { type { ofType ...`), so the depth limit
@@ -53,6 +59,8 @@ export function graphqlEndpoint(services: Services) {
           };
         },
         async onResponse({ response, serverContext }) {
+          // Progress streams must reach the client event by event: no proxy buffering.
+          if (response.headers.get('content-type')?.startsWith('text/event-stream')) response.headers.set('X-Accel-Buffering', 'no');
           if (!serverContext?.req) return;
           const ctx = await contextFor(services, serverContext.req).catch(() => undefined);
           const decisions = ctx ? await ctx.budgets.settled().catch(() => []) : [];

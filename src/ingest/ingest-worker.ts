@@ -119,7 +119,7 @@ export class IngestWorker {
   /** Requeues abandoned jobs; their files are marked failed when the job has no attempts left. */
   async sweepStale(olderThanMs = this.staleAfterMs): Promise<void> {
     this.lastStaleSweep = Date.now();
-    const { requeued, failed } = await this.jobs.requeueStale(olderThanMs);
+    const { requeued, failed } = await this.jobs.requeueStale(olderThanMs, INGEST_QUEUE);
     if (requeued.length > 0) this.log.warn({ jobs: requeued.map((j) => j.id) }, 'requeued abandoned ingest jobs');
     for (const job of failed) {
       if (job.queue !== INGEST_QUEUE) continue;

@@ -192,17 +192,18 @@ export class JobQueue {
   /**
    * Jobs left `running` for longer than `olderThanMs` (their worker crashed or was killed) go
    * back to `queued`, or to `failed` when they have no attempts left (a job that kills its worker
-   * every time must not loop forever).
+   * every time must not loop forever). Only the jobs of `queue` when given.
    */
-  async requeueStale(olderThanMs: number): Promise<StaleResult> {
+  async requeueStale(olderThanMs: number, queue?: string): Promise<StaleResult> {
     const { rows } = await this.pool.query<{ id: string; queue: string; payload: unknown; state: JobState }>(
       `UPDATE "Job" SET
           state = CASE WHEN attempts < "maxAttempts" THEN 'queued'::"JobState" ELSE 'failed'::"JobState" END,
           "lastError" = 'abandoned by worker ' || COALESCE("lockedBy", '?') || ' (lock older than ' || $1::text || ' ms)',
           "lockedAt" = NULL, "lockedBy" = NULL, "updatedAt" = now()
         WHERE state = 'running' AND "lockedAt" <= now() - make_interval(secs => $1::float8 / 1000.0)
+          AND ($2::text IS NULL OR queue = $2)
         RETURNING id, queue, payload, state`,
-      [olderThanMs],
+      [olderThanMs, queue ?? null],
     );
     const pick = ({ id, queue, payload }: (typeof rows)[number]) => ({ id, queue, payload });
     return {

@@ -8,7 +8,7 @@ import { AppError } from '../errors.ts';
  * GraphQL request pays once per field that reads the data (aliases included), so GraphQL is no
  * way around REST's limit.
  */
-export type Budget = 'returns' | 'upload' | 'login' | 'chat';
+export type Budget = 'returns' | 'upload' | 'login' | 'chat' | 'generate';
 
 export interface BudgetPolicy {
   points: number;

@@ -291,6 +291,7 @@ const POLICIES: Record<Budget, BudgetPolicy> = {
   upload: { points: 1, windowSeconds: 60 },
   login: { points: 2, windowSeconds: 1 },
   chat: { points: 2, windowSeconds: 60 },
+  generate: { points: 2, windowSeconds: 60 },
 };
 
 /** The same contract for both stores. */

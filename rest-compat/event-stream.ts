@@ -1,0 +1,164 @@
+/**
+ * The REST server-sent event stream of a run (GET /api/generate), translated into the schema's
+ * operations: a mutation starts the run (or a query finds the run to follow), then the
+ * subscription's payloads are written as SSE frames.
+ *
+ *   retry: 3000                      (first: the reconnection delay for EventSource clients)
+ *   id: 1                            (the event's sequence number in the run)
+ *   event: run | progress | done     (route.stream.eventName)
+ *   data: {"agent":..., "status":..., "progress":..., "message":..., "data":{...}}
+ *   : heartbeat 2026-11-21T16:00:00Z (a comment while the run is quiet)
+ *
+ * Resuming: `Last-Event-ID` (header, or the lastEventParam query parameter) replays the events
+ * after it, then live ones follow. A reconnect that carries Last-Event-ID but no run id follows
+ * the caller's newest run (EventSource reconnects to the URL it was opened with). A reconnect to
+ * a finished run whose final event the client has seen gets 204, which stops EventSource.
+ * Errors before the stream starts are JSON error responses with their status; after it has
+ * started, an `event: error` frame is written and the stream closes.
+ */
+import type { Request, Response } from 'express';
+import type { ExecutionResult } from 'graphql';
+import { executeOperation, subscribeOperation } from '../schema/execute.ts';
+import type { RequestContext } from '../src/context.ts';
+import { AppError } from '../src/errors.ts';
+import { rateLimitHeaders } from '../src/ratelimit/rate-limiter.ts';
+import { SESSION_COOKIE } from '../src/auth/sessions.ts';
+import { readCookie } from '../src/context.ts';
+import { buildVariables, restFieldName, type VariableSpec } from './params.ts';
+import { sendError, sendJson } from './errors.ts';
+import type { StreamEvent, StreamRoute, StreamRun } from './route.ts';
+
+export interface PreparedStream {
+  route: StreamRoute;
+  /** Variables of the start operation (the run's options). */
+  startSpecs: VariableSpec[];
+  /** Variables of the find operation ($runId under the follow parameter's name). */
+  findSpecs: VariableSpec[];
+}
+
+export async function handleEventStream(prepared: PreparedStream, ctx: RequestContext, req: Request, res: Response): Promise<void> {
+  const { route } = prepared;
+  const stream = route.stream;
+  const query = req.query as Record<string, unknown>;
+  const lastEventId = parseLastEventId(req.headers['last-event-id'] ?? query[stream.lastEventParam]);
+
+  let run: StreamRun | null;
+  let after = lastEventId ?? 0;
+  const specsForError = [...prepared.startSpecs, ...prepared.findSpecs];
+  const fail = (result: ExecutionResult) => sendError(res, result.errors![0], (field) => restFieldName(specsForError, field));
+  if (query[stream.followParam] !== undefined) {
+    const variables = buildVariables(prepared.findSpecs, [{ source: 'query', values: { [stream.followParam]: query[stream.followParam] } }]);
+    const found = await executeOperation(ctx, stream.find.operation, variables);
+    if (found.errors?.length) return fail(found);
+    run = (found.data as Record<string, StreamRun>)[stream.find.field];
+  } else if (lastEventId !== undefined) {
+    const latest = await executeOperation(ctx, stream.latest.operation, {});
+    if (latest.errors?.length) return fail(latest);
+    const connection = (latest.data as Record<string, { edges: { node: StreamRun }[] }>)[stream.latest.field];
+    run = connection.edges[0]?.node ?? null;
+    if (!run) throw AppError.notFound('Run to resume');
+  } else {
+    refuseCrossSiteStart(req);
+    const variables = buildVariables(prepared.startSpecs, [{ source: 'query', values: query }]);
+    const started = await executeOperation(ctx, route.operation, variables);
+    const decisions = await ctx.budgets.settled();
+    if (started.errors?.length) {
+      sendError(res, started.errors[0], (field) => restFieldName(prepared.startSpecs, field), decisions);
+      return;
+    }
+    run = (started.data as Record<string, StreamRun>)[stream.startField];
+    after = 0;
+  }
+  if (after > run.lastSequence) throw new AppError('BAD_USER_INPUT', `Invalid Last-Event-ID: the run's last event is ${run.lastSequence}`, { field: 'Last-Event-ID' });
+  if (run.finished && after >= run.lastSequence) {
+    sendJson(res, 204, null);
+    return;
+  }
+
+  const disconnected = new AbortController();
+  res.on('close', () => disconnected.abort());
+  const subscription = await subscribeOperation(ctx, stream.subscription.operation, { runId: run.id, after });
+  if (!(Symbol.asyncIterator in subscription)) return fail(subscription);
+  disconnected.signal.addEventListener('abort', () => void subscription.return?.(), { once: true });
+
+  openStream(res, stream.retryMs, rateLimitHeaders(await ctx.budgets.settled()));
+  try {
+    for await (const result of subscription) {
+      if (result.errors?.length) {
+        await write(res, frame({ event: 'error', data: JSON.stringify({ error: result.errors[0].message }) }));
+        break;
+      }
+      const payload = (result.data as Record<string, StreamEvent | { sequence?: undefined; at: string }>)[stream.subscription.field];
+      if (payload.sequence === undefined) {
+        await write(res, `: heartbeat ${(payload as { at: string }).at}\n\n`);
+        continue;
+      }
+      const event = payload as StreamEvent;
+      await write(res, frame({ id: String(event.sequence), event: stream.eventName(event), data: JSON.stringify(stream.payload(event)) }));
+      if (stream.isFinal(event)) break;
+    }
+  } catch (error) {
+    if (!disconnected.signal.aborted) {
+      ctx.log.error({ err: error }, 'event stream failed');
+      await write(res, frame({ event: 'error', data: JSON.stringify({ error: 'Internal server error' }) })).catch(() => undefined);
+    }
+  } finally {
+    await subscription.return?.();
+    res.end();
+  }
+}
+
+/** Headers of an event stream, then the retry hint; nothing may buffer or compress it. */
+function openStream(res: Response, retryMs: number, headers: Record<string, string>): void {
+  res.status(200);
+  res.set({
+    ...headers,
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache, no-transform',
+    'X-Accel-Buffering': 'no',
+    Connection: 'keep-alive',
+  });
+  res.socket?.setNoDelay(true);
+  res.flushHeaders();
+  res.write(`retry: ${retryMs}\n\n`);
+}
+
+function frame(fields: { id?: string; event: string; data: string }): string {
+  return `${fields.id !== undefined ? `id: ${fields.id}\n` : ''}event: ${fields.event}\ndata: ${fields.data}\n\n`;
+}
+
+/** Writes, waiting for the socket to drain when its buffer is full (a slow client holds only its own frames). */
+function write(res: Response, chunk: string): Promise<void> {
+  if (res.destroyed || res.writableEnded) return Promise.resolve();
+  if (res.write(chunk)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+function parseLastEventId(raw: unknown): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const text = Array.isArray(raw) ? raw[0] : raw;
+  if (typeof text !== 'string' || !/^\d{1,9}$/.test(text.trim())) {
+    throw new AppError('BAD_USER_INPUT', 'Invalid Last-Event-ID: must be the id (a non-negative integer) of an event of the stream', { field: 'Last-Event-ID' });
+  }
+  return Number(text.trim());
+}
+
+/**
+ * Starting a run is a GET (the spec's), and the session cookie is SameSite=Lax, which browsers
+ * send on cross-site top-level navigations: a link on another site must not start runs. Browsers
+ * say where a request comes from in Sec-Fetch-Site.
+ */
+function refuseCrossSiteStart(req: Request): void {
+  const usesCookie = readCookie(req.headers.cookie, SESSION_COOKIE) !== undefined && !req.headers['x-api-key'] && !req.headers.authorization;
+  if (usesCookie && req.headers['sec-fetch-site'] === 'cross-site') {
+    throw new AppError('FORBIDDEN', 'CSRF check failed: a generation cannot be started from another site');
+  }
+}

@@ -1,0 +1,41 @@
+import type { RestRoute, StreamEvent } from '../route.ts';
+
+const RUN_FIELDS = 'id state lastSequence finished';
+
+/**
+ * spec/workspace-service.md: generation. GET /api/generate starts a summary generation and
+ * streams its progress as server-sent events (event-stream.ts); `run_id` follows an existing run
+ * instead, and Last-Event-ID resumes after an event.
+ */
+export const generationRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/api/generate',
+    summary:
+      'Starts a summary generation (query days, sources, length) or follows one (run_id), and streams its progress as server-sent events; Last-Event-ID resumes.',
+    operation: `mutation StartGeneration($days: Int, $sources: [GenerationSource!], $length: SummaryLength) {
+      startGeneration(input: { days: $days, sources: $sources, length: $length }) { ${RUN_FIELDS} } }`,
+    stream: {
+      followParam: 'run_id',
+      lastEventParam: 'last_event_id',
+      startField: 'startGeneration',
+      find: { operation: `query GenerationRunToFollow($runId: UUID!) { generationRun(id: $runId) { ${RUN_FIELDS} } }`, field: 'generationRun' },
+      latest: { operation: `query LatestGenerationRun { generationRuns(first: 1) { edges { node { ${RUN_FIELDS} } } } }`, field: 'generationRuns' },
+      subscription: {
+        operation: `subscription GenerationEvents($runId: UUID!, $after: Int) {
+          generationProgress(runId: $runId, after: $after) {
+            ... on GenerationEvent { sequence agent status progress message data }
+            ... on GenerationHeartbeat { at lastSequence } } }`,
+        field: 'generationProgress',
+      },
+      eventName: (event) => (event.agent !== 'run' ? 'progress' : isFinal(event) ? 'done' : 'run'),
+      payload: ({ agent, status, progress, message, data }) => ({ agent, status, progress, message, data }),
+      isFinal,
+      retryMs: 3000,
+    },
+  },
+];
+
+function isFinal(event: StreamEvent): boolean {
+  return event.agent === 'run' && (event.status === 'complete' || event.status === 'failed');
+}

@@ -1,0 +1,218 @@
+// GraphQL surface of summary generation (spec/workspace-service.md, GET /api/generate).
+import { builder } from './builder.ts';
+import { requireViewer } from '../src/context.ts';
+import { AppError } from '../src/errors.ts';
+import { forwardPage } from './pagination.ts';
+import { mapAsyncIterator } from '../src/util/async-iterator.ts';
+import { AGENT_STATUSES, FINAL_RUN_STATES, RUN_STATES, type GenerationEventRecord } from '../src/generation/run-store.ts';
+import { GENERATION_LIMITS } from '../src/generation/generation-service.ts';
+import { GENERATION_SOURCES, SUMMARY_LENGTHS, type GenerationOptions, type SourceReference } from '../src/generation/types.ts';
+
+const RUNS_PAGE = { first: 20, max: 100 } as const;
+const EVENTS_PAGE = { first: 500, max: 1000 } as const;
+
+const RunStateEnum = builder.enumType('GenerationRunState', { values: RUN_STATES });
+const AgentStatusEnum = builder.enumType('GenerationAgentStatus', { values: AGENT_STATUSES });
+const SourceEnum = builder.enumType('GenerationSource', { values: GENERATION_SOURCES });
+const LengthEnum = builder.enumType('SummaryLength', { values: SUMMARY_LENGTHS });
+const ReferenceKindEnum = builder.enumType('GenerationReferenceKind', { values: ['sticky', 'link', 'transcript', 'task', 'news'] as const });
+
+const GenerationEvent = builder.objectRef<GenerationEventRecord>('GenerationEvent').implement({
+  description: 'One progress event of a run: the payload of GET /api/generate (`agent`, `status`, `progress`, `message`, `data`) with its sequence number.',
+  fields: (t) => ({
+    runId: t.exposeString('runId'),
+    sequence: t.exposeInt('sequence', { description: '1, 2, 3... in the order stored; the `id:` of the REST event and the cursor to resume after.' }),
+    agent: t.exposeString('agent', { description: '`run` for run-level events, else collector, notes, meetings, tasks, news, writer or editor.' }),
+    status: t.field({ type: AgentStatusEnum, resolve: (event) => event.status }),
+    progress: t.exposeInt('progress', { description: '0 to 100, never decreasing for an agent.' }),
+    message: t.exposeString('message'),
+    data: t.field({ type: 'JSON', description: 'Agent-specific details (snake_case keys, the same object on every front).', resolve: (event) => event.data }),
+    createdAt: t.field({ type: 'DateTime', resolve: (event) => event.createdAt }),
+  }),
+});
+
+interface HeartbeatShape {
+  runId: string;
+  at: Date;
+  lastSequence: number;
+}
+
+const GenerationHeartbeat = builder.objectRef<HeartbeatShape>('GenerationHeartbeat').implement({
+  description: 'Sent to a quiet subscription at the GENERATION_HEARTBEAT interval: the connection is alive and the run has not moved.',
+  fields: (t) => ({
+    runId: t.exposeString('runId'),
+    at: t.field({ type: 'DateTime', resolve: (beat) => beat.at }),
+    lastSequence: t.exposeInt('lastSequence', { description: 'The newest event of the run so far.' }),
+  }),
+});
+
+const GenerationProgress = builder.unionType('GenerationProgress', {
+  types: [GenerationEvent, GenerationHeartbeat],
+  resolveType: (value) => ('sequence' in value ? GenerationEvent : GenerationHeartbeat),
+});
+
+const GenerationOptionsRef = builder.objectRef<GenerationOptions>('GenerationOptions').implement({
+  fields: (t) => ({
+    days: t.exposeInt('days'),
+    sources: t.field({ type: [SourceEnum], resolve: (options) => options.sources }),
+    length: t.field({ type: LengthEnum, resolve: (options) => options.length }),
+  }),
+});
+
+const GenerationReference = builder.objectRef<SourceReference>('GenerationReference').implement({
+  description: 'A record the summary cites: `[n]` in the markdown is the n-th reference.',
+  fields: (t) => ({
+    kind: t.field({ type: ReferenceKindEnum, resolve: (ref) => ref.kind }),
+    id: t.exposeString('id'),
+    title: t.exposeString('title'),
+  }),
+});
+
+interface AgentState {
+  agent: string;
+  status: GenerationEventRecord['status'];
+  progress: number;
+  message: string;
+  updatedAt: Date;
+}
+
+const GenerationAgentState = builder.objectRef<AgentState>('GenerationAgentState').implement({
+  description: "An agent's latest event.",
+  fields: (t) => ({
+    agent: t.exposeString('agent'),
+    status: t.field({ type: AgentStatusEnum, resolve: (state) => state.status }),
+    progress: t.exposeInt('progress'),
+    message: t.exposeString('message'),
+    updatedAt: t.field({ type: 'DateTime', resolve: (state) => state.updatedAt }),
+  }),
+});
+
+builder.prismaObject('GenerationRun', {
+  description: 'A summary generation of the signed-in user.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    state: t.field({ type: RunStateEnum, resolve: (run) => run.state }),
+    options: t.field({ type: GenerationOptionsRef, resolve: (run) => run.options as unknown as GenerationOptions }),
+    summary: t.exposeString('summary', { nullable: true, description: 'Markdown with [n] references; set when the run completes.' }),
+    references: t.field({ type: [GenerationReference], resolve: (run) => (run.references ?? []) as unknown as SourceReference[] }),
+    summaryProvider: t.exposeString('summaryProvider', { nullable: true, description: '`openai` (the configured model) or `offline` (the extractive summariser).' }),
+    degraded: t.boolean({ description: 'Completed although some agents failed (see failedAgents).', resolve: (run) => run.state === 'completed' && run.failedAgents.length > 0 }),
+    failedAgents: t.exposeStringList('failedAgents'),
+    error: t.exposeString('error', { nullable: true }),
+    finished: t.boolean({ description: 'The run has ended (completed, failed or cancelled): its event log is complete.', resolve: (run) => FINAL_RUN_STATES.includes(run.state) }),
+    cancelRequested: t.boolean({ resolve: (run) => run.cancelRequestedAt !== null }),
+    lastSequence: t.exposeInt('lastSequence', { description: 'Sequence number of the newest event.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
+    finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
+    events: t.field({
+      type: [GenerationEvent],
+      description: `The event log after \`after\` (default 0), oldest first (first: default ${EVENTS_PAGE.first}, max ${EVENTS_PAGE.max}).`,
+      args: { after: t.arg.int({ required: false }), first: t.arg.int({ required: false }) },
+      resolve: (run, args, ctx) => {
+        const { limit } = forwardPage({ first: args.first }, EVENTS_PAGE);
+        const after = args.after ?? 0;
+        if (!Number.isInteger(after) || after < 0) throw AppError.badInput('after', 'must be a non-negative integer');
+        return ctx.services.generation.events(run.id, after, limit);
+      },
+    }),
+    agents: t.field({
+      type: [GenerationAgentState],
+      description: 'Each agent of the run with its latest status, in the order they first reported.',
+      resolve: async (run, _args, ctx) => latestPerAgent(await ctx.services.generation.events(run.id, 0, 10_000)),
+    }),
+  }),
+});
+
+function latestPerAgent(events: GenerationEventRecord[]): AgentState[] {
+  const states = new Map<string, AgentState>();
+  for (const event of events) {
+    if (event.agent === 'run') continue;
+    states.set(event.agent, { agent: event.agent, status: event.status, progress: event.progress, message: event.message, updatedAt: event.createdAt });
+  }
+  return [...states.values()];
+}
+
+const StartGenerationInput = builder.inputType('StartGenerationInput', {
+  fields: (t) => ({
+    days: t.int({ description: `Look-back window in days, ${GENERATION_LIMITS.days.min} to ${GENERATION_LIMITS.days.max} (default ${GENERATION_LIMITS.days.default}).` }),
+    sources: t.field({ type: [SourceEnum], description: 'Sources to summarise (default all).' }),
+    length: t.field({ type: LengthEnum, description: 'short, medium (default) or long.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  generationRun: t.prismaField({
+    type: 'GenerationRun',
+    description: "One of the signed-in user's summary generations (NOT_FOUND otherwise).",
+    authScopes: { scope: 'read:workspace' },
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: async (query, _parent, args, ctx) => {
+      const run = await ctx.services.prisma.generationRun.findFirst({ ...query, where: { id: args.id, userId: requireViewer(ctx).user.id } });
+      if (!run) throw AppError.notFound('Generation run');
+      return run;
+    },
+  }),
+  generationRuns: t.prismaConnection({
+    type: 'GenerationRun',
+    cursor: 'id',
+    description: `The signed-in user's summary generations, newest first (first: default ${RUNS_PAGE.first}, max ${RUNS_PAGE.max}).`,
+    authScopes: { scope: 'read:workspace' },
+    defaultSize: RUNS_PAGE.first,
+    maxSize: RUNS_PAGE.max,
+    args: { state: t.arg({ type: RunStateEnum, required: false }) },
+    resolve: (query, _parent, args, ctx) => {
+      forwardPage(args, RUNS_PAGE);
+      return ctx.services.prisma.generationRun.findMany({
+        ...query,
+        where: { userId: requireViewer(ctx).user.id, ...(args.state ? { state: args.state } : {}) },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      });
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  startGeneration: t.prismaField({
+    type: 'GenerationRun',
+    description:
+      'Starts a summary generation of your workspace (collector, analysts, writer, editor) as a background job and returns the queued run; ' +
+      `follow it with the generationProgress subscription. CONFLICT when ${GENERATION_LIMITS.activeRunsPerUser} of your runs are already in progress.`,
+    authScopes: { scope: 'write:workspace' },
+    args: { input: t.arg({ type: StartGenerationInput, required: false }) },
+    resolve: async (query, _parent, { input }, ctx) => {
+      await ctx.budgets.charge('generate');
+      const run = await ctx.services.generation.start(requireViewer(ctx).user.id, input ?? {});
+      return ctx.services.prisma.generationRun.findUniqueOrThrow({ ...query, where: { id: run.id } });
+    },
+  }),
+  cancelGeneration: t.prismaField({
+    type: 'GenerationRun',
+    description: 'Cancels one of your runs that is queued or running (CONFLICT once it has ended). Its stream ends with a `failed` event whose data.state is `cancelled`.',
+    authScopes: { scope: 'write:workspace' },
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: async (query, _parent, args, ctx) => {
+      await ctx.services.generation.cancel(requireViewer(ctx).user.id, args.id);
+      return ctx.services.prisma.generationRun.findUniqueOrThrow({ ...query, where: { id: args.id } });
+    },
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  generationProgress: t.field({
+    type: GenerationProgress,
+    description:
+      'The events of one of your runs after `after` (a sequence number; default 0: from the start), replayed from its log, then live ones ' +
+      'until the final event (agent `run`, status complete or failed), with GenerationHeartbeat payloads while the run is quiet. ' +
+      'To resume after a dropped connection, pass the last sequence number you received.',
+    authScopes: { scope: 'read:workspace' },
+    args: { runId: t.arg({ type: 'UUID', required: true }), after: t.arg.int({ required: false }) },
+    subscribe: async (_parent, args, ctx) => {
+      const items = await ctx.services.generation.follow(requireViewer(ctx).user.id, args.runId, args.after ?? 0);
+      return mapAsyncIterator(items, (item): GenerationEventRecord | HeartbeatShape =>
+        item.kind === 'event' ? item.event : { runId: args.runId, at: item.at, lastSequence: item.lastSequence },
+      );
+    },
+    resolve: (payload) => payload,
+  }),
+}));

@@ -1,0 +1,138 @@
+/**
+ * Summary generation for a user: start a run (a durable record + a job, in one transaction),
+ * read runs, cancel them, and follow their progress. Knows nothing about HTTP: the REST stream,
+ * the GraphQL subscription and the JSON-RPC tools all come through here.
+ */
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { AppError } from '../errors.ts';
+import { enqueueSql } from '../jobs/job-queue.ts';
+import type { PubSub } from '../pubsub/pubsub.ts';
+import { agentPlan, controlChannel } from './run-executor.ts';
+import type { ProgressHub, ProgressItem } from './progress-hub.ts';
+import { FINAL_RUN_STATES, RUN_AGENT, type GenerationRunRecord, type RunStore } from './run-store.ts';
+import { GENERATION_SOURCES, SUMMARY_LENGTHS, type GenerationOptions, type GenerationSource, type SummaryLength } from './types.ts';
+
+export const GENERATION_QUEUE = 'generation';
+
+export const GENERATION_LIMITS = {
+  days: { min: 1, max: 90, default: 7 },
+  /** Runs of one user that may be queued or running at once. */
+  activeRunsPerUser: 3,
+} as const;
+
+export interface GenerationOptionsInput {
+  days?: number | null;
+  sources?: readonly GenerationSource[] | null;
+  length?: SummaryLength | null;
+}
+
+export interface GenerationServiceDeps {
+  pool: pg.Pool;
+  store: RunStore;
+  hub: ProgressHub;
+  pubsub: PubSub;
+  /** Tells the local worker a job is waiting (it would find it at its next poll anyway). */
+  wakeWorker: () => void;
+}
+
+export class GenerationService {
+  constructor(private readonly deps: GenerationServiceDeps) {}
+
+  /** Validates the options, stores the run with its announcement event and queues its job. */
+  async start(userId: string, input: GenerationOptionsInput = {}): Promise<GenerationRunRecord> {
+    const options = validateOptions(input);
+    if ((await this.deps.store.activeCount(userId)) >= GENERATION_LIMITS.activeRunsPerUser) {
+      throw AppError.conflict(`You already have ${GENERATION_LIMITS.activeRunsPerUser} summary generations in progress; wait for one to finish or cancel it`);
+    }
+    const id = randomUUID();
+    const agents = agentPlan(options);
+    const client = await this.deps.pool.connect();
+    let created: Awaited<ReturnType<RunStore['create']>>;
+    try {
+      await client.query('BEGIN');
+      created = await this.deps.store.create(
+        { id, userId, options },
+        { agent: RUN_AGENT, status: 'queued', progress: 0, message: 'Summary generation queued', data: { run_id: id, options, agents } },
+        client,
+      );
+      const job = enqueueSql(GENERATION_QUEUE, { runId: id }, { maxAttempts: 1 });
+      await client.query(job.sql, job.params);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+    await this.deps.hub.publish(created.event).catch(() => undefined);
+    this.deps.wakeWorker();
+    return created.run;
+  }
+
+  /** One of the user's runs; another user's run is NOT_FOUND, like a missing one. */
+  async get(userId: string, runId: string): Promise<GenerationRunRecord> {
+    const run = await this.deps.store.get(runId);
+    if (!run || run.userId !== userId) throw AppError.notFound('Generation run');
+    return run;
+  }
+
+  /** The user's newest run (for a stream resumed without a run id). */
+  async latest(userId: string): Promise<GenerationRunRecord | null> {
+    return this.deps.store.latest(userId);
+  }
+
+  events(runId: string, after = 0, limit = 1000) {
+    return this.deps.store.events(runId, after, limit);
+  }
+
+  /**
+   * Cancels a run: a queued run ends at once; a running one is told to stop (its worker, on any
+   * instance, hears it through the pub/sub and, failing that, sees the flag at its next agent).
+   * A finished run is a CONFLICT.
+   */
+  async cancel(userId: string, runId: string): Promise<GenerationRunRecord> {
+    await this.get(userId, runId);
+    const run = await this.deps.store.requestCancel(runId);
+    if (!run || FINAL_RUN_STATES.includes(run.state)) throw AppError.conflict(`The run has already ${run?.state === 'completed' ? 'completed' : 'ended'}`);
+    if (run.state === 'queued') {
+      const event = await this.deps.store.append(
+        runId,
+        { agent: RUN_AGENT, status: 'failed', progress: 100, message: 'Generation cancelled by its owner', data: { run_id: runId, state: 'cancelled', error: 'Cancelled by its owner', reason: 'cancelled' } },
+        { state: 'cancelled', error: 'Cancelled by its owner', finishedAt: 'now' },
+      );
+      if (event) await this.deps.hub.publish(event).catch(() => undefined);
+    } else {
+      await this.deps.pubsub.publish(controlChannel(runId), 'cancel');
+    }
+    return (await this.deps.store.get(runId)) ?? run;
+  }
+
+  /**
+   * The run's events after `after`, then live ones until its final event, with heartbeats.
+   * `after` beyond the run's last event is a client mistake (BAD_USER_INPUT).
+   */
+  async follow(userId: string, runId: string, after: number, signal?: AbortSignal): Promise<AsyncIterableIterator<ProgressItem>> {
+    const run = await this.get(userId, runId);
+    if (!Number.isInteger(after) || after < 0) throw AppError.badInput('after', 'must be a non-negative integer');
+    if (after > run.lastSequence) throw AppError.badInput('after', `is beyond the run's last event (${run.lastSequence})`);
+    return this.deps.hub.follow(runId, after, signal);
+  }
+}
+
+export function validateOptions(input: GenerationOptionsInput): GenerationOptions {
+  const days = input.days ?? GENERATION_LIMITS.days.default;
+  if (!Number.isInteger(days) || days < GENERATION_LIMITS.days.min || days > GENERATION_LIMITS.days.max) {
+    throw AppError.badInput('days', `must be an integer from ${GENERATION_LIMITS.days.min} to ${GENERATION_LIMITS.days.max}`);
+  }
+  const requested = input.sources ?? GENERATION_SOURCES;
+  if (requested.length === 0) throw AppError.badInput('sources', 'must name at least one source');
+  for (const source of requested) {
+    if (!GENERATION_SOURCES.includes(source)) throw AppError.badInput('sources', `unknown source ${JSON.stringify(source)}; use ${GENERATION_SOURCES.join(', ')}`);
+  }
+  // Stored in the canonical order, each once.
+  const sources = GENERATION_SOURCES.filter((source) => requested.includes(source));
+  const length = input.length ?? 'medium';
+  if (!SUMMARY_LENGTHS.includes(length)) throw AppError.badInput('length', `must be one of ${SUMMARY_LENGTHS.join(', ')}`);
+  return { days, sources, length };
+}

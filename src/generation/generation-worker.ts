@@ -1,0 +1,73 @@
+/**
+ * Wiring of summary generation: the run store, the progress hub, the executor with its
+ * collector and writer model, the service, and the worker that runs `generation` jobs.
+ */
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { Logger } from '../log.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
+import { JobWorker } from '../jobs/job-worker.ts';
+import type { PubSub } from '../pubsub/pubsub.ts';
+import type { Services } from '../services.ts';
+import { OpenAiChatProvider } from '../workspace/chat/openai-provider.ts';
+import { ServiceCollector } from './collector.ts';
+import { GENERATION_QUEUE, GenerationService } from './generation-service.ts';
+import { ProgressHub } from './progress-hub.ts';
+import { RunExecutor } from './run-executor.ts';
+import { RUN_AGENT, RunStore } from './run-store.ts';
+
+export interface GenerationJobPayload {
+  runId: string;
+}
+
+export interface GenerationWiring {
+  config: Config;
+  db: Database;
+  jobs: JobQueue;
+  pubsub: PubSub;
+  workspace: Pick<Services, 'stickies' | 'links' | 'transcripts' | 'tasks' | 'news'>;
+  log: Logger;
+  workerId: string;
+}
+
+export function createGeneration(wiring: GenerationWiring) {
+  const { config, db, jobs, pubsub, log } = wiring;
+  const store = new RunStore(db.pool);
+  const hub = new ProgressHub({ store, pubsub, heartbeatMs: config.generation.heartbeatMs, log });
+  const model = config.chat.apiUrl
+    ? new OpenAiChatProvider({ apiUrl: config.chat.apiUrl, apiKey: config.chat.apiKey, model: config.chat.model, timeoutMs: config.chat.timeoutMs, log })
+    : null;
+  const executor = new RunExecutor({
+    store,
+    hub,
+    pubsub,
+    collector: new ServiceCollector(wiring.workspace),
+    model,
+    agentTimeoutMs: config.generation.agentTimeoutMs,
+    stepDelayMs: config.generation.stepDelayMs,
+    log,
+  });
+  const worker = new JobWorker<GenerationJobPayload>({
+    queue: GENERATION_QUEUE,
+    jobs,
+    log,
+    workerId: wiring.workerId,
+    concurrency: config.generation.concurrency,
+    pollIntervalMs: config.worker.pollIntervalMs,
+    staleAfterMs: 2 * 60_000,
+    // Only one process can open the embedded database, so a run left running was abandoned.
+    ...(db.kind === 'pglite' ? { staleOnStartMs: 0 } : {}),
+    handle: (job, signal) => executor.execute(job.payload.runId, signal),
+    // Runs are not retried (agents would report from the start again): an abandoned run fails.
+    onAbandoned: async ({ payload }) => {
+      const event = await store.append(
+        payload.runId,
+        { agent: RUN_AGENT, status: 'failed', progress: 100, message: 'Generation interrupted: its worker stopped; start a new run', data: { run_id: payload.runId, state: 'failed', error: 'Its worker stopped', reason: 'abandoned' } },
+        { state: 'failed', error: 'Its worker stopped before the run finished', finishedAt: 'now' },
+      );
+      if (event) await hub.publish(event).catch(() => undefined);
+    },
+  });
+  const service = new GenerationService({ pool: db.pool, store, hub, pubsub, wakeWorker: () => worker.wake() });
+  return { store, hub, service, worker };
+}

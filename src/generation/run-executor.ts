@@ -1,0 +1,227 @@
+/**
+ * Executes a generation run (called by the generation worker for a claimed job):
+ *
+ *   run started -> every agent queued -> collector -> analysts (in parallel) -> writer -> editor -> final event
+ *
+ * What a failure does (README "Summary generation"):
+ * - collector fails: the run fails (a summary that silently misses a source would mislead);
+ * - an analyst fails: its section is left out, the run completes `degraded`; all analysts fail: the run fails;
+ * - the writer's model fails: the extractive summariser writes the summary instead (degraded);
+ * - the editor fails: the summary is kept unchecked (degraded);
+ * - cancel by the owner: running agents report `failed` ("Cancelled"), the run ends `cancelled`;
+ * - the service shuts down mid-run: the run ends `failed` with a message saying so.
+ */
+import type { Logger } from '../log.ts';
+import type { PubSub } from '../pubsub/pubsub.ts';
+import type { ChatProvider } from '../workspace/chat/types.ts';
+import { runAgent, RunStopped, type AgentResult, type AgentWork, type Emit } from './agent-runner.ts';
+import type { WorkspaceCollector } from './collector.ts';
+import { analyze } from './analysts.ts';
+import { buildWriterPrompt, composeExtractiveSummary, numberReferences, renderReferences, renumberCitations } from './compose.ts';
+import { reviewCoverage } from './editor.ts';
+import type { ProgressHub } from './progress-hub.ts';
+import { FINAL_RUN_STATES, RUN_AGENT, type GenerationRunRecord, type RunStore, type RunUpdate } from './run-store.ts';
+import { ANALYST_NAMES, ANALYST_SOURCES, type Analysis, type AnalystName, type CollectedWorkspace, type GenerationOptions, type WrittenSummary } from './types.ts';
+
+export function controlChannel(runId: string): string {
+  return `generation:${runId}:control`;
+}
+
+/** The agents of a run, in the order they run (analysts only for the requested sources). */
+export function agentPlan(options: GenerationOptions): string[] {
+  const analysts = ANALYST_NAMES.filter((name) => ANALYST_SOURCES[name].some((source) => options.sources.includes(source)));
+  return ['collector', ...analysts, 'writer', 'editor'];
+}
+
+export interface RunExecutorDeps {
+  store: RunStore;
+  hub: ProgressHub;
+  pubsub: PubSub;
+  collector: WorkspaceCollector;
+  /** The OpenAI-compatible model (CHAT_API_URL), or null for the extractive summariser. */
+  model: ChatProvider | null;
+  agentTimeoutMs: number;
+  stepDelayMs: number;
+  log: Logger;
+}
+
+/** The run's state when its stream ends, and why. */
+interface Ending {
+  update: RunUpdate;
+  status: 'complete' | 'failed';
+  message: string;
+  data: Record<string, unknown>;
+}
+
+/** The event log was closed under us (cancelled while queued, failed by the stale sweep). */
+class RunClosed extends Error {}
+
+export class RunExecutor {
+  constructor(private readonly deps: RunExecutorDeps) {}
+
+  async execute(runId: string, workerSignal: AbortSignal): Promise<void> {
+    const run = await this.deps.store.get(runId);
+    if (!run || FINAL_RUN_STATES.includes(run.state)) return;
+    const log = this.deps.log.child({ runId });
+    const controller = new AbortController();
+    const onShutdown = () => controller.abort(new RunStopped('shutdown'));
+    workerSignal.addEventListener('abort', onShutdown, { once: true });
+    const unsubscribe = await this.deps.pubsub.subscribe(controlChannel(runId), () => controller.abort(new RunStopped('cancelled')));
+    const emit: Emit = async (agent, status, progress, message, data = {}) => {
+      await this.append(runId, { agent, status, progress, message, data });
+    };
+    const started = Date.now();
+    try {
+      if (run.cancelRequestedAt) controller.abort(new RunStopped('cancelled'));
+      else await this.append(runId, { agent: RUN_AGENT, status: 'started', progress: 0, message: 'Run started', data: { run_id: runId } }, { state: 'running', startedAt: 'now' });
+      const ending = controller.signal.aborted ? stoppedEnding(controller.signal.reason) : await this.stages(run, emit, controller.signal, log);
+      await this.finish(runId, ending, started);
+    } catch (error) {
+      if (error instanceof RunClosed) return;
+      const ending = error instanceof RunStopped ? stoppedEnding(error) : unexpectedEnding(error, log);
+      await this.finish(runId, ending, started).catch((finishError: unknown) => {
+        if (!(finishError instanceof RunClosed)) throw finishError;
+      });
+    } finally {
+      workerSignal.removeEventListener('abort', onShutdown);
+      await unsubscribe();
+    }
+  }
+
+  private async stages(run: GenerationRunRecord, emit: Emit, signal: AbortSignal, log: Logger): Promise<Ending> {
+    const options = run.options;
+    const plan = agentPlan(options);
+    for (const agent of plan) await emit(agent, 'queued', 0, `Waiting: ${AGENT_ROLES[agent] ?? agent}`);
+    const runnerOptions = {
+      emit,
+      runSignal: signal,
+      timeoutMs: this.deps.agentTimeoutMs,
+      stepDelayMs: this.deps.stepDelayMs,
+      describeUnexpected: (agent: string, error: unknown) => {
+        log.error({ err: error, agent }, 'generation agent failed');
+        return `Unexpected error in the ${agent} agent (see the service log for run ${run.id})`;
+      },
+    };
+    const now = new Date();
+    const failedAgents: string[] = [];
+
+    const collected = await runAgent('collector', `Collecting your records from the last ${options.days} day(s)`, (report, agentSignal) =>
+      this.deps.collector.collect(run.userId, options, now, report, agentSignal), runnerOptions);
+    if (!collected.ok) return failedEnding(run.id, `The collector failed: ${collected.error}`, ['collector']);
+
+    const analysts = plan.filter((agent): agent is AnalystName => (ANALYST_NAMES as readonly string[]).includes(agent));
+    const results = await Promise.all(analysts.map((name) => runAgent(name, `Analysing ${ANALYST_SOURCES[name].join(' and ')}`, analystWork(name, collected.value, options, now), runnerOptions)));
+    const analyses = results.flatMap((result, index) => {
+      if (result.ok) return [result.value];
+      failedAgents.push(analysts[index]);
+      return [];
+    });
+    signal.throwIfAborted();
+    if (analyses.length === 0) return failedEnding(run.id, 'Every analyst failed', failedAgents);
+
+    let written = await runAgent('writer', this.deps.model ? 'Writing the summary with the configured model' : 'Writing the summary with the extractive summariser',
+      this.writerWork(run.userId, analyses, collected.value, options, now), runnerOptions);
+    if (!written.ok) {
+      failedAgents.push('writer');
+      if (!this.deps.model) return failedEnding(run.id, `The writer failed: ${written.error}`, failedAgents);
+      // The model failed: the offline summariser still gives the user a summary.
+      written = { ok: true, value: composeExtractiveSummary(analyses, collected.value, { length: options.length, now }) };
+    }
+    signal.throwIfAborted();
+
+    const summary = written.value;
+    const edited = await runAgent('editor', 'Checking the summary covers what the analysts found', async (report) => {
+      await report(30, `Checking ${analyses.length} analyses against the summary`);
+      const review = reviewCoverage(summary.markdown, summary.references, analyses, { length: options.length });
+      return {
+        value: { ...summary, markdown: review.markdown, references: review.references },
+        message: review.missing.length === 0 ? `The summary covers all ${review.checked} key findings` : `Added ${review.missing.length} missing finding(s) to the summary`,
+        data: { checked: review.checked, covered: review.covered, added: review.missing },
+      };
+    }, runnerOptions);
+    if (!edited.ok) failedAgents.push('editor');
+    const final = edited.ok ? edited.value : summary;
+    return completedEnding(run.id, final, failedAgents);
+  }
+
+  private writerWork(userId: string, analyses: Analysis[], collected: CollectedWorkspace, options: GenerationOptions, now: Date): AgentWork<WrittenSummary> {
+    const model = this.deps.model;
+    return async (report) => {
+      if (!model) {
+        await report(40, 'Ranking sentences across the findings');
+        const summary = composeExtractiveSummary(analyses, collected, { length: options.length, now });
+        return { value: summary, message: `Summary written (${summary.markdown.length} characters, ${summary.references.length} references)`, data: { provider: summary.provider, characters: summary.markdown.length, references: summary.references.length } };
+      }
+      const messages = buildWriterPrompt(analyses, collected, { length: options.length, now });
+      await report(20, 'Asking the model');
+      const reply = await model.reply({ userId, messages });
+      // The model cites the prompt's numbers; the stored summary numbers its citations 1, 2, 3...
+      const { markdown, references } = renumberCitations(reply, numberReferences(analyses));
+      const list = renderReferences(references);
+      const summary: WrittenSummary = { markdown: list ? `${markdown.trim()}\n\n${list}\n` : markdown.trim(), references, provider: 'openai' };
+      return { value: summary, message: `Summary written by the model (${summary.markdown.length} characters)`, data: { provider: 'openai', characters: summary.markdown.length, references: references.length } };
+    };
+  }
+
+  private async append(runId: string, event: Parameters<RunStore['append']>[1], update?: RunUpdate): Promise<void> {
+    const stored = await this.deps.store.append(runId, event, update);
+    if (!stored) throw new RunClosed();
+    await this.deps.hub.publish(stored).catch((error: unknown) => this.deps.log.warn({ err: error, runId }, 'could not publish a generation event'));
+  }
+
+  private async finish(runId: string, ending: Ending, started: number): Promise<void> {
+    await this.append(runId, { agent: RUN_AGENT, status: ending.status, progress: 100, message: ending.message, data: { run_id: runId, ...ending.data, duration_ms: Date.now() - started } }, { ...ending.update, finishedAt: 'now' });
+  }
+}
+
+const AGENT_ROLES: Record<string, string> = {
+  collector: 'gathers your recent stickies, links, transcripts, tasks and news',
+  notes: 'analyses stickies and links',
+  meetings: 'analyses meeting transcripts',
+  tasks: 'analyses tasks',
+  news: 'analyses news',
+  writer: 'composes the summary',
+  editor: 'checks the summary covers the findings',
+};
+
+function analystWork(name: AnalystName, collected: CollectedWorkspace, options: GenerationOptions, now: Date): AgentWork<Analysis> {
+  return async (report) => {
+    const analysis = await analyze(name, collected, { now, length: options.length, report });
+    return { value: analysis, message: `${analysis.findings.length} finding(s)`, data: { findings: analysis.findings.length, key_terms: analysis.keyTerms, metrics: analysis.metrics } };
+  };
+}
+
+function completedEnding(runId: string, summary: WrittenSummary, failedAgents: string[]): Ending {
+  const degraded = failedAgents.length > 0;
+  return {
+    status: 'complete',
+    message: degraded ? `Summary ready (degraded: ${failedAgents.join(', ')} failed)` : 'Summary ready',
+    update: { state: 'completed', summary: summary.markdown, references: summary.references, summaryProvider: summary.provider, failedAgents },
+    data: { run_id: runId, state: 'completed', degraded, failed_agents: failedAgents, summary_provider: summary.provider, summary: summary.markdown, references: summary.references },
+  };
+}
+
+function failedEnding(runId: string, error: string, failedAgents: string[]): Ending {
+  return {
+    status: 'failed',
+    message: `Generation failed: ${error}`,
+    update: { state: 'failed', error, failedAgents },
+    data: { run_id: runId, state: 'failed', error, failed_agents: failedAgents },
+  };
+}
+
+function stoppedEnding(reason: unknown): Ending {
+  const stopped = reason instanceof RunStopped ? reason : new RunStopped('shutdown');
+  const state = stopped.reason === 'cancelled' ? 'cancelled' : 'failed';
+  return {
+    status: 'failed',
+    message: stopped.reason === 'cancelled' ? 'Generation cancelled by its owner' : 'Generation interrupted: the service shut down; start a new run',
+    update: { state, error: stopped.message },
+    data: { state, error: stopped.message, reason: stopped.reason },
+  };
+}
+
+function unexpectedEnding(error: unknown, log: Logger): Ending {
+  log.error({ err: error }, 'generation run failed');
+  return { status: 'failed', message: 'Generation failed: unexpected error', update: { state: 'failed', error: 'Unexpected error (see the service log)' }, data: { state: 'failed', error: 'Unexpected error' } };
+}
