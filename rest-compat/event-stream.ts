@@ -1,7 +1,8 @@
 /**
  * The REST server-sent event stream of a run (GET /api/generate), translated into the schema's
  * operations: a mutation starts the run (or a query finds the run to follow), then the
- * subscription's payloads are written as SSE frames.
+ * subscription's source stream (its subscribe resolver: authorization and ownership checks)
+ * delivers the events, each written as an SSE frame rendered once for all followers.
  *
  *   retry: 3000                      (first: the reconnection delay for EventSource clients)
  *   id: 1                            (the event's sequence number in the run)
@@ -18,7 +19,7 @@
  */
 import type { Request, Response } from 'express';
 import type { ExecutionResult } from 'graphql';
-import { executeOperation, subscribeOperation } from '../schema/execute.ts';
+import { executeOperation, subscribeSource } from '../schema/execute.ts';
 import type { RequestContext } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
 import { rateLimitHeaders } from '../src/ratelimit/rate-limiter.ts';
@@ -75,37 +76,82 @@ export async function handleEventStream(prepared: PreparedStream, ctx: RequestCo
     return;
   }
 
-  const disconnected = new AbortController();
-  res.on('close', () => disconnected.abort());
-  const subscription = await subscribeOperation(ctx, stream.subscription.operation, { runId: run.id, after });
+  const subscription = await subscribeSource(ctx, stream.subscription.operation, { runId: run.id, after });
   if (!(Symbol.asyncIterator in subscription)) return fail(subscription);
-  disconnected.signal.addEventListener('abort', () => void subscription.return?.(), { once: true });
+  // A client that hangs up ends its subscription at once (the run goes on).
+  res.on('close', () => void subscription.return?.());
 
   openStream(res, stream.retryMs, rateLimitHeaders(await ctx.budgets.settled()));
+  const writer = new FrameWriter(res);
   try {
-    for await (const result of subscription) {
-      if (result.errors?.length) {
-        await write(res, frame({ event: 'error', data: JSON.stringify({ error: result.errors[0].message }) }));
-        break;
-      }
-      const payload = (result.data as Record<string, StreamEvent | { sequence?: undefined; at: string }>)[stream.subscription.field];
+    for await (const payload of subscription as AsyncIterable<StreamEvent | { sequence?: undefined; at: Date }>) {
       if (payload.sequence === undefined) {
-        await write(res, `: heartbeat ${(payload as { at: string }).at}\n\n`);
+        writer.push(`: heartbeat ${(payload as { at: Date }).at.toISOString()}\n\n`);
         continue;
       }
       const event = payload as StreamEvent;
-      await write(res, frame({ id: String(event.sequence), event: stream.eventName(event), data: JSON.stringify(stream.payload(event)) }));
+      writer.push(frameOf(stream, event));
       if (stream.isFinal(event)) break;
     }
   } catch (error) {
-    if (!disconnected.signal.aborted) {
-      ctx.log.error({ err: error }, 'event stream failed');
-      await write(res, frame({ event: 'error', data: JSON.stringify({ error: 'Internal server error' }) })).catch(() => undefined);
-    }
+    ctx.log.error({ err: error }, 'event stream failed');
+    writer.push(frame({ event: 'error', data: JSON.stringify({ error: 'Internal server error' }) }));
   } finally {
     await subscription.return?.();
-    res.end();
+    writer.end();
   }
+}
+
+/**
+ * Frames are gathered per stream and written together, one write per stream per flush. Flushes
+ * pace themselves: after a flush that took t ms the next waits at least t ms, so a burst of
+ * events to thousands of followers is written in a few large rounds instead of one round per
+ * event (each round costs a system call per follower), and fan-out never takes more than about
+ * half the event loop. With few followers a flush takes microseconds and frames go out at once.
+ * A slow client's frames wait in its socket buffer; a run's events are bounded.
+ */
+class FrameWriter {
+  private pending = '';
+
+  constructor(private readonly res: Response) {}
+
+  push(text: string): void {
+    this.pending += text;
+    dirtyWriters.add(this);
+    scheduleFlush();
+  }
+
+  flush(): void {
+    dirtyWriters.delete(this);
+    if (!this.pending) return;
+    if (!this.res.destroyed && !this.res.writableEnded) this.res.write(this.pending);
+    this.pending = '';
+  }
+
+  end(): void {
+    this.flush();
+    this.res.end();
+  }
+}
+
+const dirtyWriters = new Set<FrameWriter>();
+let flushScheduled = false;
+let nextFlushAt = 0;
+
+function scheduleFlush(): void {
+  if (flushScheduled) return;
+  flushScheduled = true;
+  const wait = nextFlushAt - performance.now();
+  if (wait >= 1) setTimeout(flushAll, wait);
+  else setImmediate(flushAll);
+}
+
+function flushAll(): void {
+  flushScheduled = false;
+  const started = performance.now();
+  for (const writer of dirtyWriters) writer.flush();
+  const finished = performance.now();
+  nextFlushAt = finished + (finished - started);
 }
 
 /** Headers of an event stream, then the retry hint; nothing may buffer or compress it. */
@@ -123,23 +169,23 @@ function openStream(res: Response, retryMs: number, headers: Record<string, stri
   res.write(`retry: ${retryMs}\n\n`);
 }
 
-function frame(fields: { id?: string; event: string; data: string }): string {
-  return `${fields.id !== undefined ? `id: ${fields.id}\n` : ''}event: ${fields.event}\ndata: ${fields.data}\n\n`;
+/**
+ * An event's frame, rendered once per process: every follower of a run on this instance receives
+ * the same event object from the progress hub, so 2,000 followers cost one JSON.stringify.
+ */
+const frames = new WeakMap<object, string>();
+
+function frameOf(stream: StreamRoute['stream'], event: StreamEvent): string {
+  let text = frames.get(event);
+  if (text === undefined) {
+    text = frame({ id: String(event.sequence), event: stream.eventName(event), data: JSON.stringify(stream.payload(event)) });
+    frames.set(event, text);
+  }
+  return text;
 }
 
-/** Writes, waiting for the socket to drain when its buffer is full (a slow client holds only its own frames). */
-function write(res: Response, chunk: string): Promise<void> {
-  if (res.destroyed || res.writableEnded) return Promise.resolve();
-  if (res.write(chunk)) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
+function frame(fields: { id?: string; event: string; data: string }): string {
+  return `${fields.id !== undefined ? `id: ${fields.id}\n` : ''}event: ${fields.event}\ndata: ${fields.data}\n\n`;
 }
 
 function parseLastEventId(raw: unknown): number | undefined {

@@ -65,8 +65,8 @@ export interface RunEventStream {
   find: { operation: string; field: string };
   /** The caller's newest run as a one-edge connection at `field` (a reconnect with no run id). */
   latest: { operation: string; field: string };
-  /** Subscription ($runId, $after) at `field`: events (with `sequence`) and heartbeats (without). */
-  subscription: { operation: string; field: string };
+  /** Subscription ($runId, $after) whose source stream yields events (with `sequence`) and heartbeats (with `at`). */
+  subscription: { operation: string };
   /** The SSE `event:` name of an event payload. */
   eventName: (event: StreamEvent) => string;
   /** The event's `data:` JSON. */

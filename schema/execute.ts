@@ -1,6 +1,6 @@
 import {
+  createSourceEventStream,
   execute,
-  subscribe,
   GraphQLError,
   parse,
   validate,
@@ -44,16 +44,19 @@ export async function executeOperation(
 }
 
 /**
- * Starts a subscription in-process with the request's context (the REST event stream): the
- * stream of results, or one result with the errors that refused it.
+ * Starts a subscription in-process with the request's context and returns its source stream:
+ * the subscribe resolver runs (authorization, argument validation, ownership checks) and its
+ * payloads come back as they are, for a caller that renders them itself (the REST event stream
+ * writes each event once for all its followers instead of executing the selection per client).
+ * A refusal comes back as a result with the (masked) errors.
  */
-export async function subscribeOperation(
+export async function subscribeSource(
   ctx: RequestContext,
   source: string,
   variables: Record<string, unknown>,
-): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
-  const result = await subscribe({ schema: getSchema(), document: prepareDocument(source), variableValues: variables, contextValue: ctx });
-  if (Symbol.asyncIterator in result) return result;
+): Promise<AsyncIterableIterator<unknown> | ExecutionResult> {
+  const result = await createSourceEventStream({ schema: getSchema(), document: prepareDocument(source), variableValues: variables, contextValue: ctx });
+  if (Symbol.asyncIterator in result) return result as AsyncIterableIterator<unknown>;
   return result.errors ? { ...result, errors: result.errors.map((error) => maskError(error, ctx)) } : result;
 }
 

@@ -26,7 +26,6 @@ export const generationRoutes: RestRoute[] = [
           generationProgress(runId: $runId, after: $after) {
             ... on GenerationEvent { sequence agent status progress message data }
             ... on GenerationHeartbeat { at lastSequence } } }`,
-        field: 'generationProgress',
       },
       eventName: (event) => (event.agent !== 'run' ? 'progress' : isFinal(event) ? 'done' : 'run'),
       payload: ({ agent, status, progress, message, data }) => ({ agent, status, progress, message, data }),

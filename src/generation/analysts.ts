@@ -3,7 +3,7 @@
  * findings (one markdown-safe line each, with the records that support it), key terms and counts.
  * Pure apart from progress reports; deterministic for the same input and `now`.
  */
-import { compareText, excerpt, keyTerms, markdownSafe, rankSentences, rankTerms, splitSentences, tokenize } from './extractive.ts';
+import { compareText, excerpt, keyTerms, markdownSafe, rankSentences, rankTerms, splitSentences, tokenize, type RankItem } from './extractive.ts';
 import type {
   Analysis,
   AnalystName,
@@ -59,6 +59,8 @@ export async function analyze(name: AnalystName, collected: CollectedWorkspace, 
       return analyzeTasks(context);
     case 'news':
       return analyzeNews(context);
+    default:
+      throw new Error(`Unknown analyst: ${String(name satisfies never)}`);
   }
 }
 
@@ -105,14 +107,7 @@ async function analyzeNotes({ collected, limit, report }: AnalystContext): Promi
   await report(10, `Reading ${plural(stickies.length, 'note')} and ${plural(links.length, 'link')}`, { notes: stickies.length, links: links.length });
 
   const tags = topCounts([...stickies.flatMap((s) => s.tags), ...links.flatMap((l) => l.tags)].map((t) => t.toLowerCase()), 5);
-  const ranked = rankSentences(
-    stickies.slice(0, MAX_RANKED_NOTES).map((sticky) => ({
-      text: markdownSafe(sticky.content),
-      reference: stickyReference(sticky),
-      boost: 0.2 * recency(sticky.updatedAt, collected),
-    })),
-    { max: limit },
-  );
+  const ranked = rankSentences(noteItems(stickies, collected), { max: limit });
   await report(60, `Picked ${plural(ranked.length, 'representative note')}`, { notes: stickies.length, links: links.length, representative: ranked.length });
 
   const details: Finding[] = ranked.map((sentence, rank) => ({
@@ -147,6 +142,14 @@ async function analyzeNotes({ collected, limit, report }: AnalystContext): Promi
       topTags: tags.map((t) => t.value),
     },
   };
+}
+
+/** Each non-blank note is one item to rank (the most recent first); recency is a small boost. */
+function noteItems(stickies: readonly CollectedSticky[], window: CollectedWorkspace): RankItem[] {
+  return stickies
+    .filter((sticky) => markdownSafe(sticky.content) !== '')
+    .slice(0, MAX_RANKED_NOTES)
+    .map((sticky) => ({ text: markdownSafe(sticky.content), reference: stickyReference(sticky), boost: 0.2 * recency(sticky.updatedAt, window) }));
 }
 
 function stickyReference(sticky: CollectedSticky): SourceReference {
@@ -206,7 +209,7 @@ async function analyzeMeetings({ collected, limit, report }: AnalystContext): Pr
     const s = candidates[r.index];
     const who = s.speaker ? `, ${markdownSafe(s.speaker)}:` : ':';
     return {
-      text: `In "${markdownSafe(s.transcript.title)}" (${shortDate(s.transcript.occurredAt)})${who} ${excerpt(s.text, 240)}`,
+      text: `In "${meetingTitle(s.transcript)}" (${shortDate(s.transcript.occurredAt)})${who} ${excerpt(s.text, 240)}`,
       weight: rankWeight(rank),
       references: [transcriptReference(s.transcript)],
     };
@@ -215,7 +218,7 @@ async function analyzeMeetings({ collected, limit, report }: AnalystContext): Pr
     transcripts.length === 0
       ? undefined
       : {
-          text: `${plural(transcripts.length, 'meeting')}: ${listNames(transcripts, (t) => `"${markdownSafe(t.title)}" (${shortDate(t.occurredAt)})`)}${
+          text: `${plural(transcripts.length, 'meeting')}: ${listNames(transcripts, (t) => `"${meetingTitle(t)}" (${shortDate(t.occurredAt)})`)}${
             participants.length > 0 ? `; participants: ${participants.slice(0, 8).map(markdownSafe).join(', ')}` : ''
           }.`,
           weight: 0.5,
@@ -228,7 +231,7 @@ async function analyzeMeetings({ collected, limit, report }: AnalystContext): Pr
     heading: HEADINGS.meetings,
     findings,
     keyTerms: keyTerms(transcripts.map((t) => t.sentences.map((s) => s.text).join('\n')), KEY_TERMS_PER_ANALYSIS),
-    metrics: { meetings: transcripts.length, sentences: sentences.length, decisions, participants },
+    metrics: { meetings: transcripts.length, sentences: sentences.length, decisions, participants: participants.slice(0, MAX_LISTED_PARTICIPANTS) },
   };
 }
 
@@ -258,8 +261,15 @@ function capSentences(sentences: MeetingSentence[], max: number): MeetingSentenc
   return sentences.filter((_, i) => keep.has(i));
 }
 
+/** Participants named in the metrics (the event data stays small). */
+const MAX_LISTED_PARTICIPANTS = 20;
+
+function meetingTitle(transcript: CollectedTranscript): string {
+  return excerpt(transcript.title, 100).replace(/"/g, "'") || 'Untitled meeting';
+}
+
 function transcriptReference(transcript: CollectedTranscript): SourceReference {
-  return { kind: 'transcript', id: transcript.id, title: excerpt(transcript.title, 100) || 'Untitled meeting' };
+  return { kind: 'transcript', id: transcript.id, title: meetingTitle(transcript) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -403,7 +413,7 @@ async function analyzeNews({ collected, limit, report }: AnalystContext): Promis
   });
 
   const details: Finding[] = scored.slice(0, limit).map(({ article, score, matches }) => ({
-    text: `${markdownSafe(article.source) || 'Unknown source'}, ${shortDate(article.publishedAt)}: ${excerpt(article.title, 160)}${
+    text: `${markdownSafe(article.source) || 'Unknown source'}, ${shortDate(article.publishedAt)}: ${excerpt(article.title, 160) || excerpt(article.url, 160)}${
       matches.length > 0 ? ` (related to: ${matches.slice(0, 3).join(', ')})` : ''
     }`,
     weight: 0.55 + 0.45 * score,

@@ -112,11 +112,13 @@ export class GenerationService {
    * The run's events after `after`, then live ones until its final event, with heartbeats.
    * `after` beyond the run's last event is a client mistake (BAD_USER_INPUT).
    */
-  async follow(userId: string, runId: string, after: number, signal?: AbortSignal): Promise<AsyncIterableIterator<ProgressItem>> {
+  async follow(userId: string, runId: string, after: number): Promise<AsyncIterableIterator<ProgressItem>> {
     const run = await this.get(userId, runId);
     if (!Number.isInteger(after) || after < 0) throw AppError.badInput('after', 'must be a non-negative integer');
     if (after > run.lastSequence) throw AppError.badInput('after', `is beyond the run's last event (${run.lastSequence})`);
-    return this.deps.hub.follow(runId, after, signal);
+    // The client has seen the end of a finished run: nothing will ever follow.
+    if (FINAL_RUN_STATES.includes(run.state) && after >= run.lastSequence) return emptyIterator();
+    return this.deps.hub.follow(runId, after);
   }
 }
 
@@ -135,4 +137,8 @@ export function validateOptions(input: GenerationOptionsInput): GenerationOption
   const length = input.length ?? 'medium';
   if (!SUMMARY_LENGTHS.includes(length)) throw AppError.badInput('length', `must be one of ${SUMMARY_LENGTHS.join(', ')}`);
   return { days, sources, length };
+}
+
+function emptyIterator<T>(): AsyncIterableIterator<T> {
+  return (async function* () {})();
 }

@@ -40,7 +40,10 @@ function decodeEvent(message: string): GenerationEventRecord | null {
   }
 }
 
-type Listener = (item: ProgressItem) => void;
+/** Receives a feed's events and heartbeats as they come (a follower). */
+interface Listener {
+  deliver(item: ProgressItem): void;
+}
 
 class RunFeed {
   readonly events: GenerationEventRecord[] = [];
@@ -50,6 +53,8 @@ class RunFeed {
   private repairing: Promise<void> | null = null;
   private loaded = false;
   private early: GenerationEventRecord[] = [];
+  /** The highest sequence number a message announced: the log holds at least that many events. */
+  private highestSeen = 0;
 
   constructor(
     readonly runId: string,
@@ -95,6 +100,7 @@ class RunFeed {
   private onMessage(message: string): void {
     const event = decodeEvent(message);
     if (!event) return;
+    this.highestSeen = Math.max(this.highestSeen, event.sequence);
     if (!this.loaded) {
       this.early.push(event);
       return;
@@ -110,26 +116,33 @@ class RunFeed {
     for (const event of sorted) {
       if (event.sequence !== this.lastSequence + 1) continue;
       this.events.push(event);
-      for (const listener of this.listeners) listener({ kind: 'event', event });
+      for (const listener of this.listeners) listener.deliver({ kind: 'event', event });
     }
-    if (sorted.some((event) => event.sequence > this.lastSequence)) void this.repair();
+    if (sorted.some((event) => event.sequence > this.lastSequence) && !this.repairing) void this.repair();
   }
 
-  /** Reads the events after the last one held from the log (one read at a time). */
+  /**
+   * Reads the events after the last one held from the log, one read at a time, and again while
+   * messages announced events beyond what the reads returned (they arrived during a read).
+   */
   private repair(): Promise<void> {
-    this.repairing ??= this.store
-      .events(this.runId, this.lastSequence)
-      .then((missing) => this.accept(missing))
-      .catch((error: unknown) => this.log.warn({ err: error, runId: this.runId }, 'could not read generation events'))
-      .finally(() => {
+    this.repairing ??= (async () => {
+      try {
+        do {
+          this.accept(await this.store.events(this.runId, this.lastSequence));
+        } while (this.highestSeen > this.lastSequence && this.listeners.size > 0);
+      } catch (error) {
+        this.log.warn({ err: error, runId: this.runId }, 'could not read generation events');
+      } finally {
         this.repairing = null;
-      });
+      }
+    })();
     return this.repairing;
   }
 
   private tick(): void {
     const heartbeat: ProgressItem = { kind: 'heartbeat', at: new Date(), lastSequence: this.lastSequence };
-    for (const listener of this.listeners) listener(heartbeat);
+    for (const listener of this.listeners) listener.deliver(heartbeat);
     if (!this.finished) void this.repair();
   }
 }
@@ -145,14 +158,16 @@ export class ProgressHub {
   /** Feeds by run id, with the number of followers holding each (counted before the feed is ready). */
   private readonly feeds = new Map<string, { feed: Promise<RunFeed>; holders: number }>();
 
-  /** Aborted at shutdown: every stream ends (its client reconnects to another instance). */
-  private readonly closing = new AbortController();
+  /** Set at shutdown: every stream ends (its client reconnects to another instance). */
+  private closing = false;
+  private readonly followers = new Set<Follower>();
 
   constructor(private readonly options: ProgressHubOptions) {}
 
   /** Ends every follower's stream now and any that starts later (shutdown). */
   endStreams(): void {
-    this.closing.abort();
+    this.closing = true;
+    for (const follower of this.followers) void follower.return();
   }
 
   /** Number of runs followed in this process (for health output and tests). */
@@ -167,71 +182,13 @@ export class ProgressHub {
 
   /**
    * The events of a run after `after`, then live ones until the final event, with heartbeats in
-   * between; ends early when `signal` aborts. The caller has checked that the viewer owns the run.
+   * between; return() ends it at once. The caller has checked that the viewer owns the run.
    */
-  follow(runId: string, after: number, callerSignal?: AbortSignal): AsyncIterableIterator<ProgressItem> {
-    // return() must end a follower that is waiting for the next event at once (a GraphQL client
-    // went away), which a plain generator would only do at its next yield.
-    const stop = new AbortController();
-    const signals = [stop.signal, this.closing.signal, ...(callerSignal ? [callerSignal] : [])];
-    const loop = this.followLoop(runId, after, AbortSignal.any(signals));
-    return {
-      next: () => loop.next(),
-      return: async () => {
-        stop.abort();
-        return loop.return(undefined);
-      },
-      throw: async (error?: unknown) => {
-        stop.abort();
-        return loop.throw(error);
-      },
-      [Symbol.asyncIterator]() {
-        return this;
-      },
-    };
-  }
-
-  private async *followLoop(runId: string, after: number, signal: AbortSignal): AsyncGenerator<ProgressItem, undefined> {
-    if (signal.aborted) return;
-    const feed = await this.acquire(runId);
-    const inbox: ProgressItem[] = [];
-    let wake: (() => void) | null = null;
-    const listener: Listener = (item) => {
-      inbox.push(item);
-      wake?.();
-    };
-    const onAbort = () => wake?.();
-    signal.addEventListener('abort', onAbort);
-    feed.listeners.add(listener);
-    try {
-      let cursor = after;
-      // Replay what the feed holds; events arriving meanwhile also land in the inbox and are skipped below.
-      for (let index = 0; index < feed.events.length && !signal.aborted; index++) {
-        const event = feed.events[index];
-        if (event.sequence <= cursor) continue;
-        cursor = event.sequence;
-        yield { kind: 'event', event };
-        if (isFinalEvent(event)) return;
-      }
-      while (!signal.aborted) {
-        const item = inbox.shift();
-        if (!item) {
-          await new Promise<void>((resolve) => (wake = resolve));
-          wake = null;
-          continue;
-        }
-        if (item.kind === 'event') {
-          if (item.event.sequence <= cursor) continue;
-          cursor = item.event.sequence;
-        }
-        yield item;
-        if (item.kind === 'event' && isFinalEvent(item.event)) return;
-      }
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      feed.listeners.delete(listener);
-      await this.release(feed);
-    }
+  follow(runId: string, after: number): AsyncIterableIterator<ProgressItem> {
+    const follower = new Follower(after, () => this.acquire(runId), (feed) => this.release(feed), (f) => this.followers.delete(f));
+    if (this.closing) void follower.return();
+    else this.followers.add(follower);
+    return follower;
   }
 
   private async acquire(runId: string): Promise<RunFeed> {
@@ -261,5 +218,94 @@ export class ProgressHub {
     const feeds = await Promise.allSettled([...this.feeds.values()].map((entry) => entry.feed));
     this.feeds.clear();
     await Promise.all(feeds.map((result) => (result.status === 'fulfilled' ? result.value.stop() : undefined)));
+  }
+}
+
+/**
+ * One follower of a run, as a hand-written async iterator: cheap to hold by the thousand, and
+ * return() ends it at once even while a next() waits for the next event (a generator would only
+ * notice at its next yield). It replays the feed's events after its cursor, then takes live items
+ * from its inbox, skipping events it has already delivered.
+ */
+class Follower implements AsyncIterableIterator<ProgressItem>, Listener {
+  private feed: RunFeed | null = null;
+  private inbox: ProgressItem[] = [];
+  private replayIndex = 0;
+  private wake: (() => void) | null = null;
+  private done = false;
+
+  constructor(
+    private cursor: number,
+    private readonly acquire: () => Promise<RunFeed>,
+    private readonly release: (feed: RunFeed) => Promise<void>,
+    private readonly forget: (follower: Follower) => void,
+  ) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  deliver(item: ProgressItem): void {
+    this.inbox.push(item);
+    this.wake?.();
+  }
+
+  async next(): Promise<IteratorResult<ProgressItem, undefined>> {
+    if (!this.feed && !this.done) {
+      const feed = await this.acquire();
+      if (this.done) {
+        await this.release(feed);
+        return { done: true, value: undefined };
+      }
+      this.feed = feed;
+      feed.listeners.add(this);
+    }
+    while (!this.done && this.feed) {
+      const item = this.take(this.feed);
+      if (item) {
+        if (item.kind === 'event' && isFinalEvent(item.event)) await this.return();
+        return { done: false, value: item };
+      }
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = null;
+    }
+    return { done: true, value: undefined };
+  }
+
+  async return(): Promise<IteratorResult<ProgressItem, undefined>> {
+    if (this.done) return { done: true, value: undefined };
+    this.done = true;
+    this.forget(this);
+    this.wake?.();
+    const feed = this.feed;
+    this.feed = null;
+    this.inbox = [];
+    if (feed) {
+      feed.listeners.delete(this);
+      await this.release(feed);
+    }
+    return { done: true, value: undefined };
+  }
+
+  async throw(error?: unknown): Promise<IteratorResult<ProgressItem, undefined>> {
+    await this.return();
+    throw error;
+  }
+
+  /** The next item to deliver: replayed events first, then the inbox (events after the cursor only). */
+  private take(feed: RunFeed): ProgressItem | undefined {
+    while (this.replayIndex < feed.events.length) {
+      const event = feed.events[this.replayIndex++];
+      if (event.sequence <= this.cursor) continue;
+      this.cursor = event.sequence;
+      return { kind: 'event', event };
+    }
+    for (let item = this.inbox.shift(); item; item = this.inbox.shift()) {
+      if (item.kind === 'heartbeat') return item;
+      if (item.event.sequence <= this.cursor) continue;
+      this.cursor = item.event.sequence;
+      return item;
+    }
+    return undefined;
   }
 }

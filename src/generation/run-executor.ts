@@ -8,7 +8,8 @@
  * - an analyst fails: its section is left out, the run completes `degraded`; all analysts fail: the run fails;
  * - the writer's model fails: the extractive summariser writes the summary instead (degraded);
  * - the editor fails: the summary is kept unchecked (degraded);
- * - cancel by the owner: running agents report `failed` ("Cancelled"), the run ends `cancelled`;
+ * - cancel by the owner: running agents report `failed` ("Cancelled"), the run ends `cancelled`
+ *   (told through the pub/sub at once, or seen in the run's cancel flag within CANCEL_POLL_MS);
  * - the service shuts down mid-run: the run ends `failed` with a message saying so.
  */
 import type { Logger } from '../log.ts';
@@ -22,6 +23,9 @@ import { reviewCoverage } from './editor.ts';
 import type { ProgressHub } from './progress-hub.ts';
 import { FINAL_RUN_STATES, RUN_AGENT, type GenerationRunRecord, type RunStore, type RunUpdate } from './run-store.ts';
 import { ANALYST_NAMES, ANALYST_SOURCES, type Analysis, type AnalystName, type CollectedWorkspace, type GenerationOptions, type WrittenSummary } from './types.ts';
+
+/** How often a running run reads its cancel flag, in case the cancel message was lost. */
+const CANCEL_POLL_MS = 2000;
 
 export function controlChannel(runId: string): string {
   return `generation:${runId}:control`;
@@ -67,6 +71,14 @@ export class RunExecutor {
     const onShutdown = () => controller.abort(new RunStopped('shutdown'));
     workerSignal.addEventListener('abort', onShutdown, { once: true });
     const unsubscribe = await this.deps.pubsub.subscribe(controlChannel(runId), () => controller.abort(new RunStopped('cancelled')));
+    // The cancel message is a prompt; the flag in the database is the truth (a message can be lost).
+    const cancelPoll = setInterval(() => {
+      this.deps.store.get(runId).then(
+        (current) => current?.cancelRequestedAt && controller.abort(new RunStopped('cancelled')),
+        (error: unknown) => log.warn({ err: error }, 'could not check for a cancel request'),
+      );
+    }, CANCEL_POLL_MS);
+    cancelPoll.unref();
     const emit: Emit = async (agent, status, progress, message, data = {}) => {
       await this.append(runId, { agent, status, progress, message, data });
     };
@@ -83,6 +95,7 @@ export class RunExecutor {
         if (!(finishError instanceof RunClosed)) throw finishError;
       });
     } finally {
+      clearInterval(cancelPoll);
       workerSignal.removeEventListener('abort', onShutdown);
       await unsubscribe();
     }

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { execute, GraphQLError, Kind, parse, specifiedRules, validate, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode, type ValidationRule } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
-import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
+import { graphqlSseSingleConnection } from './graphql-sse.ts';
 import { processRequest, type GraphQLOperation } from 'graphql-upload-ts';
 import { getSchema } from '../../schema/index.ts';
 import { maskError } from '../../schema/execute.ts';
@@ -41,7 +41,7 @@ export function graphqlEndpoint(services: Services) {
     // Our own masking (below) needs the request context for the log line and request id.
     maskedErrors: false,
     plugins: [
-      useGraphQLSSE({ endpoint: GRAPHQL_SSE_ENDPOINT }),
+      graphqlSseSingleConnection(GRAPHQL_SSE_ENDPOINT),
       <Plugin<Record<string, unknown>, { req: Request; res: Response }>>{
         // The Pothos complexity plugin measures from the root fields' resolvers and skips
         // introspection (`__schema { types { fields { type { ofType ...`), so the depth limit

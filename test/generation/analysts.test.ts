@@ -155,6 +155,21 @@ describe('notes analyst', () => {
   });
 });
 
+describe('blank records', () => {
+  it('skips blank notes and names untitled meetings', async () => {
+    const collected: CollectedWorkspace = {
+      since: SINCE,
+      until: NOW,
+      stickies: [{ id: 'b1', content: '  \n ', tags: [], updatedAt: NOW }],
+      transcripts: [{ id: 'u1', title: '', occurredAt: NOW, participants: [], sentences: [{ speaker: '', text: 'We will send the deck tomorrow.', startSeconds: 0 }] }],
+    };
+    const notes = (await run('notes', collected)).analysis;
+    expect(notes.findings.map((f) => f.text)).toEqual(['1 note and 0 links in the window.']);
+    const meetings = (await run('meetings', collected)).analysis;
+    expect(meetings.findings.map((f) => f.text)).toEqual(['In "Untitled meeting" (Nov 18): We will send the deck tomorrow.', '1 meeting: "Untitled meeting" (Nov 18).']);
+  });
+});
+
 describe('meetings analyst', () => {
   it('names the meeting, date and speaker, and boosts decisions', async () => {
     const { analysis } = await run('meetings', workspace());

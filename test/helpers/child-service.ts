@@ -58,6 +58,8 @@ export interface ChildOptions {
   /** resolve only once /health answers (default true) */
   waitUntilReady?: boolean;
   startTimeoutMs?: number;
+  /** Extra node flags before the script (e.g. --cpu-prof, which NODE_OPTIONS does not accept). */
+  nodeArgs?: string[];
 }
 
 export async function startChildService(options: ChildOptions = {}): Promise<ChildService> {
@@ -94,7 +96,7 @@ export async function startChildService(options: ChildOptions = {}): Promise<Chi
     ...databaseEnv,
     ...options.env,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: string[] = [];
   const stderr: string[] = [];
   const listeners = new Set<() => void>();
