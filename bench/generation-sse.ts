@@ -25,7 +25,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createUserWithCli, startChildService, type ChildService } from '../test/helpers/child-service.ts';
 
-const { values } = parseArgs({ options: { subscribers: { type: 'string', default: '2000' }, 'step-delay': { type: 'string', default: '50ms' }, 'cpu-prof-dir': { type: 'string' } } });
+const { values } = parseArgs({ options: { subscribers: { type: 'string', default: '2000' }, 'step-delay': { type: 'string', default: '50ms' }, 'cpu-prof-dir': { type: 'string' }, verbose: { type: 'boolean', default: false } } });
 const SUBSCRIBERS = Number(values.subscribers);
 const GOAL_P99_MS = 100;
 const GOAL_KB_PER_SUBSCRIBER = 50;
@@ -69,22 +69,26 @@ function subscribe(agent: http.Agent, url: string, key: string, received: Receiv
         response.resume();
         return resolve();
       }
-      response.setEncoding('utf8');
+      // A minimal SSE parser: frames end with a blank line; `id:` and `event:` lead each frame
+      // (so only its head is examined, not the summary it may carry).
       let buffer = '';
+      response.setEncoding('utf8');
       response.on('data', (chunk: string) => {
         const now = performance.timeOrigin + performance.now();
-        buffer += chunk;
+        buffer = buffer ? buffer + chunk : chunk;
+        let start = 0;
         let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const id = /^id: (\d+)$/m.exec(frame);
-          if (!id) continue;
-          const sequence = Number(id[1]);
-          received.ids.push(sequence);
-          received.at.set(sequence, now);
-          if (/^event: done$/m.test(frame)) received.done = true;
+        while ((end = buffer.indexOf('\n\n', start)) >= 0) {
+          if (buffer.startsWith('id: ', start)) {
+            const idEnd = buffer.indexOf('\n', start);
+            const sequence = Number(buffer.slice(start + 4, idEnd));
+            received.ids.push(sequence);
+            received.at.set(sequence, now);
+            if (buffer.startsWith('event: done\n', idEnd + 1)) received.done = true;
+          }
+          start = end + 2;
         }
+        buffer = start < buffer.length ? buffer.slice(start) : '';
       });
       response.on('end', () => undefined);
       response.on('error', (error) => (received.error = error.message));
@@ -203,6 +207,13 @@ async function main(): Promise<void> {
       if (at !== undefined) delays.push(at - storedAt.get(sequence)!);
     }
     delays.sort((a, b) => a - b);
+    if (values.verbose) {
+      for (const sequence of live) {
+        const perEvent = subscribers.map((sub) => sub.at.get(sequence)! - storedAt.get(sequence)!).sort((a, b) => a - b);
+        const event = generationRun.events.find((e) => e.sequence === sequence)!;
+        console.log(`  event ${sequence} stored +${storedAt.get(sequence)! - liveFrom} ms: first ${perEvent[0].toFixed(1)} p50 ${percentile(perEvent, 50).toFixed(1)} last ${perEvent.at(-1)!.toFixed(1)} ms (${event.createdAt})`);
+      }
+    }
     const kbPerSubscriber = (rssIdle - rssBefore) / 1024 / SUBSCRIBERS;
     const p50 = percentile(delays, 50);
     const p99 = percentile(delays, 99);

@@ -40,6 +40,14 @@ export interface PreparedStream {
 export async function handleEventStream(prepared: PreparedStream, ctx: RequestContext, req: Request, res: Response): Promise<void> {
   const { route } = prepared;
   const stream = route.stream;
+  // A client can hang up while the run is found or started: its subscription must not outlive it.
+  let subscription: AsyncIterableIterator<unknown> | undefined;
+  // ('close' may already have fired while the credential was checked.)
+  let gone = res.destroyed || req.socket.destroyed;
+  res.once('close', () => {
+    gone = true;
+    void subscription?.return?.();
+  });
   const query = req.query as Record<string, unknown>;
   const lastEventId = parseLastEventId(req.headers['last-event-id'] ?? query[stream.lastEventParam]);
 
@@ -76,10 +84,13 @@ export async function handleEventStream(prepared: PreparedStream, ctx: RequestCo
     return;
   }
 
-  const subscription = await subscribeSource(ctx, stream.subscription.operation, { runId: run.id, after });
-  if (!(Symbol.asyncIterator in subscription)) return fail(subscription);
-  // A client that hangs up ends its subscription at once (the run goes on).
-  res.on('close', () => void subscription.return?.());
+  const source = await subscribeSource(ctx, stream.subscription.operation, { runId: run.id, after });
+  if (!(Symbol.asyncIterator in source)) return fail(source);
+  subscription = source;
+  if (gone) {
+    await subscription.return?.();
+    return;
+  }
 
   openStream(res, stream.retryMs, rateLimitHeaders(await ctx.budgets.settled()));
   const writer = new FrameWriter(res);
@@ -111,30 +122,39 @@ export async function handleEventStream(prepared: PreparedStream, ctx: RequestCo
  * A slow client's frames wait in its socket buffer; a run's events are bounded.
  */
 class FrameWriter {
-  private pending = '';
+  private pending: Buffer[] = [];
 
   constructor(private readonly res: Response) {}
 
-  push(text: string): void {
-    this.pending += text;
+  push(frame: Buffer | string): void {
+    this.pending.push(typeof frame === 'string' ? Buffer.from(frame) : frame);
     dirtyWriters.add(this);
     scheduleFlush();
   }
 
   flush(): void {
     dirtyWriters.delete(this);
-    if (!this.pending) return;
-    if (!this.res.destroyed && !this.res.writableEnded) this.res.write(this.pending);
-    this.pending = '';
+    if (this.pending.length === 0) return;
+    const chunk = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
+    this.pending = [];
+    if (!this.res.destroyed && !this.res.writableEnded) this.res.write(chunk);
   }
 
+  /** Ends the response after its last frames have gone out with the next flush. */
   end(): void {
-    this.flush();
-    this.res.end();
+    endingWriters.add(this);
+    dirtyWriters.add(this);
+    scheduleFlush();
+  }
+
+  close(): void {
+    endingWriters.delete(this);
+    if (!this.res.writableEnded) this.res.end();
   }
 }
 
 const dirtyWriters = new Set<FrameWriter>();
+const endingWriters = new Set<FrameWriter>();
 let flushScheduled = false;
 let nextFlushAt = 0;
 
@@ -150,6 +170,8 @@ function flushAll(): void {
   flushScheduled = false;
   const started = performance.now();
   for (const writer of dirtyWriters) writer.flush();
+  // Closing connections costs more than writing to them: every stream's frames go out first.
+  for (const writer of endingWriters) writer.close();
   const finished = performance.now();
   nextFlushAt = finished + (finished - started);
 }
@@ -170,18 +192,19 @@ function openStream(res: Response, retryMs: number, headers: Record<string, stri
 }
 
 /**
- * An event's frame, rendered once per process: every follower of a run on this instance receives
- * the same event object from the progress hub, so 2,000 followers cost one JSON.stringify.
+ * An event's frame, rendered and encoded once per process: every follower of a run on this
+ * instance receives the same event object from the progress hub, so 2,000 followers cost one
+ * JSON.stringify and one UTF-8 encoding, and share the bytes.
  */
-const frames = new WeakMap<object, string>();
+const frames = new WeakMap<object, Buffer>();
 
-function frameOf(stream: StreamRoute['stream'], event: StreamEvent): string {
-  let text = frames.get(event);
-  if (text === undefined) {
-    text = frame({ id: String(event.sequence), event: stream.eventName(event), data: JSON.stringify(stream.payload(event)) });
-    frames.set(event, text);
+function frameOf(stream: StreamRoute['stream'], event: StreamEvent): Buffer {
+  let bytes = frames.get(event);
+  if (bytes === undefined) {
+    bytes = Buffer.from(frame({ id: String(event.sequence), event: stream.eventName(event), data: JSON.stringify(stream.payload(event)) }));
+    frames.set(event, bytes);
   }
-  return text;
+  return bytes;
 }
 
 function frame(fields: { id?: string; event: string; data: string }): string {

@@ -103,8 +103,10 @@ function parseScalarText(spec: VariableSpec, type: GraphQLInputType, raw: string
 
 function coerce(spec: VariableSpec, value: unknown): unknown {
   const named = namedType(spec.type);
-  if (named instanceof GraphQLEnumType && typeof value === 'string' && !named.getValue(value)) {
-    throw invalid(spec, `must be one of ${named.getValues().map((v) => v.name).join(', ')}, got ${JSON.stringify(value)}`);
+  if (named instanceof GraphQLEnumType) {
+    // One value or a list of them (`sources=stickies,links`): name the allowed values, not GraphQL's internals.
+    const unknown = (Array.isArray(value) ? value : [value]).find((item) => typeof item === 'string' && !named.getValue(item));
+    if (unknown !== undefined) throw invalid(spec, `must be one of ${named.getValues().map((v) => v.name).join(', ')}, got ${JSON.stringify(unknown)}`);
   }
   // Validate only: execution coerces the variables itself (coercing twice would, for example,
   // turn an Upload into its promise before the scalar sees it).

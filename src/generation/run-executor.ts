@@ -9,7 +9,7 @@
  * - the writer's model fails: the extractive summariser writes the summary instead (degraded);
  * - the editor fails: the summary is kept unchecked (degraded);
  * - cancel by the owner: running agents report `failed` ("Cancelled"), the run ends `cancelled`
- *   (told through the pub/sub at once, or seen in the run's cancel flag within CANCEL_POLL_MS);
+ *   (told through the pub/sub at once; the cancel flag is also read between stages and every CANCEL_POLL_MS);
  * - the service shuts down mid-run: the run ends `failed` with a message saying so.
  */
 import type { Logger } from '../log.ts';
@@ -86,7 +86,11 @@ export class RunExecutor {
     try {
       if (run.cancelRequestedAt) controller.abort(new RunStopped('cancelled'));
       else await this.append(runId, { agent: RUN_AGENT, status: 'started', progress: 0, message: 'Run started', data: { run_id: runId } }, { state: 'running', startedAt: 'now' });
-      const ending = controller.signal.aborted ? stoppedEnding(controller.signal.reason) : await this.stages(run, emit, controller.signal, log);
+      const checkCancel = async () => {
+        if ((await this.deps.store.get(runId))?.cancelRequestedAt) controller.abort(new RunStopped('cancelled'));
+        controller.signal.throwIfAborted();
+      };
+      const ending = controller.signal.aborted ? stoppedEnding(controller.signal.reason) : await this.stages(run, emit, controller.signal, checkCancel, log);
       await this.finish(runId, ending, started);
     } catch (error) {
       if (error instanceof RunClosed) return;
@@ -101,7 +105,8 @@ export class RunExecutor {
     }
   }
 
-  private async stages(run: GenerationRunRecord, emit: Emit, signal: AbortSignal, log: Logger): Promise<Ending> {
+  /** The agents in order; `checkCancel` (between stages) throws RunStopped when the owner cancelled. */
+  private async stages(run: GenerationRunRecord, emit: Emit, signal: AbortSignal, checkCancel: () => Promise<void>, log: Logger): Promise<Ending> {
     const options = run.options;
     const plan = agentPlan(options);
     for (const agent of plan) await emit(agent, 'queued', 0, `Waiting: ${AGENT_ROLES[agent] ?? agent}`);
@@ -122,6 +127,7 @@ export class RunExecutor {
       this.deps.collector.collect(run.userId, options, now, report, agentSignal), runnerOptions);
     if (!collected.ok) return failedEnding(run.id, `The collector failed: ${collected.error}`, ['collector']);
 
+    await checkCancel();
     const analysts = plan.filter((agent): agent is AnalystName => (ANALYST_NAMES as readonly string[]).includes(agent));
     const results = await Promise.all(analysts.map((name) => runAgent(name, `Analysing ${ANALYST_SOURCES[name].join(' and ')}`, analystWork(name, collected.value, options, now), runnerOptions)));
     const analyses = results.flatMap((result, index) => {
@@ -129,7 +135,7 @@ export class RunExecutor {
       failedAgents.push(analysts[index]);
       return [];
     });
-    signal.throwIfAborted();
+    await checkCancel();
     if (analyses.length === 0) return failedEnding(run.id, 'Every analyst failed', failedAgents);
 
     let written = await runAgent('writer', this.deps.model ? 'Writing the summary with the configured model' : 'Writing the summary with the extractive summariser',
@@ -140,7 +146,7 @@ export class RunExecutor {
       // The model failed: the offline summariser still gives the user a summary.
       written = { ok: true, value: composeExtractiveSummary(analyses, collected.value, { length: options.length, now }) };
     }
-    signal.throwIfAborted();
+    await checkCancel();
 
     const summary = written.value;
     const edited = await runAgent('editor', 'Checking the summary covers what the analysts found', async (report) => {

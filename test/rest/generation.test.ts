@@ -687,6 +687,39 @@ describe('GET /api/generate: long runs', () => {
     }
   });
 
+  it('a client that hangs up while its stream is being set up is let go at once, not held until the run ends', async () => {
+    const user = await seededUser(slow, ['stickies']);
+    const { reader, runId } = await start(slow, user, '?sources=stickies');
+    reader.close();
+    try {
+      // Hang up right after sending the request, a little later each time, to land in the set-up.
+      for (let delayMs = 0; delayMs < 20; delayMs++) {
+        await new Promise<void>((resolve) => {
+          const request = http.get(`${slow.url}/api/generate?run_id=${runId}`, { headers: keyHeaders(user), agent: false });
+          request.on('error', () => resolve());
+          request.on('response', () => {
+            request.destroy();
+            resolve();
+          });
+          request.on('finish', () =>
+            setTimeout(() => {
+              request.destroy();
+              resolve();
+            }, delayMs),
+          );
+        });
+      }
+      const deadline = Date.now() + 1000;
+      while (slow.services.progress.followedRuns > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      // The run is still going (so nothing ended those streams but the hang-ups)...
+      expect((await runById(slow, user, runId)).finished).toBe(false);
+      // ...and nobody follows it any more.
+      expect(slow.services.progress.followedRuns).toBe(0);
+    } finally {
+      await cancelAll(slow, user, [runId]);
+    }
+  });
+
   it('RATE_LIMIT_GENERATE_PER_MINUTE: the third start in a minute is 429 with Retry-After, and starts nothing', async () => {
     const user = await seededUser(slow, ['stickies']);
     const ids: string[] = [];
