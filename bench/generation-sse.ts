@@ -2,7 +2,7 @@
  * Progress fan-out benchmark: N concurrent SSE subscribers (default 2,000) on one service process
  * follow one summary generation through GET /api/generate?run_id=...
  *
- *   npx tsx bench/generation-sse.ts [--subscribers 2000] [--step-delay 50ms]
+ *   npx tsx bench/generation-sse.ts [--subscribers 2000] [--step-delay 200ms] [--verbose] [--cpu-prof-dir DIR]
  *
  * - The service runs as its own process (`node --import tsx src/main.ts`, embedded database
  *   unless DATABASE_URL is set) with GENERATION_CONCURRENCY=1 and its writer model
@@ -17,7 +17,12 @@
  *   events stored after every subscriber was connected. p50/p99 over all (subscriber, event) pairs.
  * - Every subscriber must receive every event of the run exactly once, in order (ids 1..last).
  * - The subscribers are plain HTTP clients with a minimal SSE parser on this process's event
- *   loop; their own parsing time is included in the delay (an upper bound).
+ *   loop, on the same machine: their own CPU time (reading 2,000 sockets per event) is included
+ *   in the delay, an upper bound. --verbose prints each event's first/median/last delay.
+ * - --step-delay paces the run (GENERATION_STEP_DELAY): 200ms gives about 10 events a second
+ *   with bursts of 4 (the analysts run in parallel), a busy but realistic progress stream.
+ * - RSS before and with the idle subscribers is each the last of six samples 2.5 s apart (V8
+ *   shrinks the heap once allocation stops); the service runs with npm start's heap cap.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -25,7 +30,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createUserWithCli, startChildService, type ChildService } from '../test/helpers/child-service.ts';
 
-const { values } = parseArgs({ options: { subscribers: { type: 'string', default: '2000' }, 'step-delay': { type: 'string', default: '50ms' }, 'cpu-prof-dir': { type: 'string' }, verbose: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { subscribers: { type: 'string', default: '2000' }, 'step-delay': { type: 'string', default: '200ms' }, 'cpu-prof-dir': { type: 'string' }, verbose: { type: 'boolean', default: false } } });
 const SUBSCRIBERS = Number(values.subscribers);
 const GOAL_P99_MS = 100;
 const GOAL_KB_PER_SUBSCRIBER = 50;
@@ -140,12 +145,14 @@ async function main(): Promise<void> {
     env: {
       CHAT_API_URL: model.url,
       GENERATION_AGENT_TIMEOUT: '10m',
+      CHAT_TIMEOUT: '10m',
       GENERATION_CONCURRENCY: '1',
       GENERATION_STEP_DELAY: values['step-delay']!,
       RATE_LIMIT_GENERATE_PER_MINUTE: '1000',
     },
     // --cpu-prof-dir <dir>: a V8 CPU profile of the service, written when it stops.
-    nodeArgs: values['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof-dir']}`] : [],
+    // The heap cap `npm start` runs with (package.json), plus a CPU profile when asked.
+    nodeArgs: ['--max-old-space-size=384', ...(values['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof-dir']}`] : [])],
     startTimeoutMs: 120_000,
   });
   try {
@@ -160,8 +167,17 @@ async function main(): Promise<void> {
     const start = `mutation { startGeneration { id } }`;
     await graphql(service, key, start); // the blocker: it waits in its writer until the model is released
     const runId = (await graphql<{ startGeneration: { id: string } }>(service, key, start)).startGeneration.id;
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    const rssBefore = rssBytes(service.pid);
+    // The same settling before and after the subscribers connect: the idle RSS after 15 s.
+    const settle = async (label: string) => {
+      const samples: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+        samples.push(rssBytes(service.pid));
+      }
+      if (values.verbose) console.log(`  ${label} RSS every 2.5 s: ${samples.map((b) => (b / 1048576).toFixed(1)).join(', ')} MB`);
+      return samples.at(-1)!;
+    };
+    const rssBefore = await settle('before');
 
     const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
     const url = `${service.url}/api/generate?run_id=${runId}`;
@@ -176,8 +192,8 @@ async function main(): Promise<void> {
     const refused = subscribers.filter((s) => s.status !== 200).length;
     if (refused > 0) throw new Error(`${refused} subscribers were refused: ${subscribers.find((s) => s.error)?.error}`);
     const runState = await graphql<{ generationRun: { state: string } }>(service, key, `query($id: UUID!) { generationRun(id: $id) { state } }`, { id: runId });
-    await new Promise((resolve) => setTimeout(resolve, 5000));
-    const rssIdle = rssBytes(service.pid);
+    // Idle: V8's memory reducer collects the connection burst's garbage once allocation stops.
+    const rssIdle = await settle('idle');
     const liveFrom = Date.now();
 
     const serverCpuBefore = cpuSeconds(service.pid);

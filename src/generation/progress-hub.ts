@@ -116,7 +116,9 @@ class RunFeed {
     for (const event of sorted) {
       if (event.sequence !== this.lastSequence + 1) continue;
       this.events.push(event);
-      for (const listener of this.listeners) listener.deliver({ kind: 'event', event });
+      // One item for all listeners: thousands of followers share it (and the frame rendered from it).
+      const item: ProgressItem = { kind: 'event', event };
+      for (const listener of this.listeners) listener.deliver(item);
     }
     if (sorted.some((event) => event.sequence > this.lastSequence) && !this.repairing) void this.repair();
   }
