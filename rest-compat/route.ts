@@ -1,6 +1,9 @@
 import type { ExecutionResult } from 'graphql';
 import type { Budget } from '../src/ratelimit/rate-limiter.ts';
 import type { Scope } from '../src/auth/scopes.ts';
+import { snakeName } from '../src/util/snake-case.ts';
+
+export { snakeName };
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -136,9 +139,6 @@ export function array(field: string): Responder {
   return (data) => ({ body: { data: toSnakeCase(data[field]) } });
 }
 
-export function snakeName(name: string): string {
-  return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-}
 
 export function camelName(name: string): string {
   return name.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());

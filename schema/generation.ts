@@ -38,7 +38,7 @@ interface HeartbeatShape {
 }
 
 const GenerationHeartbeat = builder.objectRef<HeartbeatShape>('GenerationHeartbeat').implement({
-  description: 'Sent to a quiet subscription at the GENERATION_HEARTBEAT interval: the connection is alive and the run has not moved.',
+  description: 'Sent at every GENERATION_HEARTBEAT interval while following: the connection is alive; lastSequence says how far the run has got.',
   fields: (t) => ({
     runId: t.exposeString('runId'),
     at: t.field({ type: 'DateTime', resolve: (beat) => beat.at }),
@@ -203,7 +203,7 @@ builder.subscriptionFields((t) => ({
     type: GenerationProgress,
     description:
       'The events of one of your runs after `after` (a sequence number; default 0: from the start), replayed from its log, then live ones ' +
-      'until the final event (agent `run`, status complete or failed), with GenerationHeartbeat payloads while the run is quiet. ' +
+      'until the final event (agent `run`, status complete or failed), with a GenerationHeartbeat payload at every GENERATION_HEARTBEAT interval. ' +
       'To resume after a dropped connection, pass the last sequence number you received.',
     authScopes: { scope: 'read:workspace' },
     args: { runId: t.arg({ type: 'UUID', required: true }), after: t.arg.int({ required: false }) },

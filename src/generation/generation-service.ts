@@ -98,7 +98,7 @@ export class GenerationService {
     if (run.state === 'queued') {
       const event = await this.deps.store.append(
         runId,
-        { agent: RUN_AGENT, status: 'failed', progress: 100, message: 'Generation cancelled by its owner', data: { run_id: runId, state: 'cancelled', error: 'Cancelled by its owner', reason: 'cancelled' } },
+        { agent: RUN_AGENT, status: 'failed', progress: 100, message: 'Generation cancelled by its owner', data: { run_id: runId, failed_agents: [], state: 'cancelled', error: 'Cancelled by its owner', reason: 'cancelled', duration_ms: null } },
         { state: 'cancelled', error: 'Cancelled by its owner', finishedAt: 'now' },
       );
       if (event) await this.deps.hub.publish(event).catch(() => undefined);

@@ -62,7 +62,7 @@ export function createGeneration(wiring: GenerationWiring) {
     onAbandoned: async ({ payload }) => {
       const event = await store.append(
         payload.runId,
-        { agent: RUN_AGENT, status: 'failed', progress: 100, message: 'Generation interrupted: its worker stopped; start a new run', data: { run_id: payload.runId, state: 'failed', error: 'Its worker stopped', reason: 'abandoned' } },
+        { agent: RUN_AGENT, status: 'failed', progress: 100, message: 'Generation interrupted: its worker stopped; start a new run', data: { run_id: payload.runId, failed_agents: [], state: 'failed', error: 'Its worker stopped', reason: 'abandoned', duration_ms: null } },
         { state: 'failed', error: 'Its worker stopped before the run finished', finishedAt: 'now' },
       );
       if (event) await hub.publish(event).catch(() => undefined);

@@ -10,8 +10,8 @@
  * one interval and never loses it.
  *
  * A follower replays the events after its cursor from the feed's memory and then receives live
- * ones, skipping any it has already had: no gap, no duplicate. Heartbeats go to every follower
- * of a feed at the configured interval.
+ * ones, skipping any it has already had: no gap, no duplicate. A heartbeat goes to every follower
+ * of a feed at each interval (a UI tells a quiet run from a dead connection by it).
  */
 import type { Logger } from '../log.ts';
 import type { PubSub } from '../pubsub/pubsub.ts';
@@ -142,6 +142,7 @@ class RunFeed {
     return this.repairing;
   }
 
+  /** A heartbeat to every follower at each interval; an unfinished run's log is checked too. */
   private tick(): void {
     const heartbeat: ProgressItem = { kind: 'heartbeat', at: new Date(), lastSequence: this.lastSequence };
     for (const listener of this.listeners) listener.deliver(heartbeat);

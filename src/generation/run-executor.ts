@@ -13,6 +13,7 @@
  * - the service shuts down mid-run: the run ends `failed` with a message saying so.
  */
 import type { Logger } from '../log.ts';
+import { snakeKeys } from '../util/snake-case.ts';
 import type { PubSub } from '../pubsub/pubsub.ts';
 import type { ChatProvider } from '../workspace/chat/types.ts';
 import { runAgent, RunStopped, type AgentResult, type AgentWork, type Emit } from './agent-runner.ts';
@@ -79,7 +80,9 @@ export class RunExecutor {
       );
     }, CANCEL_POLL_MS);
     cancelPoll.unref();
+    const failedAgents = new Set<string>();
     const emit: Emit = async (agent, status, progress, message, data = {}) => {
+      if (status === 'failed') failedAgents.add(agent);
       await this.append(runId, { agent, status, progress, message, data });
     };
     const started = Date.now();
@@ -91,11 +94,11 @@ export class RunExecutor {
         controller.signal.throwIfAborted();
       };
       const ending = controller.signal.aborted ? stoppedEnding(controller.signal.reason) : await this.stages(run, emit, controller.signal, checkCancel, log);
-      await this.finish(runId, ending, started);
+      await this.finish(runId, ending, started, failedAgents);
     } catch (error) {
       if (error instanceof RunClosed) return;
       const ending = error instanceof RunStopped ? stoppedEnding(error) : unexpectedEnding(error, log);
-      await this.finish(runId, ending, started).catch((finishError: unknown) => {
+      await this.finish(runId, ending, started, failedAgents).catch((finishError: unknown) => {
         if (!(finishError instanceof RunClosed)) throw finishError;
       });
     } finally {
@@ -149,7 +152,10 @@ export class RunExecutor {
     await checkCancel();
 
     const summary = written.value;
-    const edited = await runAgent('editor', 'Checking the summary covers what the analysts found', async (report) => {
+    const editorStart = failedAgents.includes('writer')
+      ? 'Checking the extractive summary written after the model failed'
+      : 'Checking the summary covers what the analysts found';
+    const edited = await runAgent('editor', editorStart, async (report) => {
       await report(30, `Checking ${analyses.length} analyses against the summary`);
       const review = reviewCoverage(summary.markdown, summary.references, analyses, { length: options.length });
       return {
@@ -183,13 +189,20 @@ export class RunExecutor {
   }
 
   private async append(runId: string, event: Parameters<RunStore['append']>[1], update?: RunUpdate): Promise<void> {
-    const stored = await this.deps.store.append(runId, event, update);
+    // `data` keys are snake_case on every front, whatever an agent wrote.
+    const stored = await this.deps.store.append(runId, { ...event, data: snakeKeys(event.data) as Record<string, unknown> }, update);
     if (!stored) throw new RunClosed();
     await this.deps.hub.publish(stored).catch((error: unknown) => this.deps.log.warn({ err: error, runId }, 'could not publish a generation event'));
   }
 
-  private async finish(runId: string, ending: Ending, started: number): Promise<void> {
-    await this.append(runId, { agent: RUN_AGENT, status: ending.status, progress: 100, message: ending.message, data: { run_id: runId, ...ending.data, duration_ms: Date.now() - started } }, { ...ending.update, finishedAt: 'now' });
+  /** The final event: every ending's data has run_id, state, failed_agents and duration_ms. */
+  private async finish(runId: string, ending: Ending, started: number, failedAgents: ReadonlySet<string>): Promise<void> {
+    const failed = [...failedAgents];
+    await this.append(
+      runId,
+      { agent: RUN_AGENT, status: ending.status, progress: 100, message: ending.message, data: { run_id: runId, failed_agents: failed, ...ending.data, duration_ms: Date.now() - started } },
+      { failedAgents: failed, ...ending.update, finishedAt: 'now' },
+    );
   }
 }
 

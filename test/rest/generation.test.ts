@@ -775,7 +775,7 @@ describe('GET /api/generate: long runs', () => {
         {
           id: 2,
           event: 'done',
-          payload: { agent: 'run', status: 'failed', progress: 100, message: 'Generation cancelled by its owner', data: { run_id: third, state: 'cancelled', error: 'Cancelled by its owner', reason: 'cancelled' } },
+          payload: { agent: 'run', status: 'failed', progress: 100, message: 'Generation cancelled by its owner', data: { run_id: third, failed_agents: [], state: 'cancelled', error: 'Cancelled by its owner', reason: 'cancelled', duration_ms: null } },
         },
       ]);
       // Another user is not held up by them.
