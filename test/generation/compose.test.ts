@@ -8,15 +8,8 @@ import {
   renumberCitations,
 } from '../../src/generation/compose.ts';
 import type { Analysis, CollectedWorkspace, SourceReference } from '../../src/generation/types.ts';
+import { COLLECTED, K1, K2, L1, NOW, S1, T1 } from './fixtures.ts';
 
-const NOW = new Date('2026-11-18T10:05:00Z');
-const COLLECTED: CollectedWorkspace = { since: new Date('2026-11-11T10:05:00Z'), until: NOW };
-
-const S1: SourceReference = { kind: 'sticky', id: 's1', title: 'Budget review notes' };
-const L1: SourceReference = { kind: 'link', id: 'l1', title: 'Budget template' };
-const T1: SourceReference = { kind: 'transcript', id: 't1', title: 'Weekly sync' };
-const K1: SourceReference = { kind: 'task', id: 'k1', title: 'Send budget' };
-const K2: SourceReference = { kind: 'task', id: 'k2', title: 'Ship release' };
 
 function sampleAnalyses(): Analysis[] {
   return [
