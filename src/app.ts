@@ -147,7 +147,7 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
       enabled: config.selfTest.enabled,
       checks: builtInChecks({ db, blobs, baseUrl: () => selfUrl, jobQueueDepths: () => jobs.depths() }),
     }),
-    health: new HealthService({ db, blobs, queueDepths: () => jobs.depths(), startedAt, version: VERSION, rateLimitKind: rateLimits.kind }),
+    health: new HealthService({ db, blobs, queueDepths: () => jobs.depths(), startedAt, version: VERSION, rateLimitKind: rateLimits.kind, pubsubKind: pubsub.kind }),
     benchmark: new BenchmarkService({ db, thresholds: config.benchmark }),
     ...workspace,
     chat: createChatService(config.chat, db, log.child({ component: 'chat' })),

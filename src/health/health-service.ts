@@ -23,7 +23,7 @@ export interface HealthDeps {
   version: string;
   /** Which rate-limit store is in use: `memory` or `redis`. */
   rateLimitKind: string;
-  /** Which pub/sub backend is in use, once there is one. */
+  /** Which pub/sub backend carries live progress: `memory` or `redis`. */
   pubsubKind?: string;
   /** Timeout of each probe (default 2000 ms). */
   timeoutMs?: number;

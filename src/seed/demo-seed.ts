@@ -9,6 +9,8 @@
  *     that organization isolation can be tried at once (neither user belongs to the other's org);
  *   - generated pnl and performance files for 5 Demo Capital accounts and 1 Northwind account,
  *     daily on business days over a little more than 13 months ending yesterday (UTC),
+ *   - the admin's workspace (stickies, links, transcripts, tasks, news) and a summary generation
+ *     of it, queued (the worker writes it once the service listens);
  * and prints the credentials ONCE in a framed block (they are never logged).
  *
  * The files go through the real pipeline: StorageService.upload (blob, UploadedFile row, ingest
@@ -520,6 +522,8 @@ export async function seedDemoData(services: Services, options: SeedOptions = {}
   await seedTranscripts(services, admin.user.id);
   await seedTasks(services, admin.user.id);
   await seedNews(services, admin.user.id);
+  // A first summary of that workspace: queued now, written by the worker once the service listens.
+  const generationRun = await services.generation.start(admin.user.id, { days: 30 });
 
   const durationMs = Date.now() - started;
   // No secrets here: ids and counts only.
@@ -528,6 +532,7 @@ export async function seedDemoData(services: Services, options: SeedOptions = {}
       organizations: [demoOrg.id, otherOrg.id],
       users: [DEMO_ADMIN_EMAIL, DEMO_ANALYST_EMAIL],
       files: files.map((file) => ({ id: file.id, rows: file.rowCount })),
+      generationRun: generationRun.id,
       period: { startDate: data.startDate, endDate: data.endDate },
       durationMs,
     },
