@@ -42,15 +42,17 @@ export class GenerationService {
   /** Validates the options, stores the run with its announcement event and queues its job. */
   async start(userId: string, input: GenerationOptionsInput = {}): Promise<GenerationRunRecord> {
     const options = validateOptions(input);
-    if ((await this.deps.store.activeCount(userId)) >= GENERATION_LIMITS.activeRunsPerUser) {
-      throw AppError.conflict(`You already have ${GENERATION_LIMITS.activeRunsPerUser} summary generations in progress; wait for one to finish or cancel it`);
-    }
     const id = randomUUID();
     const agents = agentPlan(options);
     const client = await this.deps.pool.connect();
     let created: Awaited<ReturnType<RunStore['create']>>;
     try {
       await client.query('BEGIN');
+      // One start at a time per user, so two simultaneous starts cannot both pass the limit.
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext('generation-start:' || $1))`, [userId]);
+      if ((await this.deps.store.activeCount(userId, client)) >= GENERATION_LIMITS.activeRunsPerUser) {
+        throw AppError.conflict(`You already have ${GENERATION_LIMITS.activeRunsPerUser} summary generations in progress; wait for one to finish or cancel it`);
+      }
       created = await this.deps.store.create(
         { id, userId, options },
         { agent: RUN_AGENT, status: 'queued', progress: 0, message: 'Summary generation queued', data: { run_id: id, options, agents } },

@@ -149,8 +149,8 @@ export class RunStore {
   }
 
   /** Runs of a user that have not finished. */
-  async activeCount(userId: string): Promise<number> {
-    const { rows } = await this.pool.query<{ count: number }>(
+  async activeCount(userId: string, executor: SqlClient = this.pool): Promise<number> {
+    const { rows } = await executor.query<{ count: number }>(
       `SELECT count(*)::int AS count FROM "GenerationRun" WHERE "userId" = $1 AND state IN ('queued', 'running')`,
       [userId],
     );
