@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { builder } from './builder.ts';
 import { requireViewer, type RequestContext } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
-import { parseExpiry } from '../src/auth/api-keys.ts';
+import { parseExpiry, type CredentialSecretKind } from '../src/auth/api-keys.ts';
 import type { ApiKey as ApiKeyModel } from '../src/generated/prisma/client.ts';
 
 const Organization = builder.prismaObject('Organization', {
@@ -23,21 +23,6 @@ builder.prismaObject('User', {
       type: [Organization],
       resolve: (user, _args, ctx) => ctx.services.organizations.listForUser(user.id),
     }),
-  }),
-});
-
-const ApiKey = builder.prismaObject('ApiKey', {
-  description: 'An API key. The secret is shown once, when created; only its hash is stored.',
-  fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    name: t.exposeString('name'),
-    prefix: t.exposeString('prefix', { description: 'The visible start of the key, e.g. `sk_1a2b3c4d`.' }),
-    scopes: t.exposeStringList('scopes'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
-    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
-    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true }),
-    active: t.boolean({ resolve: (key) => !key.revokedAt && (!key.expiresAt || key.expiresAt > new Date()) }),
   }),
 });
 
@@ -65,60 +50,122 @@ builder.queryFields((t) => ({
       return { credential: viewer.credential.kind, scopes: [...viewer.scopes] };
     },
   }),
-  apiKeys: t.prismaField({
-    type: [ApiKey],
-    description: "The signed-in user's API keys, newest first.",
-    authScopes: { authenticated: true },
-    resolve: (query, _parent, _args, ctx) =>
-      ctx.services.prisma.apiKey.findMany({ ...query, where: { userId: requireViewer(ctx).user.id }, orderBy: { createdAt: 'desc' } }),
-  }),
 }));
 
-const CreatedApiKey = builder.objectRef<{ key: string; record: ApiKeyModel }>('CreatedApiKey').implement({
-  fields: (t) => ({
-    key: t.exposeString('key', { description: 'The secret (`sk_` + 32 hex). Shown this once; store it now.' }),
-    apiKey: t.field({ type: ApiKey, resolve: (parent) => parent.record }),
-  }),
-});
+/**
+ * API keys and personal access tokens (src/auth/api-keys.ts): the same record, two kinds, each
+ * with its own type, list, create and revoke operations. Both are managed from a signed-in
+ * browser session (or the CLI): a key or token must not be able to mint more.
+ */
+interface CredentialNames {
+  kind: CredentialSecretKind;
+  type: 'ApiKey' | 'AccessToken';
+  /** `apiKey` / `accessToken`, for the field names. */
+  field: 'apiKey' | 'accessToken';
+  label: string;
+  /** `an API key`, `a personal access token`. */
+  aLabel: string;
+  secretForm: string;
+  usage: string;
+}
 
-const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
-  fields: (t) => ({
-    name: t.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters') }),
-    scopes: t.stringList({
-      required: true,
-      description: 'Any of read:pnl, read:returns, write:upload, read:workspace, write:workspace, admin (admin only for admin users).',
-      validate: z.array(z.string()).min(1, 'at least one scope is required').max(6, 'at most 6 scopes'),
-    }),
-    expiresIn: t.string({
-      description: 'A duration (`30d`, `12h`, `2w`) or an ISO timestamp; omit for a key that does not expire.',
-      validate: z.string().max(40, 'must be at most 40 characters'),
-    }),
-  }),
-});
+const CREDENTIALS: CredentialNames[] = [
+  { kind: 'api_key', type: 'ApiKey', field: 'apiKey', label: 'API key', aLabel: 'an API key', secretForm: '`sk_` + 32 hex', usage: 'Send it in the `x-api-key` header.' },
+  {
+    kind: 'access_token',
+    type: 'AccessToken',
+    field: 'accessToken',
+    label: 'personal access token',
+    aLabel: 'a personal access token',
+    secretForm: '`pat_` + 32 hex',
+    usage: 'Send it as `Authorization: Bearer <token>` (the JSON-RPC tool endpoint /api/service, and any other endpoint).',
+  },
+];
 
-/** Keys are managed from a signed-in browser session: a key must not be able to mint keys. */
-function requireSession(ctx: RequestContext) {
+/** Keys and tokens are managed from a signed-in browser session: a key must not be able to mint keys. */
+function requireSession(ctx: RequestContext, label: string) {
   const viewer = requireViewer(ctx);
-  if (viewer.credential.kind !== 'session') throw new AppError('FORBIDDEN', 'API keys can only be managed from a signed-in session');
+  if (viewer.credential.kind !== 'session') throw new AppError('FORBIDDEN', `${capitalise(label)}s can only be managed from a signed-in session`);
   return viewer;
 }
 
-builder.mutationFields((t) => ({
-  createApiKey: t.field({
-    type: CreatedApiKey,
-    authScopes: { authenticated: true },
-    args: { input: t.arg({ type: CreateApiKeyInput, required: true }) },
-    resolve: async (_parent, { input }, ctx) => {
-      const viewer = requireSession(ctx);
-      const expiresAt = input.expiresIn ? parseExpiry(input.expiresIn) : null;
-      const { secret, record } = await ctx.services.apiKeys.create({ userId: viewer.user.id, name: input.name, scopes: input.scopes, expiresAt });
-      return { key: secret, record };
-    },
-  }),
-  revokeApiKey: t.prismaField({
-    type: ApiKey,
-    authScopes: { authenticated: true },
-    args: { id: t.arg({ type: 'UUID', required: true }) },
-    resolve: async (_query, _parent, args, ctx) => ctx.services.apiKeys.revoke({ id: args.id, userId: requireSession(ctx).user.id }),
-  }),
-}));
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+for (const names of CREDENTIALS) defineCredential(names);
+
+function defineCredential({ kind, type, field, label, aLabel, secretForm, usage }: CredentialNames) {
+  const Credential = builder.prismaObject('ApiKey', {
+    variant: type,
+    description: `${capitalise(aLabel)}. The secret is shown once, when created; only its hash is stored.`,
+    fields: (t) => ({
+      id: t.expose('id', { type: 'UUID' }),
+      name: t.exposeString('name'),
+      prefix: t.exposeString('prefix', { description: `The visible start of the secret, e.g. \`${kind === 'api_key' ? 'sk_' : 'pat_'}1a2b3c4d\`.` }),
+      scopes: t.exposeStringList('scopes'),
+      createdAt: t.expose('createdAt', { type: 'DateTime' }),
+      expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
+      revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
+      lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true }),
+      active: t.boolean({ resolve: (key) => !key.revokedAt && (!key.expiresAt || key.expiresAt > new Date()) }),
+    }),
+  });
+
+  const Created = builder.objectRef<{ key: string; record: ApiKeyModel }>(`Created${type}`).implement({
+    fields: (t) => ({
+      key: t.exposeString('key', { description: `The secret (${secretForm}). Shown this once; store it now. ${usage}` }),
+      [field]: t.field({ type: Credential, resolve: (parent) => parent.record }),
+    }),
+  });
+
+  const CreateInput = builder.inputType(`Create${type}Input`, {
+    fields: (t) => ({
+      name: t.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters') }),
+      scopes: t.stringList({
+        required: true,
+        description: 'Any of read:pnl, read:returns, write:upload, read:workspace, write:workspace, admin (admin only for admin users).',
+        validate: z.array(z.string()).min(1, 'at least one scope is required').max(6, 'at most 6 scopes'),
+      }),
+      expiresIn: t.string({
+        description: `A duration (\`30d\`, \`12h\`, \`2w\`) or an ISO timestamp; omit for ${aLabel} that does not expire.`,
+        validate: z.string().max(40, 'must be at most 40 characters'),
+      }),
+    }),
+  });
+
+  builder.queryField(`${field}s`, (t) =>
+    t.prismaField({
+      type: [Credential],
+      description: `The signed-in user's ${label}s, newest first.`,
+      authScopes: { authenticated: true },
+      resolve: (query, _parent, _args, ctx) =>
+        ctx.services.prisma.apiKey.findMany({ ...query, where: { userId: requireViewer(ctx).user.id, kind }, orderBy: { createdAt: 'desc' } }),
+    }),
+  );
+
+  builder.mutationField(`create${type}`, (t) =>
+    t.field({
+      type: Created,
+      description: `Creates ${aLabel} for the signed-in user (from a browser session only).`,
+      authScopes: { authenticated: true },
+      args: { input: t.arg({ type: CreateInput, required: true }) },
+      resolve: async (_parent, { input }, ctx) => {
+        const viewer = requireSession(ctx, label);
+        const expiresAt = input.expiresIn ? parseExpiry(input.expiresIn) : null;
+        const { secret, record } = await ctx.services.apiKeys.create({ userId: viewer.user.id, name: input.name, scopes: input.scopes, expiresAt, kind });
+        return { key: secret, record };
+      },
+    }),
+  );
+
+  builder.mutationField(`revoke${type}`, (t) =>
+    t.prismaField({
+      type: Credential,
+      description: `Revokes one of the signed-in user's ${label}s (from a browser session only); revoking twice is harmless.`,
+      authScopes: { authenticated: true },
+      args: { id: t.arg({ type: 'UUID', required: true }) },
+      resolve: async (_query, _parent, args, ctx) => ctx.services.apiKeys.revoke({ id: args.id, userId: requireSession(ctx, label).user.id, kind }),
+    }),
+  );
+}

@@ -60,7 +60,8 @@ export async function createContext(services: Services, request: RequestInfo): P
 }
 
 /**
- * Credentials in order of precedence: `x-api-key`, then `Authorization: Bearer`, then the
+ * Credentials in order of precedence: `x-api-key` (an API key), then `Authorization: Bearer` (a
+ * personal access token, an API key, or a session token), then the
  * `sso_token` cookie. A credential that is present but invalid is never skipped in favour of
  * the next one: the request is unauthenticated and says why.
  */
@@ -68,14 +69,15 @@ export async function authenticate(services: Services, headers: IncomingHttpHead
   const apiKey = single(headers['x-api-key']);
   if (apiKey !== undefined) {
     const verified = await services.apiKeys.verify(apiKey.trim());
-    if (!verified) return { viewer: null, problem: 'invalid_api_key' };
+    // Access tokens are bearer credentials; in x-api-key they are refused like any bad key.
+    if (!verified || verified.kind !== 'api_key') return { viewer: null, problem: 'invalid_api_key' };
     return { viewer: { user: verified.owner, scopes: new Set(verified.scopes), credential: { kind: 'api_key', id: verified.keyId } }, problem: null };
   }
   const bearer = /^Bearer\s+(\S+)$/i.exec(single(headers.authorization) ?? '')?.[1];
   if (bearer !== undefined) {
-    // Scripts may send an API key as a bearer token too.
+    // A personal access token, or an API key sent as a bearer token by a script.
     const verified = await services.apiKeys.verify(bearer);
-    if (verified) return { viewer: { user: verified.owner, scopes: new Set(verified.scopes), credential: { kind: 'api_key', id: verified.keyId } }, problem: null };
+    if (verified) return { viewer: { user: verified.owner, scopes: new Set(verified.scopes), credential: { kind: verified.kind, id: verified.keyId } }, problem: null };
     const session = await sessionViewer(services, bearer);
     return session ? { viewer: session, problem: null } : { viewer: null, problem: 'invalid_api_key' };
   }

@@ -3,13 +3,39 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import { AppError } from '../errors.ts';
 import { grants, isScope, SCOPES, scopesForRole, type Scope } from './scopes.ts';
 
-/** `sk_` + 32 hex characters (128 bits from the CSPRNG). */
-const KEY_PATTERN = /^sk_[0-9a-f]{32}$/;
-/** The visible prefix: `sk_` and the first 8 hex characters. */
-const PREFIX_LENGTH = 11;
+/**
+ * API keys and personal access tokens: the same kind of credential (a random secret stored as a
+ * SHA-256 hash, scopes, expiry, revocation, last use) for two uses, told apart by their prefix:
+ * - `api_key`: `sk_` + 32 hex, sent in `x-api-key` (or as a bearer token by scripts);
+ * - `access_token`: `pat_` + 32 hex, sent as `Authorization: Bearer` by programs and AI agents
+ *   (the JSON-RPC tool endpoint), listed and revoked separately from the API keys.
+ * 128 bits from the CSPRNG each. The visible prefix is the tag and the first 8 hex characters.
+ */
+export type CredentialSecretKind = 'api_key' | 'access_token';
+
+const KINDS: Record<CredentialSecretKind, { tag: string; pattern: RegExp; label: string }> = {
+  api_key: { tag: 'sk_', pattern: /^sk_[0-9a-f]{32}$/, label: 'API key' },
+  access_token: { tag: 'pat_', pattern: /^pat_[0-9a-f]{32}$/, label: 'Access token' },
+};
 /** last_used_at is written at most once a minute per key, not on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 export const MAX_KEYS_PER_USER = 100;
+
+/** The kind a secret claims by its form, or null when it is neither. */
+export function secretKind(secret: string): CredentialSecretKind | null {
+  if (KINDS.api_key.pattern.test(secret)) return 'api_key';
+  if (KINDS.access_token.pattern.test(secret)) return 'access_token';
+  return null;
+}
+
+/** A visible prefix (`sk_1a2b3c4d`, `pat_1a2b3c4d`) of the given kind. */
+export function isKeyPrefix(prefix: string, kind: CredentialSecretKind): boolean {
+  return new RegExp(`^${KINDS[kind].tag}[0-9a-f]{8}$`).test(prefix);
+}
+
+export function credentialLabel(kind: CredentialSecretKind): string {
+  return KINDS[kind].label;
+}
 
 export interface ApiKeyOwner {
   id: string;
@@ -20,12 +46,13 @@ export interface ApiKeyOwner {
 
 export interface VerifiedKey {
   keyId: string;
+  kind: CredentialSecretKind;
   scopes: Scope[];
   owner: ApiKeyOwner;
 }
 
-export function generateKeySecret(): string {
-  return `sk_${randomBytes(16).toString('hex')}`;
+export function generateKeySecret(kind: CredentialSecretKind = 'api_key'): string {
+  return `${KINDS[kind].tag}${randomBytes(16).toString('hex')}`;
 }
 
 export function hashSecret(secret: string): string {
@@ -33,7 +60,8 @@ export function hashSecret(secret: string): string {
 }
 
 export function keyPrefix(secret: string): string {
-  return secret.slice(0, PREFIX_LENGTH);
+  const kind = secretKind(secret) ?? 'api_key';
+  return secret.slice(0, KINDS[kind].tag.length + 8);
 }
 
 export function parseScopes(requested: readonly string[], role: 'admin' | 'member'): Scope[] {
@@ -49,19 +77,23 @@ export function parseScopes(requested: readonly string[], role: 'admin' | 'membe
 export class ApiKeyService {
   constructor(private readonly prisma: PrismaClient) {}
 
-  async create(input: { userId: string; name: string; scopes: readonly string[]; expiresAt?: Date | null }) {
+  async create(input: { userId: string; name: string; scopes: readonly string[]; expiresAt?: Date | null; kind?: CredentialSecretKind }) {
+    const kind = input.kind ?? 'api_key';
     const user = await this.prisma.user.findUnique({ where: { id: input.userId } });
     if (!user) throw AppError.notFound('User');
     const name = input.name.trim();
     if (name.length === 0 || name.length > 100) throw AppError.badInput('name', 'must be 1 to 100 characters');
     if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) throw AppError.badInput('expiresAt', 'must be in the future');
     const scopes = parseScopes(input.scopes, user.role);
-    const active = await this.prisma.apiKey.count({ where: { userId: user.id, revokedAt: null } });
-    if (active >= MAX_KEYS_PER_USER) throw AppError.conflict(`A user may hold at most ${MAX_KEYS_PER_USER} active keys; revoke one first`);
-    const secret = generateKeySecret();
+    const active = await this.prisma.apiKey.count({ where: { userId: user.id, kind, revokedAt: null } });
+    if (active >= MAX_KEYS_PER_USER) {
+      throw AppError.conflict(`A user may hold at most ${MAX_KEYS_PER_USER} active ${kind === 'api_key' ? 'keys' : 'access tokens'}; revoke one first`);
+    }
+    const secret = generateKeySecret(kind);
     const record = await this.prisma.apiKey.create({
       data: {
         userId: user.id,
+        kind,
         name,
         prefix: keyPrefix(secret),
         secretHash: hashSecret(secret),
@@ -72,25 +104,27 @@ export class ApiKeyService {
     return { secret, record };
   }
 
-  /** Revokes one of `userId`'s keys (any key when userId is undefined: operators). */
-  async revoke(where: { id?: string; prefix?: string; userId?: string }) {
+  /** Revokes one of `userId`'s keys of `kind` (any user's when userId is undefined: operators). */
+  async revoke(where: { id?: string; prefix?: string; userId?: string; kind?: CredentialSecretKind }) {
+    const kind = where.kind ?? 'api_key';
     const key = await this.prisma.apiKey.findFirst({
-      where: { id: where.id, prefix: where.prefix, userId: where.userId },
+      where: { id: where.id, prefix: where.prefix, userId: where.userId, kind },
     });
-    if (!key) throw AppError.notFound('API key');
+    if (!key) throw AppError.notFound(KINDS[kind].label);
     if (key.revokedAt) return key;
     return this.prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
   }
 
-  list(userId: string) {
-    return this.prisma.apiKey.findMany({ where: { userId }, orderBy: { createdAt: 'desc' } });
+  list(userId: string, kind: CredentialSecretKind = 'api_key') {
+    return this.prisma.apiKey.findMany({ where: { userId, kind }, orderBy: { createdAt: 'desc' } });
   }
 
   /** The key's owner and scopes, or null for a malformed, unknown, revoked or expired key. */
   async verify(secret: string, now = new Date()): Promise<VerifiedKey | null> {
-    if (!KEY_PATTERN.test(secret)) return null;
+    const kind = secretKind(secret);
+    if (!kind) return null;
     const key = await this.prisma.apiKey.findUnique({ where: { prefix: keyPrefix(secret) }, include: { user: true } });
-    if (!key) return null;
+    if (!key || key.kind !== kind) return null;
     const presented = Buffer.from(hashSecret(secret), 'hex');
     const stored = Buffer.from(key.secretHash, 'hex');
     if (presented.length !== stored.length || !timingSafeEqual(presented, stored)) return null;
@@ -101,6 +135,7 @@ export class ApiKeyService {
     const { user } = key;
     return {
       keyId: key.id,
+      kind,
       scopes: key.scopes.filter(isScope),
       owner: { id: user.id, email: user.email, name: user.name, role: user.role },
     };
