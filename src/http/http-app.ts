@@ -9,6 +9,7 @@ import { contextFor, requestLog, requestLogging } from './request-context.ts';
 import { csrfProtection } from './csrf.ts';
 import { authPages, escapeHtml, signInRedirect } from './auth-pages.ts';
 import { graphqlEndpoint } from './graphql.ts';
+import { jsonRpcEndpoint } from '../../rest-compat/json-rpc/mcp-endpoint.ts';
 
 /** The HTTP surface: REST routes, /graphql, the sign-in pages and the landing page. */
 export function createHttpApp(services: Services, lifecycle: { stopping: boolean } = { stopping: false }) {
@@ -31,6 +32,8 @@ export function createHttpApp(services: Services, lifecycle: { stopping: boolean
 
   app.use(authPages(services));
   app.use('/graphql', graphqlEndpoint(services));
+  // The spec's JSON-RPC tool endpoint, an MCP server (reads its own body: no JSON parser before it).
+  app.all('/api/service', ...jsonRpcEndpoint({ services, context: (req) => contextFor(services, req), version: services.version }));
   app.use(
     createRestRouter({
       routes: restRoutes,

@@ -1,0 +1,170 @@
+/**
+ * POST /api/service: the spec's JSON-RPC 2.0 tool endpoint, served as a Model Context Protocol
+ * server over Streamable HTTP by the official SDK (@modelcontextprotocol/server), which speaks
+ * both protocol eras on one endpoint, chosen per request: the 2025-11-25 revision (initialize,
+ * ping, MCP-Protocol-Version) and the stateless 2026-07-28 revision (per-request _meta,
+ * server/discover, Mcp-Method / Mcp-Name headers). The SDK owns the protocol (framing, version
+ * negotiation, JSON-RPC error codes); this module owns authentication, the tool table and
+ * tools/list pagination.
+ *
+ * - Authentication: `Authorization: Bearer <personal access token>` only. Missing, malformed,
+ *   unknown, revoked or expired: 401 with `WWW-Authenticate: Bearer` and `{"error": ...}`, before
+ *   the body is read.
+ * - Origin: a browser page from another host is refused (DNS rebinding); clients that send no
+ *   Origin (programs, agents) are not affected.
+ * - Tools run their GraphQL operation with the token's identity (tools.ts). Unknown tool: JSON-RPC
+ *   error -32602; a refusal for want of a scope: JSON-RPC error -32003; invalid arguments and any
+ *   other failure: a tool result with `isError: true` and the readable message. Results are
+ *   checked against the tool's output schema before they are sent.
+ */
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { z } from 'zod';
+import { createMcpHandler, McpServer, ProtocolError, ProtocolErrorCode, type AuthInfo, type ServerContext } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { originValidation } from '@modelcontextprotocol/express';
+import { executeOperation } from '../../schema/execute.ts';
+import type { RequestContext } from '../../src/context.ts';
+import type { Services } from '../../src/services.ts';
+import { isFinalEvent } from '../../src/generation/run-store.ts';
+import { TOOLS, type ToolDefinition } from './tools.ts';
+
+export const TOOLS_PAGE_SIZE = 10;
+/** JSON-RPC error code of a tool refused for want of a scope (the server-error range of JSON-RPC). */
+export const FORBIDDEN_ERROR_CODE = -32003;
+
+interface EndpointOptions {
+  services: Services;
+  context: (req: Request) => Promise<RequestContext>;
+  version: string;
+}
+
+type ToolResult = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+
+export function jsonRpcEndpoint(options: EndpointOptions): RequestHandler[] {
+  const handler = createMcpHandler((request: { authInfo?: AuthInfo }) => buildServer(options, request.authInfo), {
+    onerror: (error: Error) => options.services.log.debug({ err: error }, 'mcp request rejected'),
+  });
+  const node = toNodeHandler(handler);
+  return [originValidation(allowedHosts(options.services)), bearerAuth(options), (req, res) => void node(req as never, res)];
+}
+
+/** Hostnames a browser page may call us from: this machine and PUBLIC_URL's host. */
+function allowedHosts(services: Services): string[] {
+  const hosts = ['localhost', '127.0.0.1', '[::1]'];
+  if (services.config.publicUrl) hosts.push(new URL(services.config.publicUrl).hostname);
+  return hosts;
+}
+
+function bearerAuth({ context }: EndpointOptions): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+      if (!token) return refuse(res, 'Missing bearer token: send Authorization: Bearer <access token>');
+      const ctx = await context(req);
+      if (ctx.viewer?.credential.kind !== 'access_token') return refuse(res, 'Invalid or expired access token');
+      const auth: AuthInfo = { token, clientId: ctx.viewer.user.id, scopes: [...ctx.viewer.scopes], extra: { ctx } };
+      (req as Request & { auth?: AuthInfo }).auth = auth;
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+function refuse(res: Response, message: string): void {
+  res.status(401).set('WWW-Authenticate', 'Bearer realm="gateway", error="invalid_token"').json({ error: message });
+}
+
+function buildServer(options: EndpointOptions, authInfo: AuthInfo | undefined): McpServer {
+  const server = new McpServer({ name: 'gateway', version: options.version }, { capabilities: { tools: { listChanged: false } } });
+  paginateToolList(server);
+  // Our own tools/call (the SDK's turns every error into a tool result): a refusal for want of a
+  // scope must reach the client as a JSON-RPC error.
+  server.server.setRequestHandler('tools/call', async (request: { params: { name: string; arguments?: Record<string, unknown> } }, extra: ServerContext) => {
+    const tool = TOOLS_BY_NAME.get(request.params.name);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    const parsed = tool.input.safeParse(request.params.arguments ?? {});
+    if (!parsed.success) return toolError(`Invalid arguments for ${tool.name}: ${z.prettifyError(parsed.error)}`);
+    return runTool(tool, parsed.data, extra, authInfo);
+  });
+  return server;
+}
+
+const TOOLS_BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
+
+function toolError(message: string): ToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+async function runTool(tool: ToolDefinition, args: Record<string, unknown>, extra: ServerContext, authInfo: AuthInfo | undefined): Promise<ToolResult> {
+  const ctx = (authInfo?.extra as { ctx?: RequestContext } | undefined)?.ctx;
+  if (!ctx) throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+  const result = await executeOperation(ctx, tool.operation, args);
+  if (result.errors?.length) {
+    const error = result.errors[0];
+    const code = error.extensions.code;
+    if (code === 'FORBIDDEN' || code === 'UNAUTHENTICATED') {
+      throw new ProtocolError(FORBIDDEN_ERROR_CODE, `${tool.name}: ${error.message} (the access token lacks the scope this tool needs)`);
+    }
+    return toolError(error.message);
+  }
+  let structured = (tool.result ?? ((data) => data))((result.data ?? {}) as Record<string, unknown>);
+  if (tool.name === 'start_summary_generation') structured = await waitForRun(ctx, structured, extra);
+  const checked = tool.output.safeParse(structured);
+  if (!checked.success) {
+    ctx.log.error({ tool: tool.name, problem: z.prettifyError(checked.error) }, 'tool result does not match its output schema');
+    throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+  }
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+}
+
+/**
+ * The summary tool waits for its run, relaying each agent's progress as an MCP progress
+ * notification when the client sent a progressToken, and returns the finished run.
+ */
+async function waitForRun(ctx: RequestContext, started: Record<string, unknown>, extra: ServerContext): Promise<Record<string, unknown>> {
+  const runId = String(started.id);
+  const userId = ctx.viewer!.user.id;
+  const token = extra.mcpReq._meta?.progressToken;
+  const events = await ctx.services.generation.follow(userId, runId, 0);
+  for await (const item of events) {
+    if (item.kind !== 'event') continue;
+    const { event } = item;
+    if (token !== undefined) {
+      await extra.mcpReq.notify({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress: event.sequence, message: `${event.agent} ${event.status}: ${event.message}` },
+      });
+    }
+    if (isFinalEvent(event)) break;
+  }
+  const fetched = await executeOperation(ctx, TOOLS.find((tool) => tool.name === 'get_summary_generation')!.operation, { id: runId });
+  return (fetched.data as { generationRun: Record<string, unknown> }).generationRun;
+}
+
+/**
+ * tools/list in pages of TOOLS_PAGE_SIZE in the table's (stable) order; the cursor is the offset
+ * of the next page. The SDK lists every tool at once, so its handler is replaced.
+ */
+function paginateToolList(server: McpServer): void {
+  const listed = TOOLS.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchema(tool.input, 'input'),
+    outputSchema: jsonSchema(tool.output, 'output'),
+    annotations: tool.annotations,
+  }));
+  server.server.setRequestHandler('tools/list', async (request: { params?: { cursor?: string } }) => {
+    const cursor = request.params?.cursor;
+    const start = cursor === undefined ? 0 : Number(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (!Number.isInteger(start) || start < 0 || start >= listed.length) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
+    const end = start + TOOLS_PAGE_SIZE;
+    return { tools: listed.slice(start, end), ...(end < listed.length ? { nextCursor: Buffer.from(String(end)).toString('base64url') } : {}) };
+  });
+}
+
+function jsonSchema(schema: ToolDefinition['input'], io: 'input' | 'output'): { type: 'object'; [key: string]: unknown } {
+  const standard = (schema as unknown as { '~standard': { jsonSchema: Record<'input' | 'output', (options: { target: string }) => Record<string, unknown>> } })['~standard'];
+  return { type: 'object', ...standard.jsonSchema[io]({ target: 'draft-2020-12' }) };
+}
