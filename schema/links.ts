@@ -76,10 +76,11 @@ builder.queryFields((t) => ({
     args: {
       folderId: t.arg({ type: 'UUID', required: false, description: 'Only links in this folder (NOT_FOUND unless it is the caller\'s).' }),
       starred: t.arg.boolean({ required: false, description: 'true: starred only; false: not starred only.' }),
+      search: t.arg.string({ required: false, description: 'Only links whose URL or title contains this text (any case) or that carry it as a tag; at most 200 characters.' }),
     },
     resolve: async (_parent, args, ctx) => {
       const { limit, cursor } = forwardPage(args, LINKS_PAGE);
-      const page = await ctx.services.links.list(requireViewer(ctx).user.id, { folderId: args.folderId, starred: args.starred, limit, cursor });
+      const page = await ctx.services.links.list(requireViewer(ctx).user.id, { folderId: args.folderId, starred: args.starred, search: args.search, limit, cursor });
       return toConnection(page, linkCursor);
     },
   }),

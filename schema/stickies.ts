@@ -60,10 +60,11 @@ builder.queryFields((t) => ({
     args: {
       tags: t.arg.stringList({ required: false, description: 'Only stickies carrying ALL of these tags.' }),
       includeDeleted: t.arg.boolean({ required: false, defaultValue: false, description: 'Include stickies in the trash.' }),
+      search: t.arg.string({ required: false, description: 'Only stickies whose content contains this text (any case) or that carry it as a tag; at most 200 characters.' }),
     },
     resolve: async (_parent, args, ctx) => {
       const { limit, cursor } = forwardPage(args, STICKIES_PAGE);
-      const page = await ctx.services.stickies.list(requireViewer(ctx).user.id, { tags: args.tags, includeDeleted: args.includeDeleted, limit, cursor });
+      const page = await ctx.services.stickies.list(requireViewer(ctx).user.id, { tags: args.tags, includeDeleted: args.includeDeleted, search: args.search, limit, cursor });
       return toConnection(page, stickyCursor);
     },
   }),

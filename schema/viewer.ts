@@ -137,10 +137,10 @@ function defineCredential({ kind, type, field, label, aLabel, secretForm, usage 
   builder.queryField(`${field}s`, (t) =>
     t.prismaField({
       type: [Credential],
-      description: `The signed-in user's ${label}s, newest first.`,
+      description: `The signed-in user's ${label}s, newest first (from a browser session only).`,
       authScopes: { authenticated: true },
       resolve: (query, _parent, _args, ctx) =>
-        ctx.services.prisma.apiKey.findMany({ ...query, where: { userId: requireViewer(ctx).user.id, kind }, orderBy: { createdAt: 'desc' } }),
+        ctx.services.prisma.apiKey.findMany({ ...query, where: { userId: requireSession(ctx, label).user.id, kind }, orderBy: { createdAt: 'desc' } }),
     }),
   );
 

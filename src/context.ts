@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from './log.ts';
 import type { Services } from './services.ts';
-import type { ApiKeyOwner } from './auth/api-keys.ts';
+import { secretKind, type ApiKeyOwner } from './auth/api-keys.ts';
 import { grants, scopesForRole, type Scope } from './auth/scopes.ts';
 import { RequestBudgets } from './ratelimit/rate-limiter.ts';
 import { SESSION_COOKIE } from './auth/sessions.ts';
@@ -68,9 +68,11 @@ export async function createContext(services: Services, request: RequestInfo): P
 export async function authenticate(services: Services, headers: IncomingHttpHeaders): Promise<{ viewer: Viewer | null; problem: CredentialProblem }> {
   const apiKey = single(headers['x-api-key']);
   if (apiKey !== undefined) {
+    // Access tokens are bearer credentials: in x-api-key they are refused like any bad key (and
+    // not looked up, so the refusal is not recorded as a use).
+    if (secretKind(apiKey.trim()) !== 'api_key') return { viewer: null, problem: 'invalid_api_key' };
     const verified = await services.apiKeys.verify(apiKey.trim());
-    // Access tokens are bearer credentials; in x-api-key they are refused like any bad key.
-    if (!verified || verified.kind !== 'api_key') return { viewer: null, problem: 'invalid_api_key' };
+    if (!verified) return { viewer: null, problem: 'invalid_api_key' };
     return { viewer: { user: verified.owner, scopes: new Set(verified.scopes), credential: { kind: 'api_key', id: verified.keyId } }, problem: null };
   }
   const bearer = /^Bearer\s+(\S+)$/i.exec(single(headers.authorization) ?? '')?.[1];

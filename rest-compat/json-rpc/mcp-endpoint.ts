@@ -17,7 +17,7 @@
  *   other failure: a tool result with `isError: true` and the readable message. Results are
  *   checked against the tool's output schema before they are sent.
  */
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
 import { createMcpHandler, McpServer, ProtocolError, ProtocolErrorCode, type AuthInfo, type ServerContext } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
@@ -45,7 +45,41 @@ export function jsonRpcEndpoint(options: EndpointOptions): RequestHandler[] {
     onerror: (error: Error) => options.services.log.debug({ err: error }, 'mcp request rejected'),
   });
   const node = toNodeHandler(handler);
-  return [originValidation(allowedHosts(options.services)), bearerAuth(options), (req, res) => void node(req as never, res)];
+  return [
+    originValidation(allowedHosts(options.services)),
+    bearerAuth(options),
+    readJsonRpcBody,
+    (req, res) => void node(req as never, res, (req as Request & { jsonRpcBody?: unknown }).jsonRpcBody),
+  ];
+}
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+const rawBody = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+
+/**
+ * Reads a POST body (at most MAX_BODY_BYTES) and parses it, answering the JSON-RPC way when it
+ * cannot: too large, 413 with error -32600; not JSON, 400 with error -32700 (parse error).
+ */
+function readJsonRpcBody(req: Request, res: Response, next: NextFunction): void {
+  if (req.method !== 'POST') return next();
+  rawBody(req, res, (error?: unknown) => {
+    if (error) {
+      const tooLarge = (error as { status?: number }).status === 413;
+      res.setHeader('Connection', 'close');
+      return jsonRpcError(res, tooLarge ? 413 : 400, tooLarge ? -32600 : -32700, tooLarge ? `Request body too large (at most ${MAX_BODY_BYTES} bytes)` : 'Parse error: unreadable body');
+    }
+    const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+    try {
+      (req as Request & { jsonRpcBody?: unknown }).jsonRpcBody = JSON.parse(body) as unknown;
+    } catch {
+      return jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
+    }
+    next();
+  });
+}
+
+function jsonRpcError(res: Response, status: number, code: number, message: string): void {
+  res.status(status).json({ jsonrpc: '2.0', id: null, error: { code, message } });
 }
 
 /** Hostnames a browser page may call us from: this machine and PUBLIC_URL's host. */

@@ -145,6 +145,17 @@ export const TOOLS: ToolDefinition[] = [
     result: fromConnection('stickies'),
   },
   {
+    name: 'search_stickies',
+    title: 'Search stickies',
+    description: 'Your stickies whose content contains the text (any case) or that carry it as a tag, most recently changed first.',
+    operation: `query ToolSearchStickies($search: String!, $first: Int, $after: String) {
+      stickies(search: $search, first: $first, after: $after) { edges { node { ${STICKY} } } ${PAGE_INFO} } }`,
+    input: z.object({ search: z.string().min(1).max(200), ...page }),
+    output: connection(Sticky),
+    annotations: READ,
+    result: fromConnection('stickies'),
+  },
+  {
     name: 'create_sticky',
     title: 'Create a sticky',
     description: 'Creates a sticky note (1 to 10,000 characters) with optional tags.',
@@ -171,6 +182,17 @@ export const TOOLS: ToolDefinition[] = [
     operation: `query ToolListLinks($folderId: UUID, $starred: Boolean, $first: Int, $after: String) {
       links(folderId: $folderId, starred: $starred, first: $first, after: $after) { edges { node { ${LINK} } } ${PAGE_INFO} } }`,
     input: z.object({ folderId: uuid.optional(), starred: z.boolean().optional(), ...page }),
+    output: connection(Link),
+    annotations: READ,
+    result: fromConnection('links'),
+  },
+  {
+    name: 'search_links',
+    title: 'Search links',
+    description: 'Your links whose URL or title contains the text (any case) or that carry it as a tag, newest first.',
+    operation: `query ToolSearchLinks($search: String!, $first: Int, $after: String) {
+      links(search: $search, first: $first, after: $after) { edges { node { ${LINK} } } ${PAGE_INFO} } }`,
+    input: z.object({ search: z.string().min(1).max(200), ...page }),
     output: connection(Link),
     annotations: READ,
     result: fromConnection('links'),

@@ -49,8 +49,8 @@ export const linksRoutes: RestRoute[] = [
     path: '/api/links',
     summary: "The caller's links, newest first (folder_id, starred; limit default 50, max 200).",
     params: { limit: 'first', cursor: 'after' },
-    operation: `query Links($folderId: UUID, $starred: Boolean, $first: Int = 50, $after: String) {
-      links(folderId: $folderId, starred: $starred, first: $first, after: $after) {
+    operation: `query Links($folderId: UUID, $starred: Boolean, $search: String, $first: Int = 50, $after: String) {
+      links(folderId: $folderId, starred: $starred, search: $search, first: $first, after: $after) {
         edges { node { ${LINK_FIELDS} } }
         pageInfo { hasNextPage endCursor }
       } }`,

@@ -13,8 +13,8 @@ export const stickiesRoutes: RestRoute[] = [
     path: '/api/stickies',
     summary: "The caller's stickies, most recently updated first; `tags` (comma-separated, ALL must match), `includeDeleted` (default false); limit default 50, max 200.",
     params: { limit: 'first', cursor: 'after', includeDeleted: 'includeDeleted' },
-    operation: `query Stickies($tags: [String!], $includeDeleted: Boolean = false, $first: Int = 50, $after: String) {
-      stickies(tags: $tags, includeDeleted: $includeDeleted, first: $first, after: $after) {
+    operation: `query Stickies($tags: [String!], $includeDeleted: Boolean = false, $search: String, $first: Int = 50, $after: String) {
+      stickies(tags: $tags, includeDeleted: $includeDeleted, search: $search, first: $first, after: $after) {
         edges { node { ${STICKY_FIELDS} } }
         pageInfo { hasNextPage endCursor }
       } }`,

@@ -83,7 +83,7 @@ export class ApiKeyService {
     if (!user) throw AppError.notFound('User');
     const name = input.name.trim();
     if (name.length === 0 || name.length > 100) throw AppError.badInput('name', 'must be 1 to 100 characters');
-    if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) throw AppError.badInput('expiresAt', 'must be in the future');
+    if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) throw AppError.badInput('expiresIn', 'must be in the future');
     const scopes = parseScopes(input.scopes, user.role);
     const active = await this.prisma.apiKey.count({ where: { userId: user.id, kind, revokedAt: null } });
     if (active >= MAX_KEYS_PER_USER) {
@@ -145,11 +145,17 @@ export class ApiKeyService {
 /** Parses `30d`, `12h`, `90m` or an ISO timestamp into an expiry date. */
 export function parseExpiry(text: string, now = new Date()): Date {
   const relative = /^(\d+)([mhdw])$/.exec(text.trim());
+  let expiry: Date;
   if (relative) {
     const unitMs = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[relative[2] as 'm' | 'h' | 'd' | 'w'];
-    return new Date(now.getTime() + Number(relative[1]) * unitMs);
+    expiry = new Date(now.getTime() + Number(relative[1]) * unitMs);
+  } else {
+    expiry = new Date(text);
+    if (Number.isNaN(expiry.getTime())) throw AppError.badInput('expiresIn', 'expected a duration like 30d, 12h, 90m, 2w or an ISO timestamp');
   }
-  const absolute = new Date(text);
-  if (Number.isNaN(absolute.getTime())) throw AppError.badInput('expiresIn', 'expected a duration like 30d, 12h, 90m, 2w or an ISO timestamp');
-  return absolute;
+  // Beyond what a timestamp column holds (or JavaScript can represent): not a real expiry.
+  if (Number.isNaN(expiry.getTime()) || expiry.getTime() > LATEST_EXPIRY_MS) throw AppError.badInput('expiresIn', 'must be before the year 10000');
+  return expiry;
 }
+
+const LATEST_EXPIRY_MS = Date.UTC(9999, 11, 31, 23, 59, 59);

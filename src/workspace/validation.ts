@@ -69,3 +69,11 @@ export function normalizeUrl(value: string, field = 'url'): string {
   if (normalized.length > LIMITS.urlLength) throw AppError.badInput(field, `must be at most ${LIMITS.urlLength} characters`);
   return normalized;
 }
+
+/** A free-text search (`search` of stickies and links): trimmed, 1 to 200 characters, or none. */
+export function searchText(value: string | null | undefined): string | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (text.length > 200) throw AppError.badInput('search', 'must be at most 200 characters');
+  return text;
+}

@@ -254,17 +254,17 @@ describe('using a token as Authorization: Bearer', () => {
   });
 
   it('an expired token is 401 once its expiry passes, and is listed as inactive', async () => {
-    const expiresAt = new Date(Date.now() + 1_500);
     const { secret, record } = await server.services.apiKeys.create({
       userId: owner.userId,
       name: 'short-lived',
       scopes: ['read:workspace'],
-      expiresAt,
+      expiresAt: new Date(Date.now() + 60_000),
       kind: 'access_token',
     });
     expect(secret).toMatch(TOKEN);
     expect((await rest('GET', '/api/stickies', bearer(secret))).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt.getTime() - Date.now()) + 100));
+    // its expiry passes (moved into the past rather than waited for)
+    await server.services.prisma.apiKey.update({ where: { id: record.id }, data: { expiresAt: new Date(Date.now() - 1_000) } });
     const refused = await rest('GET', '/api/stickies', bearer(secret));
     expect(refused.status).toBe(401);
     expect(refused.body).toEqual(INVALID_KEY);
@@ -495,37 +495,18 @@ describe('CLI token:create, token:list, token:revoke', () => {
   });
 
   it('token:create refuses what createAccessToken refuses', async () => {
-    const [escalate, unknownUser, badExpiry, noEmail] = await Promise.all([
+    const [escalate, badExpiry, noEmail] = await Promise.all([
       cli(['token:create', '--email', member.email, '--scopes', 'admin', '--json']),
-      cli(['token:create', '--email', 'nobody@test.local', '--json']),
       cli(['token:create', '--email', operator.email, '--expires-in', 'soon', '--json']),
       cli(['token:create', '--json']),
     ]);
     expect(escalate.code).toBe(1);
     expect(escalate.stdout).toBe('');
     expect(escalate.stderr).toMatch(/Insufficient permissions/);
-    expect(unknownUser.code).toBe(1);
-    expect(unknownUser.stderr).toMatch(/No user with email nobody@test\.local/);
     expect(badExpiry.code).toBe(1);
     expect(badExpiry.stderr).toMatch(/expiresIn/);
     expect(noEmail.code).toBe(2);
     expect(noEmail.stderr).toMatch(/needs --email/);
-  });
-
-  it('token:list --json lists the user\'s tokens only, without secrets', async () => {
-    const run = await cli(['token:list', '--email', operator.email, '--json']);
-    const listed = json(run);
-    expect(listed.user).toEqual({ id: operator.userId, email: operator.email });
-    expect(listed.tokens).toHaveLength(2);
-    for (const token of listed.tokens) {
-      expect(token.prefix).toMatch(TOKEN_PREFIX);
-      expect(Object.keys(token).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt', 'scopes', 'state']);
-    }
-    const fromCli = listed.tokens.find((t: { prefix: string }) => t.prefix === cliToken.slice(0, 12));
-    expect(fromCli).toMatchObject({ name: 'cli agent', scopes: ['read:workspace'], state: 'active', revokedAt: null, lastUsedAt: expect.any(String) });
-    expect(Date.parse(fromCli.expiresAt) - Date.now()).toBeGreaterThan(29 * DAY_MS);
-    expect(run.stdout).not.toContain(cliToken);
-    expect(run.stdout).not.toMatch(/secretHash|sk_/);
   });
 
   it('token:revoke refuses a malformed prefix, an API key\'s prefix and an unknown token (exit 1, message on stderr)', async () => {
@@ -550,7 +531,7 @@ describe('CLI token:create, token:list, token:revoke', () => {
     expect((await rest('GET', '/api/stickies', { 'x-api-key': operator.key })).status).toBe(200);
   });
 
-  it('token:revoke with a token\'s prefix revokes it (then 401); again says already revoked', async () => {
+  it('token:revoke with a token\'s prefix revokes it (then 401), again says already revoked; token:list --json shows tokens only', async () => {
     const prefix = cliToken.slice(0, 12);
     const run = await cli(['token:revoke', '--prefix', prefix]);
     expect(run.code, run.stderr).toBe(0);
@@ -559,9 +540,23 @@ describe('CLI token:create, token:list, token:revoke', () => {
     expect(refused.status).toBe(401);
     expect(refused.body).toEqual(INVALID_KEY);
 
-    const [again, listed] = await Promise.all([cli(['token:revoke', '--prefix', prefix, '--json']), cli(['token:list', '--email', operator.email, '--json'])]);
+    const [again, listRun] = await Promise.all([cli(['token:revoke', '--prefix', prefix, '--json']), cli(['token:list', '--email', operator.email, '--json'])]);
     expect(json(again)).toMatchObject({ prefix, alreadyRevoked: true, user: { email: operator.email } });
-    expect(json(listed).tokens.find((t: { prefix: string }) => t.prefix === prefix).state).toBe('revoked');
+
+    // token:list --json: the user's tokens only (not the API key), without secrets
+    const listed = json(listRun);
+    expect(listed.user).toEqual({ id: operator.userId, email: operator.email });
+    expect(listed.tokens).toHaveLength(2);
+    for (const token of listed.tokens) {
+      expect(token.prefix).toMatch(TOKEN_PREFIX);
+      expect(Object.keys(token).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt', 'scopes', 'state']);
+    }
+    const revoked = listed.tokens.find((t: { prefix: string }) => t.prefix === prefix);
+    expect(revoked).toMatchObject({ name: 'cli agent', scopes: ['read:workspace'], state: 'revoked', revokedAt: expect.any(String), lastUsedAt: expect.any(String) });
+    expect(Date.parse(revoked.expiresAt) - Date.now()).toBeGreaterThan(29 * DAY_MS);
+    expect(listed.tokens.find((t: { prefix: string }) => t.prefix !== prefix)).toMatchObject({ state: 'active', expiresAt: null, revokedAt: null });
+    expect(listRun.stdout).not.toContain(cliToken);
+    expect(listRun.stdout).not.toMatch(/secretHash|sk_/);
     // the operator's API key is untouched
     expect((await rest('GET', '/api/stickies', { 'x-api-key': operator.key })).status).toBe(200);
   });

@@ -1,7 +1,7 @@
 import { Prisma, type Link, type LinkFolder, type PrismaClient } from '../../generated/prisma/client.ts';
 import { AppError } from '../../errors.ts';
 import { decodeCursor, encodeCursor } from '../../returns/returns-service.ts';
-import { LIMITS, boundedText, normalizeTags, normalizeUrl, optionalText } from '../validation.ts';
+import { LIMITS, boundedText, normalizeTags, normalizeUrl, optionalText, searchText } from '../validation.ts';
 
 /** `GET /api/links` / `links`: default and maximum page size. */
 export const LINKS_PAGE = { first: 50, max: 200 } as const;
@@ -22,6 +22,8 @@ export interface LinkListOptions {
   folderId?: string | null;
   /** true: starred only; false: not starred only; absent: all. */
   starred?: boolean | null;
+  /** Case-insensitive text the URL, the title or one of the tags must contain. */
+  search?: string | null;
   limit: number;
   cursor?: string | null;
 }
@@ -65,9 +67,13 @@ export class LinkService {
   async list(userId: string, options: LinkListOptions): Promise<LinkPage> {
     if (options.folderId) await this.requireFolder(this.prisma, userId, options.folderId);
     const after = options.cursor ? decodeLinkCursor(options.cursor) : null;
+    const search = searchText(options.search);
     const rows = await this.prisma.link.findMany({
       where: {
         userId,
+        ...(search
+          ? { AND: [{ OR: [{ url: { contains: search, mode: 'insensitive' } }, { title: { contains: search, mode: 'insensitive' } }, { tags: { has: search.toLowerCase() } }] }] }
+          : {}),
         ...(options.folderId ? { folderId: options.folderId } : {}),
         ...(options.starred === true || options.starred === false ? { starred: options.starred } : {}),
         ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}),

@@ -1,7 +1,7 @@
 import { Prisma, type PrismaClient, type Sticky, type StickyVersion } from '../../generated/prisma/client.ts';
 import type { Logger } from '../../log.ts';
 import { AppError } from '../../errors.ts';
-import { boundedText, LIMITS, normalizeTags } from '../validation.ts';
+import { boundedText, LIMITS, normalizeTags, searchText } from '../validation.ts';
 
 export type { Sticky, StickyVersion };
 
@@ -27,6 +27,8 @@ export interface ListStickiesOptions {
   tags?: readonly string[] | null;
   /** Include stickies in the trash (default false: active ones only). */
   includeDeleted?: boolean | null;
+  /** Case-insensitive text the content or one of the tags must contain. */
+  search?: string | null;
   limit: number;
   cursor?: string | null;
 }
@@ -80,9 +82,11 @@ export class StickyService {
   /** The user's stickies, most recently updated first (ties: id descending). */
   async list(userId: string, options: ListStickiesOptions): Promise<Page<Sticky>> {
     const tags = filterTags(options.tags);
+    const search = searchText(options.search);
     const after = options.cursor ? decodeStickyCursor(options.cursor) : null;
     const where: Prisma.StickyWhereInput = {
       userId,
+      ...(search ? { AND: [{ OR: [{ content: { contains: search, mode: 'insensitive' } }, { tags: { has: search.toLowerCase() } }] }] } : {}),
       ...(options.includeDeleted ? {} : { deletedAt: null }),
       ...(tags.length > 0 ? { tags: { hasEvery: tags } } : {}),
       ...(after ? { OR: [{ updatedAt: { lt: after.updatedAt } }, { updatedAt: after.updatedAt, id: { lt: after.id } }] } : {}),
