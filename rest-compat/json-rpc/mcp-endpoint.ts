@@ -13,7 +13,8 @@
  * - Origin: a browser page from another host is refused (DNS rebinding); clients that send no
  *   Origin (programs, agents) are not affected.
  * - Tools run their GraphQL operation with the token's identity (tools.ts). Unknown tool: JSON-RPC
- *   error -32602; a refusal for want of a scope: JSON-RPC error -32003; invalid arguments and any
+ *   error -32602; a refusal (a scope the token lacks, an organization the user is not in): JSON-RPC
+ *   error -32003; invalid arguments and any
  *   other failure: a tool result with `isError: true` and the readable message. Results are
  *   checked against the tool's output schema before they are sent.
  */
@@ -138,7 +139,8 @@ async function runTool(tool: ToolDefinition, args: Record<string, unknown>, extr
     const error = result.errors[0];
     const code = error.extensions.code;
     if (code === 'FORBIDDEN' || code === 'UNAUTHENTICATED') {
-      throw new ProtocolError(FORBIDDEN_ERROR_CODE, `${tool.name}: ${error.message} (the access token lacks the scope this tool needs)`);
+      // FORBIDDEN is a missing scope or an organization the user does not belong to: say both.
+      throw new ProtocolError(FORBIDDEN_ERROR_CODE, `${tool.name}: ${error.message} (a scope the access token lacks, or an organization you do not belong to)`);
     }
     return toolError(error.message);
   }
