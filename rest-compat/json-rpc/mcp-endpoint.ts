@@ -14,9 +14,8 @@
  *   Origin (programs, agents) are not affected.
  * - Tools run their GraphQL operation with the token's identity (tools.ts). Unknown tool: JSON-RPC
  *   error -32602; a refusal (a scope the token lacks, an organization the user is not in): JSON-RPC
- *   error -32003; invalid arguments and any
- *   other failure: a tool result with `isError: true` and the readable message. Results are
- *   checked against the tool's output schema before they are sent.
+ *   error -32003; invalid arguments and any other failure: a tool result with `isError: true` and
+ *   the readable message. Results are checked against the tool's output schema before they are sent.
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
