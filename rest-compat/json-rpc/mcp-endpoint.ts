@@ -119,7 +119,14 @@ function buildServer(options: EndpointOptions, authInfo: AuthInfo | undefined): 
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const parsed = tool.input.safeParse(request.params.arguments ?? {});
     if (!parsed.success) return toolError(`Invalid arguments for ${tool.name}: ${z.prettifyError(parsed.error)}`);
-    return runTool(tool, parsed.data, extra, authInfo);
+    try {
+      return await runTool(tool, parsed.data, extra, authInfo);
+    } catch (error) {
+      if (error instanceof ProtocolError) throw error;
+      // -32603 without internals; the details go to the log.
+      options.services.log.error({ err: error, tool: tool.name }, 'tool failed');
+      throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+    }
   });
   return server;
 }
@@ -141,6 +148,7 @@ async function runTool(tool: ToolDefinition, args: Record<string, unknown>, extr
       // FORBIDDEN is a missing scope or an organization the user does not belong to: say both.
       throw new ProtocolError(FORBIDDEN_ERROR_CODE, `${tool.name}: ${error.message} (a scope the access token lacks, or an organization you do not belong to)`);
     }
+    if (code === 'INTERNAL_SERVER_ERROR') throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
     return toolError(error.message);
   }
   let structured = (tool.result ?? ((data) => data))((result.data ?? {}) as Record<string, unknown>);

@@ -261,6 +261,16 @@ export const TOOLS: ToolDefinition[] = [
     result: fromConnection('tasks'),
   },
   {
+    name: 'get_task',
+    title: 'Read a task',
+    description: 'One of your tasks with its comments, oldest first.',
+    operation: `query ToolGetTask($id: UUID!) { task(id: $id) { ${TASK} comments { ${COMMENT} } } }`,
+    input: z.object({ id: uuid }),
+    output: Task.extend({ comments: z.array(Comment) }),
+    annotations: READ,
+    result: field('task'),
+  },
+  {
     name: 'create_task',
     title: 'Create a task',
     description: 'Creates a project task.',

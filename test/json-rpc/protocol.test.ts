@@ -216,3 +216,17 @@ describe('MCP protocol eras', () => {
     expect(names).toEqual(TOOLS.map((tool) => tool.name));
   });
 });
+
+describe('internal errors', () => {
+  it('an unexpected failure is -32603 "Internal error" without internals (the details are only logged)', async () => {
+    // Break the news table of this test's own database: the tool's query fails inside the service.
+    await server.services.db.pool.query('ALTER TABLE "NewsArticle" RENAME TO "NewsArticleGone"');
+    try {
+      const answer = await post(legacy(1, 'tools/call', { name: 'list_news', arguments: {} }));
+      expect(answer.messages[0].error).toEqual({ code: -32603, message: 'Internal error' });
+      expect(answer.text).not.toMatch(/NewsArticle|relation|prisma/i);
+    } finally {
+      await server.services.db.pool.query('ALTER TABLE "NewsArticleGone" RENAME TO "NewsArticle"');
+    }
+  });
+});

@@ -405,7 +405,7 @@ describe.each([
     expect(ids(second.items)).toEqual([newestFirst[1].id]);
   });
 
-  covers(['list_tasks', 'create_task', 'add_task_comment'], 'tasks: filtered by status, assignee and label; created, then commented on', async ({ ok }) => {
+  covers(['list_tasks', 'get_task', 'create_task', 'add_task_comment'], 'tasks: filtered by status, assignee and label; created, commented on, read back with its comments', async ({ ok }) => {
     const title = (status: string) => owner.tasks.filter((task) => task.status === status).map((task) => task.title);
 
     const inProgress = await ok<Page<Task>>('list_tasks', { status: ['in_progress'] });
@@ -439,6 +439,9 @@ describe.each([
     expect(comment).toMatchObject({ body: `Checked with the ${tag} client`, authorId: owner.user.userId });
     const stored = await server.services.tasks.get(owner.user.userId, created.id);
     expect(stored.comments?.map((c) => c.body)).toEqual([`Checked with the ${tag} client`]);
+    const read = await ok<Task & { comments: Comment[] }>('get_task', { id: created.id });
+    expect(read).toMatchObject({ id: created.id, title: `Follow up from the ${tag} client` });
+    expect(read.comments.map((c) => c.body)).toEqual([`Checked with the ${tag} client`]);
 
     const todo = await ok<Page<Task>>('list_tasks', { status: ['todo'], label: `mcp-${tag}` });
     expect(ids(todo.items)).toEqual([created.id]);
@@ -593,6 +596,7 @@ describe.each([
         ['get_transcript', { id: transcript.id }],
         ['update_sticky', { id: sticky.id, content: 'hijacked' }],
         ['add_task_comment', { taskId: task.id, body: 'hijacked' }],
+        ['get_task', { id: task.id }],
         ['get_summary_generation', { id: ownerRunId }],
         ['get_daily_returns', { entityName: HARBOR, startDate: '2025-03-03', endDate: '2025-03-21' }],
       ];
