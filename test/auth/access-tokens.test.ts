@@ -5,16 +5,14 @@
  * keys and between users, input validation, and the operators' CLI (`token:create`, `token:list`,
  * `token:revoke`) run as a child process against the same database. Real server, real HTTP.
  */
-import { spawn } from 'node:child_process';
+import { lastLine, runCli, type CliRun } from '../helpers/cli.ts';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
+import { createUser, getJson, type TestUser, signInCookie } from '../helpers/fixtures.ts';
 import { graphql, type GraphQLResponse } from '../helpers/returns-data.ts';
 import { hashSecret } from '../../src/auth/api-keys.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TOKEN = /^pat_[0-9a-f]{32}$/;
 const TOKEN_PREFIX = /^pat_[0-9a-f]{8}$/;
 const INVALID_KEY = { error: 'Invalid or expired API key' };
@@ -66,19 +64,7 @@ function rest(method: 'GET' | 'POST', path: string, headers: Record<string, stri
 
 const gql = (headers: Record<string, string>, query: string, variables: Record<string, unknown> = {}) => graphql(server.url, headers, query, variables);
 
-/** Signs in through the built-in /login form; returns `sso_token=...` for a Cookie header. */
-async function signIn(user: TestUser): Promise<string> {
-  const response = await fetch(`${server.url}/login`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email: user.email, password: user.password }).toString(),
-  });
-  expect(response.status).toBe(303);
-  const cookie = response.headers.getSetCookie().find((c) => c.startsWith('sso_token='));
-  expect(cookie).toBeDefined();
-  return cookie!.split(';')[0];
-}
+const signIn = (user: TestUser) => signInCookie(server.url, user);
 
 function errorOf(response: GraphQLResponse): { code: string; message: string; field?: string } {
   expect(response.body.errors?.length, JSON.stringify(response.body)).toBeGreaterThan(0);
@@ -414,30 +400,10 @@ interface Run {
 }
 
 /** `npm run -s cli -- ...` as an operator runs it, against the test server's database. */
-function cli(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATA_DIR: server.dataDir,
-        DATABASE_URL: server.services.config.databaseUrl ?? '',
-        REDIS_URL: '',
-        LOG_LEVEL: 'silent',
-        NODE_ENV: 'test',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
-const lastLine = (text: string) => text.trimEnd().split('\n').at(-1) ?? '';
+function cli(args: string[]): Promise<CliRun> {
+  return runCli(args, { DATA_DIR: server.dataDir, DATABASE_URL: server.services.config.databaseUrl ?? '' });
+}
 
 function json(run: Run): any {
   expect(run.code, run.stderr).toBe(0);

@@ -5,12 +5,11 @@
  * attaches to its local socket). Always embedded: DATABASE_URL is cleared for these tests, since
  * sharing the data directory is what is under test.
  */
-import { spawn } from 'node:child_process';
+import { lastLine, runCli, type CliRun } from '../helpers/cli.ts';
 import fs from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
@@ -18,35 +17,15 @@ import { startService, type RunningService } from '../../src/app.ts';
 import { createLogger } from '../../src/log.ts';
 import { lockFilePath } from '../../src/db/embedded.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const KEY_LINE = /^sk_[0-9a-f]{32}$/;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 function cli(dataDir: string, args: string[], input?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'silent', NODE_ENV: 'test' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input ?? '');
-  });
+  return runCli(args, { DATA_DIR: dataDir, DATABASE_URL: '' }, input);
 }
 
-function lastLine(text: string): string {
-  return text.trimEnd().split('\n').at(-1) ?? '';
-}
+
 
 function json(run: Run): any {
   expect(run.stdout.trimEnd().split('\n')).toHaveLength(1);

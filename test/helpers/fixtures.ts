@@ -51,3 +51,17 @@ export function callApi(baseUrl: string, user: TestUser | null, method: Method, 
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
+
+/** Signs in through the built-in /login form; returns `sso_token=...` for a Cookie header. */
+export async function signInCookie(baseUrl: string, user: Pick<TestUser, 'email' | 'password'>): Promise<string> {
+  const response = await fetch(`${baseUrl}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email: user.email, password: user.password }).toString(),
+  });
+  if (response.status !== 303) throw new Error(`sign-in answered ${response.status}, expected 303`);
+  const cookie = response.headers.getSetCookie().find((c) => c.startsWith('sso_token='));
+  if (!cookie) throw new Error('sign-in set no sso_token cookie');
+  return cookie.split(';')[0];
+}

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
+import { createUser, getJson, type TestUser, signInCookie } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
 import { openStream, type GenerationPayload, type SseEvent, type SseReader } from '../helpers/sse.ts';
 import { seedStickies } from '../../src/seed/workspace-stickies.ts';
@@ -300,18 +300,6 @@ function expectSameAsLog(events: SseEvent[], log: ({ sequence: number } & Genera
   expect(events.map(({ id, payload }) => ({ sequence: id, ...payload }))).toEqual(log);
 }
 
-async function signInCookie(server: TestServer, user: TestUser): Promise<string> {
-  const response = await fetch(`${server.url}/login`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email: user.email, password: user.password }).toString(),
-  });
-  expect(response.status).toBe(303);
-  const cookie = response.headers.getSetCookie().find((c) => c.startsWith('sso_token='));
-  expect(cookie).toBeDefined();
-  return cookie!.split(';')[0];
-}
 
 // ---------------------------------------------------------------------------------------------
 // A successful run
@@ -1017,7 +1005,7 @@ describe('GET /api/generate: errors before the stream are JSON', () => {
 
   it('a start with the session cookie from another site (Sec-Fetch-Site: cross-site) is 403; from the same site it streams', async () => {
     const user = await seededUser(main, ['stickies']);
-    const cookie = await signInCookie(main, user);
+    const cookie = await signInCookie(main.url, user);
     const crossSite = await getJson(`${main.url}/api/generate?sources=stickies`, { headers: { cookie, 'sec-fetch-site': 'cross-site' } });
     expect(crossSite).toMatchObject({ status: 403, body: { error: 'CSRF check failed: a generation cannot be started from another site' } });
     expect(await runCount(main.services, user.userId)).toBe(0);

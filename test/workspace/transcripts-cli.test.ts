@@ -2,7 +2,7 @@
  * `transcript:import` as operators run it: a child process (`node --import tsx src/cli/main.ts`)
  * on a temporary embedded database (DATABASE_URL cleared, as in test/cli/cli.test.ts).
  */
-import { spawn } from 'node:child_process';
+import { runCli } from '../helpers/cli.ts';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,20 +21,9 @@ interface Run {
 
 let dataDir: string;
 
+
 function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'silent', NODE_ENV: 'test', TRANSCRIPT_PROVIDER: 'builtin', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCli(args, { DATA_DIR: dataDir, DATABASE_URL: '', TRANSCRIPT_PROVIDER: 'builtin', ...env });
 }
 
 beforeAll(async () => {
