@@ -23,8 +23,7 @@ import { executeOperation, subscribeSource } from '../schema/execute.ts';
 import type { RequestContext } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
 import { rateLimitHeaders } from '../src/ratelimit/rate-limiter.ts';
-import { SESSION_COOKIE } from '../src/auth/sessions.ts';
-import { readCookie } from '../src/context.ts';
+import { authenticatesWithSessionCookie } from '../src/http/csrf.ts';
 import { buildVariables, restFieldName, type VariableSpec } from './params.ts';
 import { sendError, sendJson } from './errors.ts';
 import type { StreamEvent, StreamRoute, StreamRun } from './route.ts';
@@ -241,8 +240,7 @@ function parseLastEventId(raw: unknown): number | undefined {
  * say where a request comes from in Sec-Fetch-Site.
  */
 function refuseCrossSiteStart(req: Request): void {
-  const usesCookie = readCookie(req.headers.cookie, SESSION_COOKIE) !== undefined && !req.headers['x-api-key'] && !req.headers.authorization;
-  if (usesCookie && req.headers['sec-fetch-site'] === 'cross-site') {
+  if (authenticatesWithSessionCookie(req) && req.headers['sec-fetch-site'] === 'cross-site') {
     throw new AppError('FORBIDDEN', 'CSRF check failed: a generation cannot be started from another site');
   }
 }

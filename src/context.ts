@@ -75,7 +75,7 @@ export async function authenticate(services: Services, headers: IncomingHttpHead
     if (!verified) return { viewer: null, problem: 'invalid_api_key' };
     return { viewer: { user: verified.owner, scopes: new Set(verified.scopes), credential: { kind: 'api_key', id: verified.keyId } }, problem: null };
   }
-  const bearer = /^Bearer\s+(\S+)$/i.exec(single(headers.authorization) ?? '')?.[1];
+  const bearer = bearerToken(headers);
   if (bearer !== undefined) {
     // A personal access token, or an API key sent as a bearer token by a script.
     const verified = await services.apiKeys.verify(bearer);
@@ -105,6 +105,11 @@ async function sessionViewer(services: Services, token: string): Promise<Viewer 
     scopes: new Set(scopesForRole(user.role)),
     credential: { kind: 'session', id: user.id },
   };
+}
+
+/** The token of `Authorization: Bearer <token>`, if the header has that form. */
+export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
+  return /^Bearer\s+(\S+)$/i.exec(single(headers.authorization) ?? '')?.[1];
 }
 
 export function unauthenticatedError(ctx: Pick<RequestContext, 'credentialProblem'>): AppError {

@@ -23,7 +23,7 @@ import { createMcpHandler, McpServer, ProtocolError, ProtocolErrorCode, type Aut
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { originValidation } from '@modelcontextprotocol/express';
 import { executeOperation } from '../../schema/execute.ts';
-import type { RequestContext } from '../../src/context.ts';
+import { bearerToken, type RequestContext } from '../../src/context.ts';
 import type { Services } from '../../src/services.ts';
 import { isFinalEvent } from '../../src/generation/run-store.ts';
 import { TOOLS, type ToolDefinition } from './tools.ts';
@@ -92,7 +92,7 @@ function allowedHosts(services: Services): string[] {
 function bearerAuth({ context }: EndpointOptions): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+      const token = bearerToken(req.headers);
       if (!token) return refuse(res, 'Missing bearer token: send Authorization: Bearer <access token>');
       const ctx = await context(req);
       if (ctx.viewer?.credential.kind !== 'access_token') return refuse(res, 'Invalid or expired access token');

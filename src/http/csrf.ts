@@ -17,12 +17,16 @@ export function csrfProtection(req: Request, res: Response, next: NextFunction):
   if (SAFE_METHODS.has(req.method)) return next();
   // The sign-in pages are plain forms; they check the Origin themselves.
   if (req.path === '/login' || req.path === '/logout') return next();
-  const usesCookie = readCookie(req.headers.cookie, SESSION_COOKIE) !== undefined && !req.headers['x-api-key'] && !req.headers.authorization;
-  if (!usesCookie) return next();
+  if (!authenticatesWithSessionCookie(req)) return next();
   if (!sameOrigin(req)) return refuse(res, 'CSRF check failed: cross-origin request');
   const json = /^application\/(.+\+)?json\b/i.test(req.headers['content-type'] ?? '');
   if (json || req.headers[CSRF_HEADER] !== undefined) return next();
   refuse(res, 'CSRF check failed: send the X-CSRF-Protection header with cookie-authenticated writes');
+}
+
+/** The request relies on the `sso_token` cookie: no API key or bearer token of its own. */
+export function authenticatesWithSessionCookie(req: Pick<Request, 'headers'>): boolean {
+  return readCookie(req.headers.cookie, SESSION_COOKIE) !== undefined && !req.headers['x-api-key'] && !req.headers.authorization;
 }
 
 export function sameOrigin(req: Request): boolean {
