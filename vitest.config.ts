@@ -7,6 +7,7 @@ export default defineConfig({
   resolve: { alias: { graphql: createRequire(import.meta.url).resolve('graphql') } },
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/helpers/build-dashboard.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Each file starts its own service and embedded database; two cores, so keep it modest.

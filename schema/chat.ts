@@ -52,14 +52,17 @@ const Conversation = builder.prismaObject('Conversation', {
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When the last message was added.' }),
     messageCount: t.relationCount('messages'),
     messages: t.relation('messages', {
-      description: `Oldest first (first: default ${MESSAGES_PER_CONVERSATION.first}, max ${MESSAGES_PER_CONVERSATION.max}).`,
-      args: { first: t.arg.int({ required: false }) },
+      description: `Oldest first: the first \`first\` messages, or with \`last\` the newest \`last\` ones (default first ${MESSAGES_PER_CONVERSATION.first}; either at most ${MESSAGES_PER_CONVERSATION.max}; not both).`,
+      args: { first: t.arg.int({ required: false }), last: t.arg.int({ required: false }) },
       query: (args) => {
-        const first = args.first ?? MESSAGES_PER_CONVERSATION.first;
-        if (!Number.isInteger(first) || first < 1 || first > MESSAGES_PER_CONVERSATION.max) {
-          throw AppError.badInput('first', `must be an integer between 1 and ${MESSAGES_PER_CONVERSATION.max}`);
+        if (args.first != null && args.last != null) throw AppError.badInput('last', 'cannot be combined with first');
+        const name = args.last != null ? 'last' : 'first';
+        const count = args.last ?? args.first ?? MESSAGES_PER_CONVERSATION.first;
+        if (!Number.isInteger(count) || count < 1 || count > MESSAGES_PER_CONVERSATION.max) {
+          throw AppError.badInput(name, `must be an integer between 1 and ${MESSAGES_PER_CONVERSATION.max}`);
         }
-        return { take: first, orderBy: { position: 'asc' } };
+        // A negative take reads the end of the ordered list; the rows still come oldest first.
+        return { take: name === 'last' ? -count : count, orderBy: { position: 'asc' as const } };
       },
     }),
   }),

@@ -68,6 +68,10 @@ const RenameLinkFolderInput = builder.inputType('RenameLinkFolderInput', {
   fields: (t) => ({ id: t.field({ type: 'UUID', required: true }), name: t.string({ required: true, description: FOLDER_NAME_DESCRIPTION }) }),
 });
 
+const LinkCounts = builder.simpleObject('LinkCounts', {
+  fields: (t) => ({ total: t.int(), unfiled: t.int(), starred: t.int() }),
+});
+
 builder.queryFields((t) => ({
   links: t.connection({
     type: Link,
@@ -75,12 +79,13 @@ builder.queryFields((t) => ({
     authScopes: { scope: 'read:workspace' },
     args: {
       folderId: t.arg({ type: 'UUID', required: false, description: 'Only links in this folder (NOT_FOUND unless it is the caller\'s).' }),
+      unfiled: t.arg.boolean({ required: false, description: 'true: only links in no folder (BAD_USER_INPUT with folderId).' }),
       starred: t.arg.boolean({ required: false, description: 'true: starred only; false: not starred only.' }),
       search: t.arg.string({ required: false, description: 'Only links whose URL or title contains this text (any case) or that carry it as a tag; at most 200 characters.' }),
     },
     resolve: async (_parent, args, ctx) => {
       const { limit, cursor } = forwardPage(args, LINKS_PAGE);
-      const page = await ctx.services.links.list(requireViewer(ctx).user.id, { folderId: args.folderId, starred: args.starred, search: args.search, limit, cursor });
+      const page = await ctx.services.links.list(requireViewer(ctx).user.id, { folderId: args.folderId, unfiled: args.unfiled, starred: args.starred, search: args.search, limit, cursor });
       return toConnection(page, linkCursor);
     },
   }),
@@ -91,6 +96,12 @@ builder.queryFields((t) => ({
     authScopes: { scope: 'read:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: (_parent, args, ctx) => ctx.services.links.get(requireViewer(ctx).user.id, args.id),
+  }),
+  linkCounts: t.field({
+    type: LinkCounts,
+    description: "How many links the caller has: in all, in no folder, starred (each folder's count is LinkFolder.linkCount).",
+    authScopes: { scope: 'read:workspace' },
+    resolve: (_parent, _args, ctx) => ctx.services.links.counts(requireViewer(ctx).user.id),
   }),
   linkFolders: t.field({
     type: [LinkFolder],

@@ -1,6 +1,6 @@
 import { builder } from './builder.ts';
 import { forwardPage, toConnection } from './pagination.ts';
-import { encodeCursor, type CashTransactionRow, type ComparisonRow, type DailyReturnRow, type LabelledReturn } from '../src/returns/returns-service.ts';
+import { encodeCursor, type CashTransactionRow, type ComparisonRow, type DailyReturnWithCumulative, type LabelledReturn } from '../src/returns/returns-service.ts';
 
 const ComparisonStatusEnum = builder.enumType('ComparisonStatus', {
   description: 'Custodian vs computed: `match` within the match threshold, `review` within the review threshold, otherwise (or a missing side, or a sign flip) `investigate`.',
@@ -28,7 +28,7 @@ const ReturnComparison = builder.objectRef<ComparisonRow>('ReturnComparison').im
   }),
 });
 
-const DailyReturn = builder.objectRef<DailyReturnRow>('DailyModifiedDietzReturn').implement({
+const DailyReturn = builder.objectRef<DailyReturnWithCumulative>('DailyModifiedDietzReturn').implement({
   description: 'The Modified Dietz return of the sub-period (startDate, date]: one calendar day between daily valuations.',
   fields: (t) => ({
     date: t.expose('date', { type: 'Date' }),
@@ -39,6 +39,11 @@ const DailyReturn = builder.objectRef<DailyReturnRow>('DailyModifiedDietzReturn'
     weightedFlow: t.expose('weightedFlow', { type: 'Decimal' }),
     returnValue: t.expose('returnValue', { type: 'Decimal', nullable: true }),
     nullReason: t.exposeString('nullReason', { nullable: true }),
+    cumulativeReturn: t.expose('cumulativeReturn', {
+      type: 'Decimal',
+      nullable: true,
+      description: 'The linked (time-weighted) return from the first day of the range up to this one; the last day\'s is timeWeightedReturn. Null from the first null daily return on.',
+    }),
   }),
 });
 

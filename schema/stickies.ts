@@ -52,6 +52,15 @@ const UpdateStickyInput = builder.inputType('UpdateStickyInput', {
   }),
 });
 
+const TAGS_IN_USE_MAX = 500;
+
+const StickyTagCount = builder.simpleObject('StickyTagCount', {
+  fields: (t) => ({
+    tag: t.string(),
+    count: t.int({ description: 'Active stickies carrying the tag.' }),
+  }),
+});
+
 builder.queryFields((t) => ({
   stickies: t.connection({
     type: Sticky,
@@ -60,13 +69,20 @@ builder.queryFields((t) => ({
     args: {
       tags: t.arg.stringList({ required: false, description: 'Only stickies carrying ALL of these tags.' }),
       includeDeleted: t.arg.boolean({ required: false, defaultValue: false, description: 'Include stickies in the trash.' }),
+      trashedOnly: t.arg.boolean({ required: false, defaultValue: false, description: 'Only stickies in the trash (wins over includeDeleted).' }),
       search: t.arg.string({ required: false, description: 'Only stickies whose content contains this text (any case) or that carry it as a tag; at most 200 characters.' }),
     },
     resolve: async (_parent, args, ctx) => {
       const { limit, cursor } = forwardPage(args, STICKIES_PAGE);
-      const page = await ctx.services.stickies.list(requireViewer(ctx).user.id, { tags: args.tags, includeDeleted: args.includeDeleted, search: args.search, limit, cursor });
+      const page = await ctx.services.stickies.list(requireViewer(ctx).user.id, { tags: args.tags, includeDeleted: args.includeDeleted, trashedOnly: args.trashedOnly, search: args.search, limit, cursor });
       return toConnection(page, stickyCursor);
     },
+  }),
+  stickyTags: t.field({
+    type: [StickyTagCount],
+    description: `The tags on the signed-in user's active stickies, each with the number of stickies carrying it, most used first (at most ${TAGS_IN_USE_MAX}).`,
+    authScopes: { scope: 'read:workspace' },
+    resolve: (_parent, _args, ctx) => ctx.services.stickies.tagsInUse(requireViewer(ctx).user.id, TAGS_IN_USE_MAX),
   }),
   sticky: t.field({
     type: Sticky,

@@ -3,6 +3,7 @@ import { requireMembership, requireViewer } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
 import { tooLarge } from '../src/storage/blob-store.ts';
 import { forwardPage } from './pagination.ts';
+import { PERFORMANCE_COLUMNS, PNL_COLUMNS } from '../src/ingest/csv-formats.ts';
 
 const FILES_PAGE = { first: 50, max: 500 };
 
@@ -44,7 +45,42 @@ builder.prismaObject('UploadedFile', {
   }),
 });
 
+const UploadFormat = builder.simpleObject('UploadFormat', {
+  description: 'The header columns of one file type (any order; names are matched case-insensitively).',
+  fields: (t) => ({
+    fileType: t.field({ type: FileTypeEnum }),
+    requiredColumns: t.stringList(),
+    optionalColumns: t.stringList(),
+  }),
+});
+
+const UploadLimits = builder.simpleObject('UploadLimits', {
+  description: 'What an upload may be, so a client can check a file before sending it.',
+  fields: (t) => ({
+    maxBytes: t.field({ type: 'SafeInt', description: 'Largest file accepted, in bytes (UPLOAD_MAX_BYTES); a larger one is refused with 413 PAYLOAD_TOO_LARGE.' }),
+    uploadsPerMinute: t.int({ description: 'Uploads per minute per credential (the `upload` rate budget, shared with POST /api/storage/upload).' }),
+    fileTypes: t.field({ type: [FileTypeEnum] }),
+    formats: t.field({ type: [UploadFormat] }),
+  }),
+});
+
+const UPLOAD_FORMATS = [
+  { fileType: 'pnl' as const, columns: PNL_COLUMNS },
+  { fileType: 'performance' as const, columns: PERFORMANCE_COLUMNS },
+];
+
 builder.queryFields((t) => ({
+  uploadLimits: t.field({
+    type: UploadLimits,
+    description: 'The upload size limit, rate budget and accepted file types. Any signed-in caller.',
+    authScopes: { authenticated: true },
+    resolve: (_parent, _args, ctx) => ({
+      maxBytes: ctx.services.config.storage.maxUploadBytes,
+      uploadsPerMinute: ctx.services.config.rateLimits.uploadPerMinute,
+      fileTypes: UPLOAD_FORMATS.map((format) => format.fileType),
+      formats: UPLOAD_FORMATS.map((format) => ({ fileType: format.fileType, requiredColumns: [...format.columns.required], optionalColumns: [...format.columns.optional] })),
+    }),
+  }),
   files: t.prismaConnection({
     type: 'UploadedFile',
     cursor: 'id',

@@ -57,7 +57,20 @@ const ImportTranscriptInput = builder.inputType('ImportTranscriptInput', {
   }),
 });
 
+const TranscriptSource = builder.simpleObject('TranscriptSource', {
+  description: 'Where transcripts come from (TRANSCRIPT_PROVIDER) and whether they can be imported and deleted here.',
+  fields: (t) => ({
+    provider: t.string({ description: '`builtin` (imported into this service) or `http` (an external transcription service).' }),
+    writable: t.boolean({ description: 'importTranscript and deleteTranscript work (the built-in provider only).' }),
+  }),
+});
+
 builder.queryFields((t) => ({
+  transcriptSource: t.field({
+    type: TranscriptSource,
+    authScopes: { scope: 'read:workspace' },
+    resolve: (_parent, _args, ctx) => ({ provider: ctx.services.transcripts.provider.kind, writable: ctx.services.transcripts.writable }),
+  }),
   transcripts: t.connection({
     type: TranscriptSummaryRef,
     description: "The caller's transcripts from the configured provider, newest first by occurredAt (first: default 20, max 100).",

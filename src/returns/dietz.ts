@@ -340,6 +340,19 @@ export function dailySeries(valuations: readonly Valuation[], flows: readonly Ca
 // ---------------------------------------------------------------------------
 
 /**
+ * The linked return up to and including each sub-period: element i is linkReturns(returns[0..i])
+ * (computed from the exact running product, so the last one equals linkReturns(returns)). From the
+ * first null sub-period on every element is null.
+ */
+export function cumulativeLinkedReturns(returns: readonly (Decimal.Value | null)[]): (string | null)[] {
+  let growth: Decimal | null = new Dec(1);
+  return returns.map((r, index) => {
+    growth = growth === null || r === null || r === undefined ? null : growth.times(toDecimal(r, `returns[${index}]`).plus(1));
+    return growth === null ? null : ret(growth.minus(1));
+  });
+}
+
+/**
  * Time-weighted return: prod(1 + r_t) - 1. Any null sub-period makes the result null
  * (a gap cannot be bridged). An empty list links to 0. Never annualized.
  */

@@ -5,6 +5,7 @@ import {
   classifyDifference,
   dayNumber,
   linkReturns,
+  cumulativeLinkedReturns,
   periodModifiedDietz,
   type ComparisonStatus,
   type FlowTiming,
@@ -46,6 +47,11 @@ export interface DailyReturnRow {
   nullReason: string | null;
 }
 
+/** A daily return with the linked return from the range's first day up to it. */
+export interface DailyReturnWithCumulative extends DailyReturnRow {
+  cumulativeReturn: string | null;
+}
+
 export interface LabelledReturn {
   value: string | null;
   nullReason: string | null;
@@ -59,7 +65,7 @@ export interface DietzDailyResult {
   accountCode: string;
   startDate: string;
   endDate: string;
-  days: DailyReturnRow[];
+  days: DailyReturnWithCumulative[];
   timeWeightedReturn: LabelledReturn;
   modifiedDietzReturn: LabelledReturn;
   annualized: false;
@@ -117,13 +123,14 @@ export class ReturnsService {
       )
     ).rows;
     const linked = linkReturns(days.map((day) => day.returnValue));
+    const cumulative = cumulativeLinkedReturns(days.map((day) => day.returnValue));
     return {
       entityId: entity.id,
       entityName: entity.entityName,
       accountCode: entity.accountCode,
       startDate: scope.startDate,
       endDate: scope.endDate,
-      days,
+      days: days.map((day, index) => ({ ...day, cumulativeReturn: cumulative[index] ?? null })),
       timeWeightedReturn: {
         ...(days.length === 0 ? { value: null, nullReason: 'no daily returns in the range' } : linked),
         method: 'geometric linking of the daily Modified Dietz returns: prod(1 + r) - 1',

@@ -470,7 +470,7 @@ export async function seedDemoData(services: Services, options: SeedOptions = {}
   const { secret: apiKey } = await apiKeys.create({ userId: admin.user.id, name: DEMO_KEY_NAME, scopes: ['admin'] });
 
   printCredentials(options.print ?? ((line) => process.stdout.write(`${line}\n`)), {
-    loginUrl: loginUrlHint(services),
+    dashboardUrl: dashboardUrlHint(services),
     adminPassword,
     analystPassword,
     apiKey,
@@ -555,22 +555,23 @@ function* chunks(text: string): Generator<Buffer> {
   for (let offset = 0; offset < bytes.length; offset += 65_536) yield bytes.subarray(offset, offset + 65_536);
 }
 
-function loginUrlHint(services: Services): string {
+/** Where the dashboard is (a browser there is asked to sign in). */
+function dashboardUrlHint(services: Services): string {
   const { publicUrl, port, host } = services.config;
-  if (publicUrl) return new URL('/login', publicUrl).toString();
-  if (port === 0) return '<service URL>/login';
+  if (publicUrl) return new URL('/', publicUrl).toString();
+  if (port === 0) return '<service URL>/';
   const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
-  return `http://${shownHost}:${port}/login`;
+  return `http://${shownHost}:${port}/`;
 }
 
 function printCredentials(
   print: (line: string) => void,
-  values: { loginUrl: string; adminPassword: string; analystPassword: string; apiKey: string; demoOrgId: string; otherOrgId: string },
+  values: { dashboardUrl: string; adminPassword: string; analystPassword: string; apiKey: string; demoOrgId: string; otherOrgId: string },
 ): void {
   const body = [
     'DEMO DATA SEEDED: first start with the embedded database',
     '',
-    `Sign in:             ${values.loginUrl}`,
+    `Dashboard:           ${values.dashboardUrl}  (sign in with an account below)`,
     `  admin (Demo Capital)         ${DEMO_ADMIN_EMAIL}`,
     `  password                     ${values.adminPassword}`,
     `  member (Northwind Advisors)  ${DEMO_ANALYST_EMAIL}`,

@@ -465,10 +465,12 @@ describe('the sso_token cookie', () => {
     expect(response.headers.get('location')).toBe('/login?next=%2F');
   });
 
-  it('with the cookie the page is served', async () => {
+  it('with the cookie the dashboard is served, and its API calls are the signed-in user', async () => {
     const response = await fetch(`${server.url}/`, { redirect: 'manual', headers: { accept: 'text/html', cookie: ownerCookie } });
     expect(response.status).toBe(200);
-    expect(await response.text()).toContain(owner.email);
+    expect(await response.text()).toContain('<div id="root"></div>');
+    const me = await fetch(`${server.url}/graphql?query=%7Bme%7Buser%7Bemail%7D%7D%7D`, { headers: { cookie: ownerCookie } });
+    expect(await me.json()).toEqual({ data: { me: { user: { email: owner.email } } } });
   });
 
   it('an API request without credentials gets 401 JSON, never a redirect, whatever it accepts', async () => {

@@ -4,6 +4,7 @@
  * mistake gives the same error, as an `extensions.code` whose status in the one code table is
  * the REST status.
  */
+import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
@@ -102,6 +103,25 @@ describe('same data', () => {
     expect(viaRest.status).toBe(200);
     expect(viaGraphql.body.errors).toBeUndefined();
     expect(viaRest.body).toEqual({ data: snake(viaGraphql.body.data.dietzDailyReturns) });
+  });
+
+  it.each([
+    [HARBOR, '2025-03-03', '2025-03-21'],
+    [NORTHWIND, '2025-03-10', '2025-03-19'],
+  ])("each day's cumulativeReturn links the days before it; the last is the period's time-weighted return (%s %s..%s)", async (entityName, startDate, endDate) => {
+    const response = await gql(
+      `query ($entityName: String!, $startDate: Date!, $endDate: Date!) { dietzDailyReturns(entityName: $entityName, startDate: $startDate, endDate: $endDate) { timeWeightedReturn { value } days { returnValue cumulativeReturn } } }`,
+      { entityName, startDate, endDate },
+    );
+    const { days, timeWeightedReturn } = response.body.data.dietzDailyReturns as { days: { returnValue: string; cumulativeReturn: string }[]; timeWeightedReturn: { value: string } };
+    expect(days.length).toBeGreaterThan(1);
+    expect(days[0]!.cumulativeReturn).toBe(new Decimal(days[0]!.returnValue).toFixed(12));
+    expect(days.at(-1)!.cumulativeReturn).toBe(timeWeightedReturn.value);
+    // Increasing by its own day: (1 + c_i) = (1 + c_{i-1})(1 + r_i), to the 12 places returned.
+    for (let i = 1; i < days.length; i++) {
+      const linked = new Decimal(days[i - 1]!.cumulativeReturn).plus(1).times(new Decimal(days[i]!.returnValue).plus(1)).minus(1);
+      expect(linked.minus(days[i]!.cumulativeReturn).abs().lessThan('1e-11')).toBe(true);
+    }
   });
 
   it.each([[HARBOR, undefined], [NORTHWIND, 2]])('cash-transactions %s (limit %s)', async (entityName, limit) => {

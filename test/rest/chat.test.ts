@@ -212,6 +212,17 @@ describe('GraphQL chat and conversations', () => {
     const read = await gql(owner, 'query($id: UUID!) { conversation(id: $id) { id title messages { position role content provider } } }', { id });
     expect(read.body.data.conversation.messages.map((m: { position: number; role: string }) => `${m.position}:${m.role}`)).toEqual(['1:user', '2:assistant', '3:user', '4:assistant']);
     expect(read.body.data.conversation.messages[2].content).toBe('and the fee comparison?');
+
+    // The newest messages, still oldest first; first and last together, or out of range, are refused.
+    const MESSAGES = 'query($id: UUID!, $first: Int, $last: Int) { conversation(id: $id) { messages(first: $first, last: $last) { position } } }';
+    const newest = await gql(owner, MESSAGES, { id, last: 3 });
+    expect(newest.body.data.conversation.messages.map((m: { position: number }) => m.position)).toEqual([2, 3, 4]);
+    const oldest = await gql(owner, MESSAGES, { id, first: 3 });
+    expect(oldest.body.data.conversation.messages.map((m: { position: number }) => m.position)).toEqual([1, 2, 3]);
+    const both = await gql(owner, MESSAGES, { id, first: 1, last: 1 });
+    expect(both.body.errors![0]).toMatchObject({ message: 'Invalid last: cannot be combined with first', extensions: { code: 'BAD_USER_INPUT' } });
+    const tooMany = await gql(owner, MESSAGES, { id, last: 1001 });
+    expect(tooMany.body.errors![0]).toMatchObject({ message: 'Invalid last: must be an integer between 1 and 1000', extensions: { code: 'BAD_USER_INPUT' } });
   });
 
   it('concurrent messages to one conversation each get their own positions, the reply right after its question', async () => {

@@ -15,6 +15,7 @@ import {
   DEFAULT_MATCH_THRESHOLD_BPS,
   DEFAULT_REVIEW_THRESHOLD_BPS,
   classifyDifference,
+  cumulativeLinkedReturns,
   dailySeries,
   dayNumber,
   daysBetween,
@@ -350,6 +351,21 @@ describe('linkReturns', () => {
       nullReason: '2 of 4 sub-period returns are null; the linked return is undefined',
     });
     expect(linkReturns([null, 0.01, 0.02]).nullReason).toBe('1 of 3 sub-period returns is null; the linked return is undefined');
+  });
+});
+
+describe('cumulativeLinkedReturns', () => {
+  it('gives the linked return of every prefix; the last equals linkReturns of the whole list', () => {
+    // 1.01 -> 0.01; 1.01 * 1.02 = 1.0302 -> 0.0302; 1.0302 * 0.995 = 1.025049 -> 0.025049
+    expect(cumulativeLinkedReturns(['0.01', '0.02', '-0.005'])).toEqual(['0.010000000000', '0.030200000000', '0.025049000000']);
+    const returns = ['0.0123', '-0.0045', '0.00071', '0.031', '-0.0199'];
+    const cumulative = cumulativeLinkedReturns(returns);
+    returns.forEach((_, i) => expect(cumulative[i]).toBe(linkReturns(returns.slice(0, i + 1)).value));
+  });
+
+  it('is null from the first null return on, and empty for no returns', () => {
+    expect(cumulativeLinkedReturns(['0.01', null, '0.02'])).toEqual(['0.010000000000', null, null]);
+    expect(cumulativeLinkedReturns([])).toEqual([]);
   });
 });
 

@@ -95,7 +95,7 @@ describe('seedDemoData', () => {
     expect(first.durationMs).toBeLessThan(15_000);
     expect(first.apiKey).toMatch(/^sk_[0-9a-f]{32}$/);
     const block = printed.join('\n');
-    for (const text of [first.apiKey!, first.adminPassword!, DEMO_ADMIN_EMAIL, demoOrgId, otherOrgId, '/login', 'ONLY NOW']) {
+    for (const text of [first.apiKey!, first.adminPassword!, DEMO_ADMIN_EMAIL, demoOrgId, otherOrgId, 'Dashboard:', 'ONLY NOW']) {
       expect(block).toContain(text);
     }
 

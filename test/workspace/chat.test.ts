@@ -27,6 +27,10 @@ describe('parseChatQuery', () => {
       sources: ['stickies', 'tasks'],
     });
     expect(parseChatQuery('latest news articles').sources).toEqual(['news']);
+    // With only tasks named, "open" says which tasks (the listing's default), it is not searched for.
+    expect(parseChatQuery('show my open tasks')).toEqual({ keywords: [], sources: ['tasks'] });
+    expect(parseChatQuery('pending tasks about fees').keywords.map((k) => k.word)).toEqual(['fees']);
+    expect(parseChatQuery('open banking notes').keywords.map((k) => k.word)).toEqual(['open', 'banking']);
     expect(parseChatQuery('the meeting with Ana').sources).toEqual(['transcripts']);
   });
 

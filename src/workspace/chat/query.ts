@@ -65,6 +65,12 @@ const STOPWORDS = new Set(
     .filter(Boolean),
 );
 
+/**
+ * Words that describe the state of tasks ("my open tasks"): with tasks named they say which tasks,
+ * which the listing already does (open ones), so they are not searched for; elsewhere they are.
+ */
+const TASK_STATE_WORDS = new Set(['open', 'pending', 'outstanding', 'active', 'current', 'unfinished']);
+
 /** Keywords and named sources of a message, in the order written, without duplicates. */
 export function parseChatQuery(text: string): ChatQuery {
   const tokens = text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) ?? [];
@@ -85,7 +91,9 @@ export function parseChatQuery(text: string): ChatQuery {
     keywords.push({ word: token, stem });
     if (keywords.length === MAX_KEYWORDS) break;
   }
-  return { keywords, sources: SOURCES.filter((source) => sources.has(source)) };
+  const named = SOURCES.filter((source) => sources.has(source));
+  const aboutTasks = named.length > 0 && named.every((source) => source === 'tasks');
+  return { keywords: aboutTasks ? keywords.filter((k) => !TASK_STATE_WORDS.has(k.word)) : keywords, sources: named };
 }
 
 /** Three characters at least, or two with a digit (`q3`, `v2`); not a bare number under 3 digits. */

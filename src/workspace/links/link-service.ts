@@ -20,6 +20,8 @@ export type LinkFolderWithCount = LinkFolder & { linkCount: number };
 export interface LinkListOptions {
   /** Only links in this folder (which must be the caller's: else 404 `Folder not found`). */
   folderId?: string | null;
+  /** Only links in no folder (not with folderId). */
+  unfiled?: boolean | null;
   /** true: starred only; false: not starred only; absent: all. */
   starred?: boolean | null;
   /** Case-insensitive text the URL, the title or one of the tags must contain. */
@@ -65,6 +67,7 @@ export class LinkService {
   constructor(private readonly prisma: PrismaClient) {}
 
   async list(userId: string, options: LinkListOptions): Promise<LinkPage> {
+    if (options.folderId && options.unfiled) throw AppError.badInput('unfiled', 'cannot be combined with folderId');
     if (options.folderId) await this.requireFolder(this.prisma, userId, options.folderId);
     const after = options.cursor ? decodeLinkCursor(options.cursor) : null;
     const search = searchText(options.search);
@@ -74,7 +77,7 @@ export class LinkService {
         ...(search
           ? { AND: [{ OR: [{ url: { contains: search, mode: 'insensitive' } }, { title: { contains: search, mode: 'insensitive' } }, { tags: { has: search.toLowerCase() } }] }] }
           : {}),
-        ...(options.folderId ? { folderId: options.folderId } : {}),
+        ...(options.folderId ? { folderId: options.folderId } : options.unfiled ? { folderId: null } : {}),
         ...(options.starred === true || options.starred === false ? { starred: options.starred } : {}),
         ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}),
       },
@@ -85,6 +88,16 @@ export class LinkService {
     const hasMore = rows.length > options.limit;
     const last = page.at(-1);
     return { rows: page, hasMore, nextCursor: hasMore && last ? linkCursor(last) : null };
+  }
+
+  /** How many links the user has: in all, in no folder, starred. */
+  async counts(userId: string): Promise<{ total: number; unfiled: number; starred: number }> {
+    const [total, unfiled, starred] = await Promise.all([
+      this.prisma.link.count({ where: { userId } }),
+      this.prisma.link.count({ where: { userId, folderId: null } }),
+      this.prisma.link.count({ where: { userId, starred: true } }),
+    ]);
+    return { total, unfiled, starred };
   }
 
   async get(userId: string, id: string): Promise<Link> {

@@ -27,6 +27,8 @@ export interface ListStickiesOptions {
   tags?: readonly string[] | null;
   /** Include stickies in the trash (default false: active ones only). */
   includeDeleted?: boolean | null;
+  /** Only stickies in the trash (wins over includeDeleted). */
+  trashedOnly?: boolean | null;
   /** Case-insensitive text the content or one of the tags must contain. */
   search?: string | null;
   limit: number;
@@ -87,12 +89,20 @@ export class StickyService {
     const where: Prisma.StickyWhereInput = {
       userId,
       ...(search ? { AND: [{ OR: [{ content: { contains: search, mode: 'insensitive' } }, { tags: { has: search.toLowerCase() } }] }] } : {}),
-      ...(options.includeDeleted ? {} : { deletedAt: null }),
+      ...(options.trashedOnly ? { deletedAt: { not: null } } : options.includeDeleted ? {} : { deletedAt: null }),
       ...(tags.length > 0 ? { tags: { hasEvery: tags } } : {}),
       ...(after ? { OR: [{ updatedAt: { lt: after.updatedAt } }, { updatedAt: after.updatedAt, id: { lt: after.id } }] } : {}),
     };
     const rows = await this.prisma.sticky.findMany({ where, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }], take: options.limit + 1 });
     return pageOf(rows, options.limit, stickyCursor);
+  }
+
+  /** The tags on the user's active stickies with how many carry each, most used first (then by name). */
+  async tagsInUse(userId: string, limit: number): Promise<{ tag: string; count: number }[]> {
+    return this.prisma.$queryRaw<{ tag: string; count: number }[]>`
+      SELECT tag, count(*)::int AS count FROM "Sticky", unnest(tags) AS tag
+      WHERE "userId" = ${userId}::uuid AND "deletedAt" IS NULL
+      GROUP BY tag ORDER BY count DESC, tag LIMIT ${limit}`;
   }
 
   /** One sticky, whether active or in the trash. */

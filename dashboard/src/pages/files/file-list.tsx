@@ -1,0 +1,149 @@
+import { Fragment, useEffect, useRef, useState } from 'react';
+import { useQuery } from 'urql';
+import { Badge, toneOf } from '../../components/badge.tsx';
+import { EmptyState, ErrorNotice, Loading } from '../../components/notice.tsx';
+import { formatBytes, formatDateTime } from '../../components/format.ts';
+import { IN_PROGRESS, ROW_ERRORS_SHOWN, RowErrorsQuery, type UploadedFile } from './queries.ts';
+
+const COLUMNS = 7;
+const count = new Intl.NumberFormat();
+
+/** The organization's files; a file with row errors opens them in a row beneath it. */
+export function FileTable({ files, filtered }: { files: UploadedFile[]; filtered: boolean }) {
+  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
+  const announcement = useStatusAnnouncements(files);
+  const toggle = (id: string) =>
+    setOpen((current) => {
+      const next = new Set(current);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
+
+  return (
+    <>
+      <div role="status" aria-live="polite" className="visually-hidden">
+        {announcement}
+      </div>
+      {files.length === 0 ? (
+        <EmptyState>{filtered ? 'No files with this status.' : 'No files uploaded to this organization yet. Upload one above.'}</EmptyState>
+      ) : (
+        <div className="table-wrap" tabIndex={0}>
+          <table className="data files-table" aria-label="Uploaded files">
+            <thead>
+              <tr>
+                <th scope="col">File</th>
+                <th scope="col">Type</th>
+                <th scope="col">Status</th>
+                <th scope="col" className="num">
+                  Rows
+                </th>
+                <th scope="col" className="num">
+                  Size
+                </th>
+                <th scope="col">Uploaded</th>
+                <th scope="col">
+                  <span className="visually-hidden">Row errors</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {files.map((file) => {
+                const expanded = open.has(file.id);
+                const panelId = `row-errors-${file.id}`;
+                return (
+                  <Fragment key={file.id}>
+                    <tr data-file-id={file.id}>
+                      <th scope="row" className="file-name">
+                        {file.fileName}
+                      </th>
+                      <td>{file.fileType}</td>
+                      <td>
+                        <Badge tone={toneOf(file.status)}>{file.status}</Badge>
+                        {IN_PROGRESS.has(file.status) && <span className="spinner inline-spinner" aria-hidden="true" />}
+                        {file.statusDetail && <div className="hint status-detail">{file.statusDetail}</div>}
+                      </td>
+                      <td className="num">{file.rowCount === null ? '—' : count.format(file.rowCount)}</td>
+                      <td className="num">{formatBytes(file.sizeBytes)}</td>
+                      <td>
+                        <time dateTime={file.createdAt}>{formatDateTime(file.createdAt)}</time>
+                      </td>
+                      <td>
+                        {file.errorCount > 0 && (
+                          <button type="button" className="button-secondary button-small" aria-expanded={expanded} aria-controls={panelId} onClick={() => toggle(file.id)}>
+                            {expanded ? 'Hide' : 'Show'} {count.format(file.errorCount)} row {file.errorCount === 1 ? 'error' : 'errors'}
+                            <span className="visually-hidden"> of {file.fileName}</span>
+                          </button>
+                        )}
+                      </td>
+                    </tr>
+                    {expanded && (
+                      <tr className="row-errors-row" id={panelId}>
+                        <td colSpan={COLUMNS}>
+                          <RowErrors file={file} />
+                        </td>
+                      </tr>
+                    )}
+                  </Fragment>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
+
+function RowErrors({ file }: { file: UploadedFile }) {
+  const [{ data, error, fetching }] = useQuery({ query: RowErrorsQuery, variables: { id: file.id, first: ROW_ERRORS_SHOWN } });
+  if (error) return <ErrorNotice error={error} title="The row errors could not be loaded" />;
+  if (fetching && !data) return <Loading label="Loading the row errors…" />;
+  const errors = data?.file?.rowErrors ?? [];
+  if (errors.length === 0) return <EmptyState>No row errors are stored for this file.</EmptyState>;
+  const total = data?.file?.errorCount ?? errors.length;
+  return (
+    <div className="row-errors">
+      <table className="data">
+        <caption>
+          Row errors of {file.fileName} <span className="hint">(line 1 is the header row{total > errors.length ? `; the first ${count.format(errors.length)} of ${count.format(total)}` : ''})</span>
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col" className="num">
+              Line
+            </th>
+            <th scope="col">Column</th>
+            <th scope="col">Problem</th>
+          </tr>
+        </thead>
+        <tbody>
+          {errors.map((rowError, index) => (
+            <tr key={`${rowError.line}-${rowError.column ?? ''}-${index}`}>
+              <td className="num">{rowError.line}</td>
+              <td>{rowError.column ? <code>{rowError.column}</code> : <span className="hint">whole row</span>}</td>
+              <td>{rowError.message}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Says when a listed file finishes ingest, for people who cannot see the badge change. */
+function useStatusAnnouncements(files: UploadedFile[]): string {
+  const previous = useRef(new Map<string, string>());
+  const [message, setMessage] = useState('');
+  useEffect(() => {
+    const finished: string[] = [];
+    for (const file of files) {
+      const before = previous.current.get(file.id);
+      if (before && before !== file.status && !IN_PROGRESS.has(file.status)) {
+        finished.push(file.status === 'failed' ? `${file.fileName} failed${file.errorCount > 0 ? ` with ${file.errorCount} row errors` : ''}.` : `${file.fileName} is ${file.status}.`);
+      }
+      previous.current.set(file.id, file.status);
+    }
+    if (finished.length > 0) setMessage(finished.join(' '));
+  }, [files]);
+  return message;
+}

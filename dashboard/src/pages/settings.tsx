@@ -1,0 +1,269 @@
+import { useState, type FormEvent } from 'react';
+import { gql, useMutation, useQuery, type TypedDocumentNode } from 'urql';
+import { Page, Panel } from '../components/page.tsx';
+import { EmptyState, ErrorNotice, Loading, SuccessNotice } from '../components/notice.tsx';
+import { Badge } from '../components/badge.tsx';
+import { ConfirmButton } from '../components/confirm-button.tsx';
+import { CopyButton } from '../components/copy-button.tsx';
+import { formatDateTime } from '../components/format.ts';
+import { useViewer } from '../viewer.tsx';
+
+interface Credential {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  active: boolean;
+}
+
+interface CreateInput {
+  name: string;
+  scopes: string[];
+  expiresIn?: string;
+}
+
+const fields = 'id name prefix scopes createdAt lastUsedAt expiresAt revokedAt active';
+
+/** API keys and access tokens are the same kind of credential; only their names and how they are sent differ. */
+interface CredentialKind {
+  id: 'api-keys' | 'access-tokens';
+  title: string;
+  noun: string;
+  /** Lower-case plural for running text (keeps the "API" capitals). */
+  plural: string;
+  usage: string;
+  list: TypedDocumentNode<{ items: Credential[] }>;
+  create: TypedDocumentNode<{ created: { key: string; credential: Credential } }, { input: CreateInput }>;
+  revoke: TypedDocumentNode<{ revoked: Credential }, { id: string }>;
+}
+
+const kinds: CredentialKind[] = [
+  {
+    id: 'api-keys',
+    title: 'API keys',
+    noun: 'API key',
+    plural: 'API keys',
+    usage: 'Send it in the x-api-key header to the REST endpoints (and /graphql).',
+    list: gql(`query ApiKeys { items: apiKeys { ${fields} } }`),
+    create: gql(`mutation CreateApiKey($input: CreateApiKeyInput!) { created: createApiKey(input: $input) { key credential: apiKey { ${fields} } } }`),
+    revoke: gql(`mutation RevokeApiKey($id: UUID!) { revoked: revokeApiKey(id: $id) { ${fields} } }`),
+  },
+  {
+    id: 'access-tokens',
+    title: 'Access tokens',
+    noun: 'access token',
+    plural: 'access tokens',
+    usage: 'Send it as Authorization: Bearer <token> to the JSON-RPC tool endpoint /api/service (and any other endpoint).',
+    list: gql(`query AccessTokens { items: accessTokens { ${fields} } }`),
+    create: gql(`mutation CreateAccessToken($input: CreateAccessTokenInput!) { created: createAccessToken(input: $input) { key credential: accessToken { ${fields} } } }`),
+    revoke: gql(`mutation RevokeAccessToken($id: UUID!) { revoked: revokeAccessToken(id: $id) { ${fields} } }`),
+  },
+];
+
+const SCOPES: { scope: string; description: string }[] = [
+  { scope: 'read:pnl', description: 'read uploaded files and cash transactions' },
+  { scope: 'read:returns', description: 'read return comparisons and daily returns' },
+  { scope: 'write:upload', description: 'upload files' },
+  { scope: 'read:workspace', description: 'read stickies, links, transcripts, tasks, news' },
+  { scope: 'write:workspace', description: 'change the workspace, chat, summaries' },
+  { scope: 'admin', description: 'administration (admins only)' },
+];
+
+const EXPIRIES = [
+  { value: '30d', label: '30 days' },
+  { value: '90d', label: '90 days' },
+  { value: '365d', label: '1 year' },
+  { value: '', label: 'Never' },
+];
+
+export default function SettingsPage() {
+  return (
+    <Page title="API keys & tokens" intro="Credentials for programs that call the service on your behalf. Each secret is shown once, when it is created.">
+      {kinds.map((kind) => (
+        <CredentialsPanel key={kind.id} kind={kind} />
+      ))}
+    </Page>
+  );
+}
+
+function CredentialsPanel({ kind }: { kind: CredentialKind }) {
+  const [{ data, error, fetching }, refresh] = useQuery({ query: kind.list });
+  const [created, setCreated] = useState<{ key: string; credential: Credential } | null>(null);
+  const [revokeState, revoke] = useMutation(kind.revoke);
+  const [revokedName, setRevokedName] = useState<string | null>(null);
+
+  async function onRevoke(credential: Credential) {
+    const result = await revoke({ id: credential.id });
+    if (!result.error) {
+      setRevokedName(credential.name);
+      refresh({ requestPolicy: 'network-only' });
+    }
+  }
+
+  return (
+    <Panel id={kind.id} title={kind.title}>
+      <p className="hint">{kind.usage}</p>
+      <CreateCredentialForm
+        kind={kind}
+        onCreated={(value) => {
+          setCreated(value);
+          setRevokedName(null);
+          refresh({ requestPolicy: 'network-only' });
+        }}
+      />
+      {created && <ShownOnce kind={kind} secret={created.key} name={created.credential.name} onDismiss={() => setCreated(null)} />}
+      <ErrorNotice error={revokeState.error} title={`Could not revoke the ${kind.noun}`} />
+      {revokedName && <SuccessNotice>“{revokedName}” was revoked; it no longer works.</SuccessNotice>}
+      <h3>Your {kind.plural}</h3>
+      <ErrorNotice error={error} />
+      {fetching && !data && <Loading />}
+      {data && data.items.length === 0 && <EmptyState>You have no {kind.plural} yet.</EmptyState>}
+      {data && data.items.length > 0 && (
+        <div className="table-wrap" tabIndex={0}>
+          <table className="data" aria-label={`Your ${kind.plural}`}>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Prefix</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.items.map((item) => (
+                <tr key={item.id}>
+                  <td>{item.name}</td>
+                  <td>
+                    <code>{item.prefix}…</code>
+                  </td>
+                  <td>{item.scopes.map((s) => <span key={s} className="tag">{s}</span>)}</td>
+                  <td>{formatDateTime(item.createdAt)}</td>
+                  <td>{formatDateTime(item.lastUsedAt, 'Never')}</td>
+                  <td>{formatDateTime(item.expiresAt, 'Never')}</td>
+                  <td>{statusOf(item)}</td>
+                  <td>
+                    {!item.revokedAt && (
+                      <ConfirmButton
+                        className="button-danger button-small"
+                        label="Revoke"
+                        ariaLabel={`Revoke ${item.name}`}
+                        question={`Revoke “${item.name}”? Programs using it stop working at once. This cannot be undone.`}
+                        confirmLabel="Revoke"
+                        disabled={revokeState.fetching}
+                        onConfirm={() => void onRevoke(item)}
+                      />
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Panel>
+  );
+}
+
+function statusOf(item: Credential) {
+  if (item.revokedAt) return <Badge tone="danger">Revoked</Badge>;
+  if (!item.active) return <Badge tone="warning">Expired</Badge>;
+  return <Badge tone="success">Active</Badge>;
+}
+
+function CreateCredentialForm({ kind, onCreated }: { kind: CredentialKind; onCreated: (value: { key: string; credential: Credential }) => void }) {
+  const viewer = useViewer();
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>(['read:returns']);
+  const [expiresIn, setExpiresIn] = useState('90d');
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const [state, create] = useMutation(kind.create);
+  const available = SCOPES.filter((s) => s.scope !== 'admin' || viewer.user.role === 'admin');
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!name.trim()) return setInvalid('Give it a name, so you can tell your credentials apart.');
+    if (scopes.length === 0) return setInvalid('Choose at least one scope.');
+    setInvalid(null);
+    const result = await create({ input: { name: name.trim(), scopes, ...(expiresIn ? { expiresIn } : {}) } });
+    if (result.data) {
+      onCreated(result.data.created);
+      setName('');
+    }
+  }
+
+  return (
+    <form className="stack" onSubmit={submit} aria-label={`New ${kind.noun}`} noValidate>
+      <div className="form-row">
+        <label>
+          Name
+          <input value={name} onChange={(e) => setName(e.target.value)} maxLength={100} placeholder="e.g. Reporting job" required />
+        </label>
+        <label>
+          Expires
+          <select value={expiresIn} onChange={(e) => setExpiresIn(e.target.value)}>
+            {EXPIRIES.map((option) => (
+              <option key={option.label} value={option.value}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <fieldset>
+        <legend>Scopes</legend>
+        <div className="form-row">
+          {available.map(({ scope, description }) => (
+            <label key={scope} className="checkbox" title={description}>
+              <input
+                type="checkbox"
+                checked={scopes.includes(scope)}
+                onChange={(e) => setScopes((current) => (e.target.checked ? [...current, scope] : current.filter((s) => s !== scope)))}
+              />
+              {scope}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      {invalid && (
+        <div className="notice notice-error" role="alert">
+          {invalid}
+        </div>
+      )}
+      <ErrorNotice error={state.error} title={`Could not create the ${kind.noun}`} />
+      <div>
+        <button type="submit" disabled={state.fetching}>
+          {state.fetching ? 'Creating…' : `Create ${kind.noun}`}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function ShownOnce({ kind, secret, name, onDismiss }: { kind: CredentialKind; secret: string; name: string; onDismiss: () => void }) {
+  return (
+    <div className="notice notice-warning secret" role="status" aria-live="polite">
+      <strong>
+        Your new {kind.noun} “{name}”. Copy it now: it is shown only this once and cannot be recovered.
+      </strong>
+      <div className="secret-value">
+        <code data-testid="new-secret">{secret}</code>
+        <CopyButton text={secret} />
+      </div>
+      <div>
+        <button type="button" className="button-secondary button-small" onClick={onDismiss}>
+          I have stored it
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,275 @@
+/**
+ * The Files and Returns pages in a real browser against a real service: uploads through the file
+ * input and by drag and drop, live ingest status, row errors of a failed file, a too-big file
+ * refused before sending, then the comparison table, its filters and the daily-returns chart of
+ * the ingested samples. The service runs with a small UPLOAD_MAX_BYTES (8 KB; the samples are
+ * about 2 KB each) so the size check can be tried with a small file.
+ */
+import fs from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard } from '../helpers/browser.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { createUser, type TestUser } from '../helpers/fixtures.ts';
+import { graphql } from '../helpers/returns-data.ts';
+
+const LIMIT = 8192;
+const HARBOR = 'Harbor Growth Fund LP';
+const NORTHWIND = 'Northwind Family Trust';
+const sample = (name: string) => fileURLToPath(new URL(`../../samples/${name}`, import.meta.url));
+
+let server: TestServer;
+let browser: Browser;
+let user: TestUser;
+let otherOrgId: string;
+
+beforeAll(async () => {
+  if (!browserAvailable) return;
+  server = await startTestServer({ UPLOAD_MAX_BYTES: String(LIMIT) });
+  user = await createUser(server.services, { role: 'member', org: 'Zephyr Capital', scopes: ['read:pnl', 'read:returns', 'write:upload'] });
+  // A second organization, listed first (by name), so the page has a choice to remember.
+  const { org } = await server.services.organizations.ensureUser({ email: user.email, orgName: 'Alder Partners' });
+  otherOrgId = org!.id;
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const filesOf = (orgId: string) => server.services.prisma.uploadedFile.count({ where: { orgId } });
+const fileRow = (page: Page, name: string) => page.getByRole('table', { name: 'Uploaded files' }).locator('tbody > tr[data-file-id]', { hasText: name });
+
+/** The graphql answer for the same question the page asks, to compare the page with. */
+async function api<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const response = await graphql(server.url, { 'x-api-key': user.key }, query, variables);
+  expect(response.body.errors).toBeUndefined();
+  return response.body.data as T;
+}
+
+describe.skipIf(!browserAvailable)('Files page', () => {
+  it('uploads by file input and by drag and drop, follows ingest live, shows row errors, refuses a too-big file before sending', async () => {
+    const session = await signInToDashboard(browser, server.url, user);
+    const { page } = session;
+    await openPage(page, '/files', 'Files');
+
+    // The organization: the first one by name until chosen, then remembered in this browser.
+    const orgSelect = page.getByLabel(/^Organization/);
+    expect(await orgSelect.inputValue()).toBe(otherOrgId);
+    await orgSelect.selectOption({ label: 'Zephyr Capital' });
+    await page.getByRole('heading', { name: 'Upload to Zephyr Capital' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Upload to Zephyr Capital' }).waitFor();
+    expect(await page.getByLabel(/^Organization/).inputValue()).toBe(user.orgId);
+    await page.getByText('No files uploaded to this organization yet').waitFor();
+
+    // The limit is shown before anything is sent.
+    await page.getByText('8.0 KB').first().waitFor();
+    expect(await page.getByTestId('drop-zone').textContent()).toContain('8,192 bytes');
+
+    // 1. Choose a file with the (keyboard-usable) file input.
+    const input = page.getByLabel('Or choose files');
+    await input.setInputFiles(sample('pnl-sample.csv'));
+    await page.getByRole('progressbar', { name: 'Upload of pnl-sample.csv' }).waitFor();
+    await page.getByText('Uploaded as pnl').waitFor();
+    // The list polls while ingest runs: the row reaches `processed` without a reload.
+    await fileRow(page, 'pnl-sample.csv').locator('.badge', { hasText: 'processed' }).waitFor({ timeout: 30_000 });
+    expect(await fileRow(page, 'pnl-sample.csv').textContent()).toMatch(/pnl.*processed.*33.*2\.1 KB/);
+
+    // 2. Drop a file on the drop zone (a synthetic DataTransfer, as a drag from the desktop delivers it).
+    const performance = await fs.readFile(sample('performance-sample.csv'), 'utf8');
+    const dataTransfer = await page.evaluateHandle(({ name, content }) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([content], name, { type: 'text/csv' }));
+      return transfer;
+    }, { name: 'performance-sample.csv', content: performance });
+    const zone = page.getByTestId('drop-zone');
+    await zone.dispatchEvent('dragenter', { dataTransfer });
+    expect(await zone.getAttribute('class')).toContain('dragging');
+    await zone.dispatchEvent('drop', { dataTransfer });
+    await page.getByText('Uploaded as performance').waitFor();
+    await fileRow(page, 'performance-sample.csv').locator('.badge', { hasText: 'processed' }).waitFor({ timeout: 30_000 });
+
+    // 3. A file whose rows fail validation: `failed`, and its row errors open beneath it.
+    await input.setInputFiles(sample('pnl-with-errors.csv'));
+    const failedRow = fileRow(page, 'pnl-with-errors.csv');
+    await failedRow.locator('.badge', { hasText: 'failed' }).waitFor({ timeout: 30_000 });
+    const toggle = failedRow.getByRole('button', { name: /Show \d+ row errors of pnl-with-errors\.csv/ });
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    await toggle.click();
+    const hide = failedRow.getByRole('button', { name: /Hide \d+ row errors of pnl-with-errors\.csv/ });
+    expect(await hide.getAttribute('aria-expanded')).toBe('true');
+    const errors = page.getByRole('table', { name: /Row errors of pnl-with-errors\.csv/ });
+    await errors.waitFor();
+    const stored = await api<{ file: { rowErrors: { line: number; column: string | null; message: string }[] } }>(
+      'query($id: UUID!) { file(id: $id) { rowErrors(first: 200) { line column message } } }',
+      { id: await failedRow.getAttribute('data-file-id') },
+    );
+    expect(stored.file.rowErrors.length).toBeGreaterThan(0);
+    expect(await errors.getByRole('row').count()).toBe(stored.file.rowErrors.length + 1);
+    const firstError = stored.file.rowErrors[0];
+    expect(await errors.getByRole('row').nth(1).textContent()).toContain(firstError.message);
+    expect(await errors.getByRole('row').nth(1).textContent()).toContain(String(firstError.line));
+
+    // 4. Over the limit: refused in the browser with the limit in words; nothing reaches the service.
+    const before = await filesOf(user.orgId);
+    const big = `account_code,entity_name,date,market_value,cash_flow\n${'BIG-1,Big Fund,2025-03-03,100.00,\n'.repeat(300)}`;
+    expect(big.length).toBeGreaterThan(LIMIT);
+    await input.setInputFiles({ name: 'big.csv', mimeType: 'text/csv', buffer: Buffer.from(big) });
+    await page.locator('.upload-item', { hasText: 'big.csv' }).getByText('is over the upload limit of 8.0 KB. It was not sent.').waitFor();
+    expect(await page.getByRole('status').filter({ hasText: 'big.csv was not sent' }).count()).toBe(1);
+    expect(await filesOf(user.orgId)).toBe(before);
+
+    // 5. A file the service refuses: its reason in words.
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+    await input.setInputFiles({ name: 'picture.csv', mimeType: 'text/csv', buffer: png });
+    await page.getByText(/Upload failed: Not a file the service can read\. Unsupported file content: .*PNG/).waitFor();
+    expect(await filesOf(user.orgId)).toBe(before);
+
+    // The status filter.
+    const listed = page.getByRole('table', { name: 'Uploaded files' }).locator('tbody > tr[data-file-id]');
+    expect(await listed.count()).toBe(3);
+    await page.getByLabel(/^Status/).selectOption('failed');
+    await waitUntil(async () => (await listed.count()) === 1);
+    expect(await listed.textContent()).toContain('pnl-with-errors.csv');
+    await page.getByLabel(/^Status/).selectOption('');
+    await fileRow(page, 'pnl-sample.csv').waitFor();
+
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, 'files');
+    await page.getByRole('button', { name: 'Clear finished' }).click();
+    await page.getByRole('region', { name: 'Uploads' }).waitFor({ state: 'detached' });
+    expect(session.problems).toEqual([]);
+    await session.context.close();
+  });
+});
+
+describe.skipIf(!browserAvailable)('Returns page', () => {
+  interface Dietz {
+    dietzDailyReturns: { days: { date: string; netFlow: string }[]; timeWeightedReturn: { value: string }; modifiedDietzReturn: { value: string } };
+  }
+  const DIETZ = 'query($e: String!, $s: Date!, $t: Date!) { dietzDailyReturns(entityName: $e, startDate: $s, endDate: $t) { days { date netFlow } timeWeightedReturn { value } modifiedDietzReturn { value } } }';
+  const percent = (fraction: string) => `${Number(fraction) > 0 ? '+' : ''}${(Number(fraction) * 100).toFixed(4)} %`;
+
+  it('filters the comparison table, charts an entity with its cash flows and labelled period returns, and explains errors', async () => {
+    const session = await signInToDashboard(browser, server.url, user);
+    const { page } = session;
+    await openPage(page, '/returns', 'Returns');
+
+    const table = page.getByRole('table', { name: 'Custodian vs computed daily returns' });
+    await table.waitFor();
+    // 28 comparisons (14 days of 2 accounts): a full first page and a second one.
+    expect(await table.locator('tbody tr').count()).toBe(25);
+    await page.getByRole('navigation', { name: 'Comparisons pages' }).getByRole('button', { name: 'Next' }).click();
+    await page.getByText('Page 2').waitFor();
+    // The pager moves at once; the rows follow when the second page arrives.
+    await expect.poll(() => table.locator('tbody tr').count(), { timeout: 10_000 }).toBe(3);
+
+    // Filter by status: the rows are exactly the API's rows of that status.
+    const byStatus = await api<{ returnComparison: { edges: { node: { status: string } }[] } }>('{ returnComparison(first: 500) { edges { node { status } } } }');
+    const counts = new Map<string, number>();
+    for (const { node } of byStatus.returnComparison.edges) counts.set(node.status, (counts.get(node.status) ?? 0) + 1);
+    const [status, count] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0];
+    await page.getByLabel(/^Status/).selectOption(status);
+    await waitUntil(async () => (await table.locator('tbody tr').count()) === Math.min(count, 25) && (await table.locator('.badge').allTextContents()).every((text) => text === status));
+    // ...and by account code.
+    await page.getByLabel(/^Account code/).fill('ACC-2002');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await waitUntil(async () => (await table.locator('tbody tr').allTextContents()).every((text) => text.includes('ACC-2002') && text.includes(NORTHWIND)));
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await waitUntil(async () => (await table.locator('tbody tr').count()) === 25);
+
+    // The chart opens on the first entity by name, over a range covering its data.
+    const results = page.locator('.dietz-results');
+    await results.getByText(HARBOR).first().waitFor();
+    expect(await page.getByLabel(/^Entity/).inputValue()).toBe(HARBOR);
+    expect(await page.getByLabel(/^From/).inputValue()).toBe('2025-02-25');
+    expect(await page.getByLabel(/^To/).inputValue()).toBe('2025-03-21');
+
+    // Another entity, typed: its figures labelled, the canvas drawn, its cash flows listed.
+    await page.getByLabel(/^Entity/).fill(NORTHWIND);
+    await page.getByRole('button', { name: 'Show returns' }).click();
+    await results.getByText(NORTHWIND).first().waitFor();
+    const expected = await api<Dietz>(DIETZ, { e: NORTHWIND, s: '2025-02-25', t: '2025-03-21' });
+    const twr = results.locator('.card', { hasText: 'Time-weighted return (linked daily Modified Dietz)' });
+    const mwr = results.locator('.card', { hasText: 'Money-weighted return (Modified Dietz over the period)' });
+    expect(await twr.locator('.stat-value').textContent()).toBe(percent(expected.dietzDailyReturns.timeWeightedReturn.value));
+    expect(await mwr.locator('.stat-value').textContent()).toBe(percent(expected.dietzDailyReturns.modifiedDietzReturn.value));
+    expect(await twr.textContent()).toContain('not annualized');
+
+    const canvas = page.getByRole('img', { name: /Chart of the daily Modified Dietz returns of Northwind Family Trust/ });
+    await canvas.waitFor();
+    const flowDays = expected.dietzDailyReturns.days.filter((day) => Number(day.netFlow) !== 0).length;
+    expect(await canvas.getAttribute('aria-label')).toContain(`${flowDays} days with cash flows marked`);
+    // The cumulative line is the service's linking: it ends exactly at the time-weighted figure.
+    const twrValue = Number(expected.dietzDailyReturns.timeWeightedReturn.value);
+    expect(await canvas.getAttribute('aria-label')).toContain(`line ending at ${twrValue > 0 ? '+' : ''}${(twrValue * 100).toFixed(2)} %`);
+    await waitUntil(() => canvas.evaluate((element) => {
+      const c = element as HTMLCanvasElement;
+      const pixels = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      let painted = 0;
+      for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) painted += 1;
+      return c.width > 300 && c.height > 200 && painted > 2000;
+    }));
+    await results.getByRole('table', { name: 'Cash flows' }).getByText('Distribution to beneficiary').waitFor();
+
+    // The daily figures, for readers who cannot see the canvas.
+    await results.getByText(`Daily figures (${expected.dietzDailyReturns.days.length} days)`).click();
+    const daily = results.getByRole('table', { name: 'Daily Modified Dietz returns' });
+    await daily.waitFor();
+    expect(await daily.locator('tbody tr').count()).toBe(expected.dietzDailyReturns.days.length);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, 'returns');
+
+    // From a row of the comparison table to that entity's chart.
+    await table.getByRole('button', { name: `Chart the daily returns of ${HARBOR}` }).first().click();
+    await page.getByRole('img', { name: new RegExp(`returns of ${HARBOR}`) }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('entity-returns-title');
+
+    // Errors in words: a range that ends before it starts (checked here), an unknown entity (by the service).
+    await page.getByLabel(/^From/).fill('2025-03-21');
+    await page.getByLabel(/^To/).fill('2025-03-01');
+    await page.getByRole('button', { name: 'Show returns' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The end date is before the start date.' }).waitFor();
+    await page.getByLabel(/^To/).fill('2025-03-21');
+    await page.getByLabel(/^From/).fill('2025-03-01');
+    await page.getByLabel(/^Entity/).fill('No Such Fund');
+    await page.getByRole('button', { name: 'Show returns' }).click();
+    await page.getByRole('alert').filter({ hasText: 'No entity named “No Such Fund” in your organizations' }).waitFor();
+    // An empty range: no daily returns, said so.
+    await page.getByLabel(/^Entity/).fill(HARBOR);
+    await page.getByLabel(/^From/).fill('2024-01-01');
+    await page.getByLabel(/^To/).fill('2024-01-31');
+    await page.getByRole('button', { name: 'Show returns' }).click();
+    await page.getByText(/has no daily returns from/).waitFor();
+
+    expect(session.problems).toEqual([]);
+    await session.context.close();
+  });
+
+  it('fits a 390 px wide phone', async () => {
+    const session = await signInToDashboard(browser, server.url, user, { width: 390, height: 844 });
+    const { page } = session;
+    await openPage(page, '/files', 'Files');
+    await page.getByLabel(/^Organization/).selectOption({ label: 'Zephyr Capital' });
+    await fileRow(page, 'pnl-sample.csv').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page, 'files-390');
+    await openPage(page, '/returns', 'Returns');
+    await page.getByRole('img', { name: /Chart of the daily Modified Dietz returns/ }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page, 'returns-390');
+    expect(session.problems).toEqual([]);
+    await session.context.close();
+  });
+});
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

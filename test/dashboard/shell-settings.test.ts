@@ -1,0 +1,204 @@
+/**
+ * The dashboard in a real browser: sign-in and sign-out, the navigation (also at a phone's
+ * width), API keys and access tokens created, used against the REST API and revoked, and the
+ * system page with a self-test run triggered from it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { callApi, createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
+import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard } from '../helpers/browser.ts';
+
+describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, system', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let admin: TestUser;
+  let member: TestUser;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+    admin = await createUser(server.services, { role: 'admin' });
+    member = await createUser(server.services, { role: 'member', scopes: ['read:returns'] });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('signs in through /login, shows the overview and every section in the navigation, and signs out', async () => {
+    const session = await signInToDashboard(browser, server.url, admin);
+    const { page } = session;
+    await page.getByRole('heading', { level: 1, name: /Welcome/ }).waitFor();
+    await expect(page.getByText(`Signed in as ${admin.email} (admin).`)).toBeTruthy();
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    for (const label of ['Overview', 'Files', 'Returns', 'Stickies', 'Links', 'Transcripts', 'Tasks', 'News', 'Chat', 'Summaries', 'System', 'API keys & tokens']) {
+      expect(await nav.getByRole('link', { name: label, exact: true }).count(), label).toBe(1);
+    }
+    expect(await page.getByRole('link', { name: 'Overview', exact: true }).getAttribute('aria-current')).toBe('page');
+    await screenshot(page, 'overview');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/login$/);
+    // The session is gone: the dashboard sends the browser back to sign in.
+    await page.goto('/');
+    await page.waitForURL(/\/login\?next=/);
+    expect(session.problems).toEqual([]);
+    await session.context.close();
+  });
+
+  it('a wrong password stays on the sign-in page with the reason in words', async () => {
+    const session = await signInToDashboard(browser, server.url, admin);
+    await session.context.clearCookies();
+    const page = await session.context.newPage();
+    await page.goto('/');
+    await page.getByLabel('Email').fill(admin.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Wrong email or password.' }).waitFor();
+    await session.context.close();
+  });
+
+  it('creates an API key shown once with a copy button, which then works on the REST API until it is revoked', async () => {
+    const session = await signInToDashboard(browser, server.url, member);
+    const { page } = session;
+    await openPage(page, '/settings', 'API keys & tokens');
+    const panel = page.getByRole('region', { name: 'API keys', exact: true });
+    await panel.getByLabel('Name').fill('Reporting job');
+    await panel.getByLabel('Expires').selectOption({ label: '30 days' });
+    // A member cannot ask for admin: the choice is not offered.
+    expect(await panel.getByRole('checkbox', { name: 'admin' }).count()).toBe(0);
+    await panel.getByRole('button', { name: 'Create API key' }).click();
+    const secret = (await panel.getByTestId('new-secret').textContent())!;
+    expect(secret).toMatch(/^sk_[0-9a-f]{32}$/);
+    await panel.getByText('it is shown only this once').waitFor();
+    await panel.getByRole('button', { name: 'Copy' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    await panel.getByRole('button', { name: 'Copied' }).waitFor();
+
+    const row = panel.getByRole('row').filter({ hasText: 'Reporting job' });
+    await row.getByText(secret.slice(0, 11)).waitFor();
+    await row.getByText('read:returns').waitFor();
+    await row.getByText('Never').waitFor(); // last used
+    await screenshot(page, 'settings');
+
+    // The key works where a REST client uses it, and the listing then shows it was used.
+    const used = await getJson(`${server.url}/api/returns/comparison`, { headers: { 'x-api-key': secret } });
+    expect(used.status).toBe(200);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'API keys & tokens' }).waitFor();
+    const reloadedRow = page.getByRole('region', { name: 'API keys', exact: true }).getByRole('row').filter({ hasText: 'Reporting job' });
+    await expect.poll(async () => (await reloadedRow.getByRole('cell').nth(4).textContent()) ?? '').not.toBe('Never');
+    // The secret is not shown again after a reload.
+    expect(await page.getByTestId('new-secret').count()).toBe(0);
+
+    // Revoking asks first; cancelling keeps the key.
+    await reloadedRow.getByRole('button', { name: 'Revoke Reporting job' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    expect((await getJson(`${server.url}/api/returns/comparison`, { headers: { 'x-api-key': secret } })).status).toBe(200);
+    await reloadedRow.getByRole('button', { name: 'Revoke Reporting job' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('“Reporting job” was revoked').waitFor();
+    await reloadedRow.getByText('Revoked').waitFor();
+    const refused = await getJson(`${server.url}/api/returns/comparison`, { headers: { 'x-api-key': secret } });
+    expect(refused.status).toBe(401);
+    expect(session.problems).toEqual([]);
+    await session.context.close();
+  });
+
+  it('creates an access token for the JSON-RPC endpoint; form mistakes are explained before anything is sent', async () => {
+    const session = await signInToDashboard(browser, server.url, admin);
+    const { page } = session;
+    await openPage(page, '/settings', 'API keys & tokens');
+    const panel = page.getByRole('region', { name: 'Access tokens' });
+    await panel.getByRole('button', { name: 'Create access token' }).click();
+    await panel.getByRole('alert').filter({ hasText: 'Give it a name' }).waitFor();
+    await panel.getByLabel('Name').fill('Assistant');
+    await panel.getByRole('checkbox', { name: 'read:returns' }).uncheck();
+    await panel.getByRole('button', { name: 'Create access token' }).click();
+    await panel.getByRole('alert').filter({ hasText: 'Choose at least one scope.' }).waitFor();
+    await panel.getByRole('checkbox', { name: 'read:workspace' }).check();
+    await panel.getByRole('button', { name: 'Create access token' }).click();
+    const token = (await panel.getByTestId('new-secret').textContent())!;
+    expect(token).toMatch(/^pat_[0-9a-f]{32}$/);
+    const stickies = await getJson(`${server.url}/api/stickies`, { headers: { authorization: `Bearer ${token}` } });
+    expect(stickies.status).toBe(200);
+    // Its scopes are the ones chosen.
+    const denied = await getJson(`${server.url}/api/returns/comparison`, { headers: { authorization: `Bearer ${token}` } });
+    expect(denied.status).toBe(403);
+    expect(session.problems).toEqual([]);
+    await session.context.close();
+  });
+
+  it('an API error reaches the user in words: the session ended in another tab, and the page offers to sign in again', async () => {
+    const session = await signInToDashboard(browser, server.url, admin);
+    const { page } = session;
+    await openPage(page, '/settings', 'API keys & tokens');
+    const panel = page.getByRole('region', { name: 'API keys', exact: true });
+    await panel.getByLabel('Name').fill('After sign-out');
+    await session.context.clearCookies();
+    await panel.getByRole('button', { name: 'Create API key' }).click();
+    const alert = panel.getByRole('alert').filter({ hasText: 'Could not create the API key:' });
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/Could not create the API key: .*(sign|auth|credential|key)/i);
+    await alert.getByRole('button', { name: 'Sign in again' }).click();
+    await page.waitForURL(/\/login\?next=%2F%23%2Fsettings$/);
+    await page.getByLabel('Email').fill(admin.email);
+    await page.getByLabel('Password').fill(admin.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // Back on the page the user was on.
+    await page.getByRole('heading', { level: 1, name: 'API keys & tokens' }).waitFor();
+    expect(session.problems).toEqual([]);
+    await session.context.close();
+  });
+
+  it('system page: health, worker and scheduler state, and a self-test run triggered by an admin appears in the history', async () => {
+    const session = await signInToDashboard(browser, server.url, admin);
+    const { page } = session;
+    await openPage(page, '/system', 'System');
+    await page.getByText('Database', { exact: true }).waitFor();
+    await page.getByText('Worker', { exact: true }).waitFor();
+    await page.getByText('Self-test scheduler').waitFor();
+    await page.getByRole('button', { name: 'Run self-test now' }).click();
+    const history = page.getByRole('table', { name: 'Self-test history' });
+    await history.getByRole('row').filter({ hasText: 'manual' }).filter({ hasText: /passed|failed/ }).waitFor({ timeout: 30_000 });
+    const runs = await callApi(server.url, admin, 'GET', '/test-scheduler/history');
+    expect(runs.status).toBe(200);
+    await screenshot(page, 'system');
+    expect(session.problems).toEqual([]);
+    await session.context.close();
+  });
+
+  it('a member sees the system page without the trigger', async () => {
+    const session = await signInToDashboard(browser, server.url, member);
+    const { page } = session;
+    await openPage(page, '/system', 'System');
+    expect(await page.getByRole('button', { name: 'Run self-test now' }).isDisabled()).toBe(true);
+    await page.getByText('needs an administrator').waitFor();
+    expect(session.problems).toEqual([]);
+    await session.context.close();
+  });
+
+  it("at a phone's width the navigation folds behind the Menu button and is keyboard usable", async () => {
+    const session = await signInToDashboard(browser, server.url, admin, { width: 390, height: 844 });
+    const { page } = session;
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    expect(await nav.isVisible()).toBe(false);
+    const menu = page.getByRole('button', { name: 'Menu' });
+    await menu.focus();
+    await page.keyboard.press('Enter');
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    await nav.getByRole('link', { name: 'System' }).click();
+    await page.getByRole('heading', { level: 1, name: 'System' }).waitFor();
+    expect(await nav.isVisible()).toBe(false);
+    // Nothing is wider than the screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await openPage(page, '/settings', 'API keys & tokens');
+    await page.getByRole('table', { name: 'Your API keys' }).waitFor();
+    // Wide tables scroll inside their frame; the page itself does not.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page, 'settings-phone');
+    expect(session.problems).toEqual([]);
+    await session.context.close();
+  });
+});

@@ -1,0 +1,43 @@
+/**
+ * With TRANSCRIPT_PROVIDER=http transcripts are read-only here: the dashboard offers no import,
+ * and when the transcription service cannot be reached it says so in words.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { createUser, type TestUser } from '../helpers/fixtures.ts';
+import { browserAvailable, launchBrowser, openPage, signInToDashboard } from '../helpers/browser.ts';
+
+describe.skipIf(!browserAvailable)('dashboard: transcripts from an external provider', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let user: TestUser;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([
+      // Port 9 (discard) refuses connections: the provider is down.
+      startTestServer({ TRANSCRIPT_PROVIDER: 'http', TRANSCRIPT_API_URL: 'http://127.0.0.1:9/api', TRANSCRIPT_API_KEY: 'unused', TRANSCRIPT_API_TIMEOUT: '2s' }),
+      launchBrowser(),
+    ]);
+    user = await createUser(server.services, { role: 'member', scopes: ['read:workspace', 'write:workspace'] });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('offers no import, says the list is read-only, and shows the provider failure in words', async () => {
+    const session = await signInToDashboard(browser, server.url, user);
+    const { page } = session;
+    await openPage(page, '/transcripts', 'Transcripts');
+    await page.getByText('read-only here').waitFor();
+    expect(await page.getByRole('button', { name: 'Import a transcript' }).count()).toBe(0);
+    const alert = page.getByRole('alert').filter({ hasText: 'Could not load your transcripts' });
+    await alert.waitFor();
+    expect((await alert.textContent())!.length).toBeGreaterThan('Could not load your transcripts: '.length);
+    // A 502 from /graphql is logged by the browser as a failed resource; nothing else may be.
+    expect(session.problems.filter((p) => !/status of 50[234]/.test(p))).toEqual([]);
+    await session.context.close();
+  });
+});
