@@ -132,7 +132,13 @@ export class RunExecutor {
 
     await checkCancel();
     const analysts = plan.filter((agent): agent is AnalystName => (ANALYST_NAMES as readonly string[]).includes(agent));
-    const results = await Promise.all(analysts.map((name) => runAgent(name, `Analysing ${ANALYST_SOURCES[name].join(' and ')}`, analystWork(name, collected.value, options, now), runnerOptions)));
+    // allSettled, not all: when the run stops, every analyst must report its own `failed` before the run's last event closes the log.
+    const settled = await Promise.allSettled(analysts.map((name) => runAgent(name, `Analysing ${ANALYST_SOURCES[name].join(' and ')}`, analystWork(name, collected.value, options, now), runnerOptions)));
+    const results: AgentResult<Analysis>[] = [];
+    for (const outcome of settled) {
+      if (outcome.status === 'rejected') throw outcome.reason;
+      results.push(outcome.value);
+    }
     const analyses = results.flatMap((result, index) => {
       if (result.ok) return [result.value];
       failedAgents.push(analysts[index]);

@@ -450,9 +450,10 @@ describe.skipIf(!browserAvailable)('Summaries page', () => {
     await expectText(page.getByRole('alert'), /^The summary was not started: You have started too many summaries in the last minute\. Try again in \d+ s\.$/);
     await screenshot(page, 'generation-refused');
 
-    // Cancelled by their owner elsewhere: the list follows, and the state filter finds them.
-    for (const id of inProgress) await api(user, 'mutation ($id: UUID!) { cancelGeneration(id: $id) { id } }', { id });
+    // Cancelled by their owner elsewhere while the list shows only cancelled runs: the list follows.
     await page.getByLabel('State').selectOption('cancelled');
+    await visible(page.getByText('No cancelled summaries.'));
+    for (const id of inProgress) await api(user, 'mutation ($id: UUID!) { cancelGeneration(id: $id) { id } }', { id });
     await expectCount(runs.getByRole('row'), 4);
     await page.getByLabel('State').selectOption('completed');
     await visible(page.getByText('No completed summaries.'));

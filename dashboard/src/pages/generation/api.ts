@@ -111,7 +111,11 @@ export interface RunListItem {
 }
 
 export const RunsQuery = gql<
-  { generationRuns: { edges: { node: RunListItem }[]; pageInfo: PageInfo } },
+  {
+    generationRuns: { edges: { node: RunListItem }[]; pageInfo: PageInfo };
+    queued: { edges: { node: { id: string } }[] };
+    running: { edges: { node: { id: string } }[] };
+  },
   { first: number; after: string | null; state: RunState | null }
 >(`
   query GenerationRuns($first: Int, $after: String, $state: GenerationRunState) {
@@ -119,6 +123,8 @@ export const RunsQuery = gql<
       edges { node { id state options { days length sources } createdAt finishedAt degraded failedAgents summaryProvider } }
       ${PAGE_INFO_FIELDS}
     }
+    queued: generationRuns(first: 1, state: queued) { edges { node { id } } }
+    running: generationRuns(first: 1, state: running) { edges { node { id } } }
   }
 `);
 

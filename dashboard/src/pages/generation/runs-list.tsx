@@ -37,8 +37,10 @@ export function RunsList() {
   });
   const runs = data?.generationRuns.edges.map((edge) => edge.node) ?? [];
   const reload = useCallback(() => refresh({ requestPolicy: 'network-only' }), [refresh]);
-  // Runs in progress change state on their own: keep the list current while there are some.
-  usePolling(reload, 3000, runs.some((run) => isInProgress(run.state)));
+  // Runs in progress change state on their own: keep the list current while the user has some,
+  // shown or not (a run leaving "running" may enter the state the list is filtered by).
+  const anyInProgress = runs.some((run) => isInProgress(run.state)) || (data?.queued.edges.length ?? 0) + (data?.running.edges.length ?? 0) > 0;
+  usePolling(reload, 3000, anyInProgress);
 
   return (
     <Panel
