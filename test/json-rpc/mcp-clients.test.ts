@@ -141,11 +141,13 @@ describe.each([
 });
 
 describe('authentication', () => {
-  it('a missing, malformed or revoked token is 401 with WWW-Authenticate: Bearer and an error body', async () => {
+  it('a missing, malformed or unknown token is 401 with WWW-Authenticate: Bearer and an error body', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const post = (authorization?: string) =>
       fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(authorization ? { authorization } : {}) }, body });
-    for (const authorization of [undefined, 'Bearer pat_nothex', `Bearer ${token.replace(/.$/, '0')}`, 'Basic abc']) {
+    // A well-formed token that was never issued: its last character changed (to one it is not).
+    const unknown = token.slice(0, -1) + (token.endsWith('0') ? '1' : '0');
+    for (const authorization of [undefined, 'Bearer pat_nothex', `Bearer ${unknown}`, 'Basic abc']) {
       const response = await post(authorization);
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
