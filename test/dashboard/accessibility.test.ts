@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { browserAvailable, launchBrowser, screenshot, signInToDashboard } from '../helpers/browser.ts';
+import { browserAvailable, launchBrowser, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
 import { DEMO_ADMIN_EMAIL, seedDemoData } from '../../src/seed/demo-seed.ts';
 
 const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -75,7 +75,7 @@ describe.skipIf(!browserAvailable)('dashboard accessibility (axe-core, WCAG 2.1 
     const { page } = session;
     const returns = page.getByRole('region', { name: 'Returns to investigate' });
     await returns.getByRole('listitem').first().waitFor();
-    expect(await returns.getByRole('listitem').count()).toBe(data.returnComparison.edges.length);
+    await expectCount(returns.getByRole('listitem'), data.returnComparison.edges.length);
     const tasks = page.getByRole('region', { name: 'Open tasks' });
     for (const { node } of data.tasks.edges) await tasks.getByRole('link', { name: node.title }).waitFor();
     await screenshot(page, 'overview-demo');

@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard } from '../helpers/browser.ts';
+import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, type TestUser } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
@@ -108,7 +108,7 @@ describe.skipIf(!browserAvailable)('Files page', () => {
       { id: await failedRow.getAttribute('data-file-id') },
     );
     expect(stored.file.rowErrors.length).toBeGreaterThan(0);
-    expect(await errors.getByRole('row').count()).toBe(stored.file.rowErrors.length + 1);
+    await expectCount(errors.getByRole('row'), stored.file.rowErrors.length + 1);
     const firstError = stored.file.rowErrors[0];
     expect(await errors.getByRole('row').nth(1).textContent()).toContain(firstError.message);
     expect(await errors.getByRole('row').nth(1).textContent()).toContain(String(firstError.line));
@@ -119,7 +119,7 @@ describe.skipIf(!browserAvailable)('Files page', () => {
     expect(big.length).toBeGreaterThan(LIMIT);
     await input.setInputFiles({ name: 'big.csv', mimeType: 'text/csv', buffer: Buffer.from(big) });
     await page.locator('.upload-item', { hasText: 'big.csv' }).getByText('is over the upload limit of 8.0 KB. It was not sent.').waitFor();
-    expect(await page.getByRole('status').filter({ hasText: 'big.csv was not sent' }).count()).toBe(1);
+    await expectCount(page.getByRole('status').filter({ hasText: 'big.csv was not sent' }), 1);
     expect(await filesOf(user.orgId)).toBe(before);
 
     // 5. A file the service refuses: its reason in words.
@@ -130,7 +130,7 @@ describe.skipIf(!browserAvailable)('Files page', () => {
 
     // The status filter.
     const listed = page.getByRole('table', { name: 'Uploaded files' }).locator('tbody > tr[data-file-id]');
-    expect(await listed.count()).toBe(3);
+    await expectCount(listed, 3);
     await page.getByLabel(/^Status/).selectOption('failed');
     await waitUntil(async () => (await listed.count()) === 1);
     expect(await listed.textContent()).toContain('pnl-with-errors.csv');
@@ -161,7 +161,7 @@ describe.skipIf(!browserAvailable)('Returns page', () => {
     const table = page.getByRole('table', { name: 'Custodian vs computed daily returns' });
     await table.waitFor();
     // 28 comparisons (14 days of 2 accounts): a full first page and a second one.
-    expect(await table.locator('tbody tr').count()).toBe(25);
+    await expectCount(table.locator('tbody tr'), 25);
     await page.getByRole('navigation', { name: 'Comparisons pages' }).getByRole('button', { name: 'Next' }).click();
     await page.getByText('Page 2').waitFor();
     // The pager moves at once; the rows follow when the second page arrives.
@@ -219,7 +219,7 @@ describe.skipIf(!browserAvailable)('Returns page', () => {
     await results.getByText(`Daily figures (${expected.dietzDailyReturns.days.length} days)`).click();
     const daily = results.getByRole('table', { name: 'Daily Modified Dietz returns' });
     await daily.waitFor();
-    expect(await daily.locator('tbody tr').count()).toBe(expected.dietzDailyReturns.days.length);
+    await expectCount(daily.locator('tbody tr'), expected.dietzDailyReturns.days.length);
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, 'returns');
 

@@ -11,7 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Locator, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, type DashboardSession } from '../helpers/browser.ts';
+import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, type DashboardSession, expectCount } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { callApi, createUser, type TestUser } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
@@ -116,9 +116,6 @@ async function expectText(locator: Locator, expected: string | RegExp, timeout =
   else await expect.poll(async () => expected.test((await textOf(locator)) ?? ''), { timeout }).toBe(true);
 }
 
-async function expectCount(locator: Locator, count: number, timeout = 10_000): Promise<void> {
-  await expect.poll(() => locator.count(), { timeout }).toBe(count);
-}
 
 function api(user: TestUser, query: string, variables: Record<string, unknown> = {}) {
   return graphql(server.url, { 'x-api-key': user.key }, query, variables);

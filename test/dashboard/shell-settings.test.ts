@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { callApi, createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
-import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard } from '../helpers/browser.ts';
+import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
 
 describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, system', () => {
   let server: TestServer;
@@ -67,7 +67,7 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     await panel.getByLabel('Name').fill('Reporting job');
     await panel.getByLabel('Expires').selectOption({ label: '30 days' });
     // A member cannot ask for admin: the choice is not offered.
-    expect(await panel.getByRole('checkbox', { name: 'admin' }).count()).toBe(0);
+    await expectCount(panel.getByRole('checkbox', { name: 'admin' }), 0);
     await panel.getByRole('button', { name: 'Create API key' }).click();
     const secret = (await panel.getByTestId('new-secret').textContent())!;
     expect(secret).toMatch(/^sk_[0-9a-f]{32}$/);
@@ -90,7 +90,7 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     const reloadedRow = page.getByRole('region', { name: 'API keys', exact: true }).getByRole('row').filter({ hasText: 'Reporting job' });
     await expect.poll(async () => (await reloadedRow.getByRole('cell').nth(4).textContent()) ?? '').not.toBe('Never');
     // The secret is not shown again after a reload.
-    expect(await page.getByTestId('new-secret').count()).toBe(0);
+    await expectCount(page.getByTestId('new-secret'), 0);
 
     // Revoking asks first; cancelling keeps the key.
     await reloadedRow.getByRole('button', { name: 'Revoke Reporting job' }).click();

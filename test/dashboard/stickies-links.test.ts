@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { callApi, createUser, type TestUser } from '../helpers/fixtures.ts';
-import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard } from '../helpers/browser.ts';
+import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
 
 describe.skipIf(!browserAvailable)('dashboard: stickies and links', () => {
   let server: TestServer;
@@ -48,7 +48,7 @@ describe.skipIf(!browserAvailable)('dashboard: stickies and links', () => {
     const first = page.getByRole('article', { name: /^Sticky: Reconcile DC-1003/ });
     // Tags are shown as the service stores them: lower-cased, de-duplicated.
     const chips = first.getByRole('list', { name: 'Tags' }).getByRole('button');
-    expect(await chips.count()).toBe(2);
+    await expectCount(chips, 2);
     await chips.filter({ hasText: /^Filter by tag\s*close$/ }).waitFor();
     await chips.filter({ hasText: /^Filter by tag\s*urgent$/ }).waitFor();
     await first.getByText('v1').waitFor();
@@ -81,16 +81,16 @@ describe.skipIf(!browserAvailable)('dashboard: stickies and links', () => {
     const calls = page.getByRole('article', { name: /^Sticky: Call the custodian/ });
     await calls.getByRole('button', { name: 'Filter by tag calls' }).click();
     await edited.waitFor({ state: 'detached' });
-    expect(await page.getByRole('article').count()).toBe(1);
+    await expectCount(page.getByRole('article'), 1);
     await page.getByRole('group', { name: 'Tag filters' }).getByRole('button', { name: /calls/ }).click();
     await edited.waitFor();
     await page.getByLabel('Filter by tag').selectOption('q4');
     await calls.waitFor({ state: 'detached' });
-    expect(await page.getByRole('article').count()).toBe(1);
+    await expectCount(page.getByRole('article'), 1);
     await page.getByRole('button', { name: 'Clear tags' }).click();
     await page.getByRole('searchbox', { name: 'Search' }).fill('custodian');
     await edited.waitFor({ state: 'detached' });
-    expect(await page.getByRole('article').count()).toBe(1);
+    await expectCount(page.getByRole('article'), 1);
     await page.getByRole('searchbox', { name: 'Search' }).fill('');
     await edited.waitFor();
 
@@ -121,7 +121,7 @@ describe.skipIf(!browserAvailable)('dashboard: stickies and links', () => {
     await page.getByRole('heading', { name: 'Trash' }).waitFor();
     await edited.getByText('In the trash since').waitFor();
     await calls.waitFor();
-    expect(await page.getByRole('article', { name: 'Sticky: Scratch note' }).count()).toBe(0);
+    await expectCount(page.getByRole('article', { name: 'Sticky: Scratch note' }), 0);
     await screenshot(page, 'stickies-trash');
     await edited.getByRole('button', { name: /^Restore sticky/ }).click();
     await page.getByRole('status').filter({ hasText: 'Restored “Reconcile DC-1003 before Wednesday”.' }).waitFor();
@@ -194,7 +194,7 @@ describe.skipIf(!browserAvailable)('dashboard: stickies and links', () => {
     await list.getByRole('button', { name: 'Star GraphQL guide', pressed: true }).waitFor();
     await page.getByLabel('Starred only').check();
     await list.getByRole('link', { name: /Morning news/ }).waitFor({ state: 'detached' });
-    expect(await list.getByRole('listitem').filter({ has: page.getByRole('link') }).count()).toBe(1);
+    await expectCount(list.getByRole('listitem').filter({ has: page.getByRole('link') }), 1);
     await page.getByLabel('Starred only').uncheck();
     await list.getByRole('link', { name: /Morning news/ }).waitFor();
 
@@ -226,7 +226,7 @@ describe.skipIf(!browserAvailable)('dashboard: stickies and links', () => {
     await page.getByRole('status').filter({ hasText: 'Deleted the folder “Must read”. Its link was kept, now in no folder.' }).waitFor();
     await page.getByRole('heading', { level: 2, name: 'All links' }).waitFor();
     await list.getByRole('link', { name: /GraphQL guide/ }).waitFor();
-    expect(await folders.getByRole('button', { name: /^Must read/ }).count()).toBe(0);
+    await expectCount(folders.getByRole('button', { name: /^Must read/ }), 0);
 
     // Edit in place, then delete (after a confirmation: links have no trash).
     await list.getByRole('button', { name: 'Edit Morning news' }).click();

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, type TestUser } from '../helpers/fixtures.ts';
-import { browserAvailable, launchBrowser, openPage, signInToDashboard } from '../helpers/browser.ts';
+import { browserAvailable, launchBrowser, openPage, signInToDashboard, expectCount } from '../helpers/browser.ts';
 
 describe.skipIf(!browserAvailable)('dashboard: transcripts from an external provider', () => {
   let server: TestServer;
@@ -32,7 +32,7 @@ describe.skipIf(!browserAvailable)('dashboard: transcripts from an external prov
     const { page } = session;
     await openPage(page, '/transcripts', 'Transcripts');
     await page.getByText('read-only here').waitFor();
-    expect(await page.getByRole('button', { name: 'Import a transcript' }).count()).toBe(0);
+    await expectCount(page.getByRole('button', { name: 'Import a transcript' }), 0);
     const alert = page.getByRole('alert').filter({ hasText: 'Could not load your transcripts' });
     await alert.waitFor();
     expect((await alert.textContent())!.length).toBeGreaterThan('Could not load your transcripts: '.length);

@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard } from '../helpers/browser.ts';
+import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, type TestUser } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
@@ -108,7 +108,7 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await page.getByText('“Fee review call” was deleted.').waitFor();
     await expect.poll(() => list.getByRole('row').count()).toBe(4);
-    expect(await list.getByRole('link', { name: 'Fee review call' }).count()).toBe(0);
+    await expectCount(list.getByRole('link', { name: 'Fee review call' }), 0);
     expect(session.problems).toEqual([]);
     await session.context.close();
   });
@@ -120,7 +120,7 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     const table = page.getByRole('table', { name: 'Tasks' });
     await table.getByRole('link', { name: 'Reconcile DC-1003 custodian returns for month-end' }).waitFor();
     // The default shows open tasks only: the done one is not there until "All statuses".
-    expect(await table.getByRole('link', { name: 'Review comparison thresholds for Demo Capital' }).count()).toBe(0);
+    await expectCount(table.getByRole('link', { name: 'Review comparison thresholds for Demo Capital' }), 0);
     await page.getByLabel('Label', { exact: true }).fill('northwind');
     await expect.poll(() => table.getByRole('row').count()).toBe(2);
     await expect.poll(() => table.getByRole('row').nth(1).textContent()).toContain('Get the Northwind custodian feed switched to daily files');

@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { fileURLToPath } from 'node:url';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -73,4 +74,12 @@ export async function openPage(page: Page, route: string, heading: string | RegE
 export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
   await page.screenshot({ path: path.join(ARTIFACTS_DIR, `${name}.png`), fullPage: true });
+}
+
+/**
+ * The locator matches `count` elements, within `timeout`: a page updates after the action a test
+ * took (a refetch, a re-render), so counting once right after it races the page.
+ */
+export async function expectCount(locator: Locator, count: number, timeout = 10_000): Promise<void> {
+  await expect.poll(() => locator.count(), { timeout }).toBe(count);
 }
