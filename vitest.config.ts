@@ -10,6 +10,8 @@ export default defineConfig({
     globalSetup: ['test/helpers/build-dashboard.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // expect.poll waits for a page or a worker to catch up; one second is too short on a loaded CI machine.
+    expect: { poll: { timeout: 10_000 } },
     // Each file starts its own service and embedded database; two cores, so keep it modest.
     maxWorkers: 2,
     pool: 'forks',

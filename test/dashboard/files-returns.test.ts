@@ -57,17 +57,17 @@ describe.skipIf(!browserAvailable)('Files page', () => {
 
     // The organization: the first one by name until chosen, then remembered in this browser.
     const orgSelect = page.getByLabel(/^Organization/);
-    expect(await orgSelect.inputValue()).toBe(otherOrgId);
+    await expect.poll(() => orgSelect.inputValue()).toBe(otherOrgId);
     await orgSelect.selectOption({ label: 'Zephyr Capital' });
     await page.getByRole('heading', { name: 'Upload to Zephyr Capital' }).waitFor();
     await page.reload();
     await page.getByRole('heading', { name: 'Upload to Zephyr Capital' }).waitFor();
-    expect(await page.getByLabel(/^Organization/).inputValue()).toBe(user.orgId);
+    await expect.poll(() => page.getByLabel(/^Organization/).inputValue()).toBe(user.orgId);
     await page.getByText('No files uploaded to this organization yet').waitFor();
 
     // The limit is shown before anything is sent.
     await page.getByText('8.0 KB').first().waitFor();
-    expect(await page.getByTestId('drop-zone').textContent()).toContain('8,192 bytes');
+    await expect.poll(() => page.getByTestId('drop-zone').textContent()).toContain('8,192 bytes');
 
     // 1. Choose a file with the (keyboard-usable) file input.
     const input = page.getByLabel('Or choose files');
@@ -76,7 +76,7 @@ describe.skipIf(!browserAvailable)('Files page', () => {
     await page.getByText('Uploaded as pnl').waitFor();
     // The list polls while ingest runs: the row reaches `processed` without a reload.
     await fileRow(page, 'pnl-sample.csv').locator('.badge', { hasText: 'processed' }).waitFor({ timeout: 30_000 });
-    expect(await fileRow(page, 'pnl-sample.csv').textContent()).toMatch(/pnl.*processed.*33.*2\.1 KB/);
+    await expect.poll(() => fileRow(page, 'pnl-sample.csv').textContent()).toMatch(/pnl.*processed.*33.*2\.1 KB/);
 
     // 2. Drop a file on the drop zone (a synthetic DataTransfer, as a drag from the desktop delivers it).
     const performance = await fs.readFile(sample('performance-sample.csv'), 'utf8');
@@ -87,7 +87,7 @@ describe.skipIf(!browserAvailable)('Files page', () => {
     }, { name: 'performance-sample.csv', content: performance });
     const zone = page.getByTestId('drop-zone');
     await zone.dispatchEvent('dragenter', { dataTransfer });
-    expect(await zone.getAttribute('class')).toContain('dragging');
+    await expect.poll(() => zone.getAttribute('class')).toContain('dragging');
     await zone.dispatchEvent('drop', { dataTransfer });
     await page.getByText('Uploaded as performance').waitFor();
     await fileRow(page, 'performance-sample.csv').locator('.badge', { hasText: 'processed' }).waitFor({ timeout: 30_000 });
@@ -97,10 +97,10 @@ describe.skipIf(!browserAvailable)('Files page', () => {
     const failedRow = fileRow(page, 'pnl-with-errors.csv');
     await failedRow.locator('.badge', { hasText: 'failed' }).waitFor({ timeout: 30_000 });
     const toggle = failedRow.getByRole('button', { name: /Show \d+ row errors of pnl-with-errors\.csv/ });
-    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    await expect.poll(() => toggle.getAttribute('aria-expanded')).toBe('false');
     await toggle.click();
     const hide = failedRow.getByRole('button', { name: /Hide \d+ row errors of pnl-with-errors\.csv/ });
-    expect(await hide.getAttribute('aria-expanded')).toBe('true');
+    await expect.poll(() => hide.getAttribute('aria-expanded')).toBe('true');
     const errors = page.getByRole('table', { name: /Row errors of pnl-with-errors\.csv/ });
     await errors.waitFor();
     const stored = await api<{ file: { rowErrors: { line: number; column: string | null; message: string }[] } }>(
@@ -110,8 +110,8 @@ describe.skipIf(!browserAvailable)('Files page', () => {
     expect(stored.file.rowErrors.length).toBeGreaterThan(0);
     await expectCount(errors.getByRole('row'), stored.file.rowErrors.length + 1);
     const firstError = stored.file.rowErrors[0];
-    expect(await errors.getByRole('row').nth(1).textContent()).toContain(firstError.message);
-    expect(await errors.getByRole('row').nth(1).textContent()).toContain(String(firstError.line));
+    await expect.poll(() => errors.getByRole('row').nth(1).textContent()).toContain(firstError.message);
+    await expect.poll(() => errors.getByRole('row').nth(1).textContent()).toContain(String(firstError.line));
 
     // 4. Over the limit: refused in the browser with the limit in words; nothing reaches the service.
     const before = await filesOf(user.orgId);
@@ -133,7 +133,7 @@ describe.skipIf(!browserAvailable)('Files page', () => {
     await expectCount(listed, 3);
     await page.getByLabel(/^Status/).selectOption('failed');
     await waitUntil(async () => (await listed.count()) === 1);
-    expect(await listed.textContent()).toContain('pnl-with-errors.csv');
+    await expect.poll(() => listed.textContent()).toContain('pnl-with-errors.csv');
     await page.getByLabel(/^Status/).selectOption('');
     await fileRow(page, 'pnl-sample.csv').waitFor();
 
@@ -184,9 +184,9 @@ describe.skipIf(!browserAvailable)('Returns page', () => {
     // The chart opens on the first entity by name, over a range covering its data.
     const results = page.locator('.dietz-results');
     await results.getByText(HARBOR).first().waitFor();
-    expect(await page.getByLabel(/^Entity/).inputValue()).toBe(HARBOR);
-    expect(await page.getByLabel(/^From/).inputValue()).toBe('2025-02-25');
-    expect(await page.getByLabel(/^To/).inputValue()).toBe('2025-03-21');
+    await expect.poll(() => page.getByLabel(/^Entity/).inputValue()).toBe(HARBOR);
+    await expect.poll(() => page.getByLabel(/^From/).inputValue()).toBe('2025-02-25');
+    await expect.poll(() => page.getByLabel(/^To/).inputValue()).toBe('2025-03-21');
 
     // Another entity, typed: its figures labelled, the canvas drawn, its cash flows listed.
     await page.getByLabel(/^Entity/).fill(NORTHWIND);
@@ -195,17 +195,17 @@ describe.skipIf(!browserAvailable)('Returns page', () => {
     const expected = await api<Dietz>(DIETZ, { e: NORTHWIND, s: '2025-02-25', t: '2025-03-21' });
     const twr = results.locator('.card', { hasText: 'Time-weighted return (linked daily Modified Dietz)' });
     const mwr = results.locator('.card', { hasText: 'Money-weighted return (Modified Dietz over the period)' });
-    expect(await twr.locator('.stat-value').textContent()).toBe(percent(expected.dietzDailyReturns.timeWeightedReturn.value));
-    expect(await mwr.locator('.stat-value').textContent()).toBe(percent(expected.dietzDailyReturns.modifiedDietzReturn.value));
-    expect(await twr.textContent()).toContain('not annualized');
+    await expect.poll(() => twr.locator('.stat-value').textContent()).toBe(percent(expected.dietzDailyReturns.timeWeightedReturn.value));
+    await expect.poll(() => mwr.locator('.stat-value').textContent()).toBe(percent(expected.dietzDailyReturns.modifiedDietzReturn.value));
+    await expect.poll(() => twr.textContent()).toContain('not annualized');
 
     const canvas = page.getByRole('img', { name: /Chart of the daily Modified Dietz returns of Northwind Family Trust/ });
     await canvas.waitFor();
     const flowDays = expected.dietzDailyReturns.days.filter((day) => Number(day.netFlow) !== 0).length;
-    expect(await canvas.getAttribute('aria-label')).toContain(`${flowDays} days with cash flows marked`);
+    await expect.poll(() => canvas.getAttribute('aria-label')).toContain(`${flowDays} days with cash flows marked`);
     // The cumulative line is the service's linking: it ends exactly at the time-weighted figure.
     const twrValue = Number(expected.dietzDailyReturns.timeWeightedReturn.value);
-    expect(await canvas.getAttribute('aria-label')).toContain(`line ending at ${twrValue > 0 ? '+' : ''}${(twrValue * 100).toFixed(2)} %`);
+    await expect.poll(() => canvas.getAttribute('aria-label')).toContain(`line ending at ${twrValue > 0 ? '+' : ''}${(twrValue * 100).toFixed(2)} %`);
     await waitUntil(() => canvas.evaluate((element) => {
       const c = element as HTMLCanvasElement;
       const pixels = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;

@@ -35,7 +35,7 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     for (const label of ['Overview', 'Files', 'Returns', 'Stickies', 'Links', 'Transcripts', 'Tasks', 'News', 'Chat', 'Summaries', 'System', 'API keys & tokens']) {
       expect(await nav.getByRole('link', { name: label, exact: true }).count(), label).toBe(1);
     }
-    expect(await page.getByRole('link', { name: 'Overview', exact: true }).getAttribute('aria-current')).toBe('page');
+    await expect.poll(() => page.getByRole('link', { name: 'Overview', exact: true }).getAttribute('aria-current')).toBe('page');
     await screenshot(page, 'overview');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -140,7 +140,7 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     await panel.getByRole('button', { name: 'Create API key' }).click();
     const alert = panel.getByRole('alert').filter({ hasText: 'Could not create the API key:' });
     await alert.waitFor();
-    expect(await alert.textContent()).toMatch(/Could not create the API key: .*(sign|auth|credential|key)/i);
+    await expect.poll(() => alert.textContent()).toMatch(/Could not create the API key: .*(sign|auth|credential|key)/i);
     await alert.getByRole('button', { name: 'Sign in again' }).click();
     await page.waitForURL(/\/login\?next=%2F%23%2Fsettings$/);
     await page.getByLabel('Email').fill(admin.email);
@@ -173,7 +173,7 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     const session = await signInToDashboard(browser, server.url, member);
     const { page } = session;
     await openPage(page, '/system', 'System');
-    expect(await page.getByRole('button', { name: 'Run self-test now' }).isDisabled()).toBe(true);
+    await expect.poll(() => page.getByRole('button', { name: 'Run self-test now' }).isDisabled()).toBe(true);
     await page.getByText('needs an administrator').waitFor();
     expect(session.problems).toEqual([]);
     await session.context.close();
@@ -183,14 +183,14 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     const session = await signInToDashboard(browser, server.url, admin, { width: 390, height: 844 });
     const { page } = session;
     const nav = page.getByRole('navigation', { name: 'Main' });
-    expect(await nav.isVisible()).toBe(false);
+    await expect.poll(() => nav.isVisible()).toBe(false);
     const menu = page.getByRole('button', { name: 'Menu' });
     await menu.focus();
     await page.keyboard.press('Enter');
-    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    await expect.poll(() => menu.getAttribute('aria-expanded')).toBe('true');
     await nav.getByRole('link', { name: 'System' }).click();
     await page.getByRole('heading', { level: 1, name: 'System' }).waitFor();
-    expect(await nav.isVisible()).toBe(false);
+    await expect.poll(() => nav.isVisible()).toBe(false);
     // Nothing is wider than the screen.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await openPage(page, '/settings', 'API keys & tokens');

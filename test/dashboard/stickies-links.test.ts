@@ -62,7 +62,7 @@ describe.skipIf(!browserAvailable)('dashboard: stickies and links', () => {
     await form.getByLabel('Content').fill('Too many tags');
     await form.getByLabel('Tags', { exact: true }).fill(Array.from({ length: 21 }, (_, i) => `t${i}`).join(', '));
     await form.getByText('At most 20 tags are allowed; you have 21.').waitFor();
-    expect(await form.getByLabel('Tags', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => form.getByLabel('Tags', { exact: true }).getAttribute('aria-invalid')).toBe('true');
     await form.getByRole('button', { name: 'Add sticky' }).click();
     expect(await stickyCount()).toBe(3);
     await form.getByLabel('Tags', { exact: true }).fill('');
@@ -170,7 +170,7 @@ describe.skipIf(!browserAvailable)('dashboard: stickies and links', () => {
     await add.getByText('Only http and https links can be saved, not ftp.').waitFor();
 
     // Added into the folder being shown; the scheme is added when left out.
-    expect(await add.getByLabel('Folder').inputValue()).not.toBe('');
+    await expect.poll(() => add.getByLabel('Folder').inputValue()).not.toBe('');
     await add.getByLabel('URL').fill('example.com/graphql-guide');
     await add.getByLabel(/^Title/).fill('GraphQL guide');
     await add.getByLabel('Tags', { exact: true }).fill('GraphQL, api');
@@ -178,7 +178,7 @@ describe.skipIf(!browserAvailable)('dashboard: stickies and links', () => {
     await page.getByRole('status').filter({ hasText: 'Saved “GraphQL guide” in Reading list.' }).waitFor();
     const list = page.getByRole('list', { name: 'Links' });
     await list.getByRole('link', { name: /GraphQL guide/ }).waitFor();
-    expect(await list.getByRole('link', { name: /GraphQL guide/ }).getAttribute('href')).toBe('https://example.com/graphql-guide');
+    await expect.poll(() => list.getByRole('link', { name: /GraphQL guide/ }).getAttribute('href')).toBe('https://example.com/graphql-guide');
     await folders.getByRole('button', { name: 'Reading list 1 link' }).waitFor();
 
     // A second link in no folder.

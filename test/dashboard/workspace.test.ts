@@ -258,7 +258,7 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     await box.pressSequentially('show my open tasks');
     await box.press('Shift+Enter');
     await box.pressSequentially('and my notes');
-    expect(await box.inputValue()).toBe('show my open tasks\nand my notes');
+    await expect.poll(() => box.inputValue()).toBe('show my open tasks\nand my notes');
     await box.press('Enter');
     await expect.poll(() => log.locator('.message-assistant').count()).toBe(2);
     await expect.poll(() => log.locator('.message-user .message-text').nth(1).textContent()).toBe('show my open tasks\nand my notes');
@@ -272,8 +272,8 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     const phone = await signInToDashboard(browser, server.url, user, { width: 390, height: 844 });
     await phone.page.goto(url);
     await phone.page.getByRole('log', { name: 'Messages' }).locator('.message-assistant').nth(1).waitFor();
-    expect(await phone.page.getByRole('navigation', { name: 'Conversations' }).isVisible()).toBe(false);
-    expect(await phone.page.getByRole('link', { name: '← Conversations' }).isVisible()).toBe(true);
+    await expect.poll(() => phone.page.getByRole('navigation', { name: 'Conversations' }).isVisible()).toBe(false);
+    await expect.poll(() => phone.page.getByRole('link', { name: '← Conversations' }).isVisible()).toBe(true);
     expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await screenshot(phone.page, 'chat-390');
     expect(phone.problems).toEqual([]);
@@ -311,12 +311,12 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     await box.fill('Summarise my week');
     await box.press('Enter');
     await page.getByRole('status').filter({ hasText: 'The assistant is thinking…' }).waitFor();
-    expect(await box.isDisabled()).toBe(true);
+    await expect.poll(() => box.isDisabled()).toBe(true);
     await expect
       .poll(() => page.getByRole('alert').textContent())
       .toBe('The assistant could not answer: its provider failed (Chat provider error: 500). Your message was not sent and is still in the box: send it again when you are ready.');
-    expect(await box.inputValue()).toBe('Summarise my week');
-    expect(await box.isDisabled()).toBe(false);
+    await expect.poll(() => box.inputValue()).toBe('Summarise my week');
+    await expect.poll(() => box.isDisabled()).toBe(false);
     expect(page.url()).toMatch(/#\/chat$/);
     await page.getByText('No conversations yet.').waitFor();
     expect(session.problems).toEqual([]);
