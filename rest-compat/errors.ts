@@ -19,6 +19,8 @@ export function errorResponse(error: ErrorLike, restName: (field: string) => str
 
 export function sendError(res: Response, error: ErrorLike, restName: (field: string) => string = (f) => f, decisions: RateLimitDecision[] = []): void {
   const { status, body } = errorResponse(error, restName);
+  const retryAfter = (error.extensions as Record<string, unknown> | undefined)?.retryAfterSeconds;
+  if (typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
   sendJson(res, status, body, decisions);
 }
 

@@ -46,6 +46,8 @@ export function readMultipartForm(req: Request, res: Response, options: { maxFil
     try {
       parser = busboy({
         headers: req.headers,
+        // File names in Content-Disposition are UTF-8 as browsers and curl send them (busboy's default is latin1).
+        defParamCharset: 'utf8',
         // busboy reports the limit when a file *reaches* fileSize; a file of exactly the limit is allowed.
         limits: { fileSize: options.maxFileBytes + 1, files: options.fileFields.length, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES },
       });
@@ -79,7 +81,7 @@ export function readMultipartForm(req: Request, res: Response, options: { maxFil
       upload.resolve(file);
       form.files[name] = upload;
       stream.on('limit', () => fail(tooLarge(options.maxFileBytes)));
-      stream.on('error', (error) => fail(error));
+      stream.on('error', () => fail(new AppError('BAD_USER_INPUT', 'Malformed multipart body: the file ended before it was complete')));
       stream.pipe(capacitor);
     });
     parser.on('filesLimit', () => fail(new AppError('BAD_USER_INPUT', `Only ${options.fileFields.join(', ')} may carry a file`)));

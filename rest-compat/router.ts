@@ -3,6 +3,8 @@ import type { DocumentNode } from 'graphql';
 import { executeOperation, prepareDocument } from '../schema/execute.ts';
 import { requireViewer, viewerHasScope, type RequestContext } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
+import { appErrorForDatabaseFailure } from '../src/db/db-errors.ts';
+import { requestLog } from '../src/http/request-context.ts';
 import { buildVariables, restFieldName, variableSpecs, type InputSource, type VariableSpec } from './params.ts';
 import { readMultipartForm } from './multipart.ts';
 import { sendError, sendJson } from './errors.ts';
@@ -107,7 +109,13 @@ export function createRestRouter(options: RouterOptions): Router {
       sendError(res, error, (field) => restFieldName(entry.specs, field), decisions);
       return;
     }
-    ctx?.log.error({ err: error }, 'REST handler failed');
+    const databaseFailure = appErrorForDatabaseFailure(error);
+    if (databaseFailure) {
+      (ctx?.log ?? requestLog(res.req)).warn({ err: error, code: databaseFailure.code }, 'REST handler: database refused or failed');
+      sendError(res, databaseFailure, (field) => restFieldName(entry.specs, field), decisions);
+      return;
+    }
+    (ctx?.log ?? requestLog(res.req)).error({ err: error }, 'REST handler failed');
     sendError(res, new AppError('INTERNAL_SERVER_ERROR', 'Internal server error'));
   }
 

@@ -1,4 +1,4 @@
-// GraphQL surface of the chat resource (spec/workspace-service.md).
+// GraphQL surface of the chat resource (docs/spec/workspace-service.md).
 import { builder } from './builder.ts';
 import { requireViewer } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';

@@ -11,6 +11,8 @@ import {
 import { getSchema } from './index.ts';
 import type { RequestContext } from '../src/context.ts';
 import { AppError, HTTP_STATUS_BY_CODE, MESSAGES } from '../src/errors.ts';
+import { checkOperationInputs } from './input-guards.ts';
+import { appErrorForDatabaseFailure } from '../src/db/db-errors.ts';
 
 const documents = new Map<string, DocumentNode>();
 
@@ -33,9 +35,12 @@ export async function executeOperation(
   variables: Record<string, unknown>,
   operationName?: string,
 ): Promise<ExecutionResult> {
+  const document = prepareDocument(source);
+  const refused = checkOperationInputs(document, variables);
+  if (refused) return { errors: [refused] };
   const result = await execute({
     schema: getSchema(),
-    document: prepareDocument(source),
+    document,
     variableValues: variables,
     operationName,
     contextValue: ctx,
@@ -55,7 +60,10 @@ export async function subscribeSource(
   source: string,
   variables: Record<string, unknown>,
 ): Promise<AsyncIterableIterator<unknown> | ExecutionResult> {
-  const result = await createSourceEventStream({ schema: getSchema(), document: prepareDocument(source), variableValues: variables, contextValue: ctx });
+  const document = prepareDocument(source);
+  const refused = checkOperationInputs(document, variables);
+  if (refused) return { errors: [refused] };
+  const result = await createSourceEventStream({ schema: getSchema(), document, variableValues: variables, contextValue: ctx });
   if (Symbol.asyncIterator in result) return result as AsyncIterableIterator<unknown>;
   return result.errors ? { ...result, errors: result.errors.map((error) => maskError(error, ctx)) } : result;
 }
@@ -77,6 +85,12 @@ export function maskError(error: unknown, ctx: Pick<RequestContext, 'log' | 'req
       path: graphQLError.path,
       extensions: { ...graphQLError.extensions, code: knownCode(graphQLError.extensions.code) ?? 'BAD_USER_INPUT' },
     });
+  }
+  // The database failed under the request (503) or refused a value (400): not a bug of ours.
+  const databaseFailure = appErrorForDatabaseFailure(original);
+  if (databaseFailure) {
+    ctx.log.warn({ err: original, path: graphQLError.path, code: databaseFailure.code }, 'database refused or failed the operation');
+    return new GraphQLError(databaseFailure.message, { nodes: graphQLError.nodes, path: graphQLError.path, extensions: databaseFailure.extensions });
   }
   ctx.log.error({ err: original, path: graphQLError.path }, 'unexpected error while resolving');
   return new GraphQLError(MESSAGES.internal, { path: graphQLError.path, extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: ctx.requestId } });

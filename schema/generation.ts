@@ -1,4 +1,4 @@
-// GraphQL surface of summary generation (spec/workspace-service.md, GET /api/generate).
+// GraphQL surface of summary generation (docs/spec/workspace-service.md, GET /api/generate).
 import { builder } from './builder.ts';
 import { requireViewer } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';

@@ -1,4 +1,4 @@
-// GraphQL surface of the links resource (spec/workspace-service.md).
+// GraphQL surface of the links resource (docs/spec/workspace-service.md).
 import type { Link as LinkModel } from '../src/generated/prisma/client.ts';
 import { builder } from './builder.ts';
 import { forwardPage, toConnection } from './pagination.ts';

@@ -1,4 +1,4 @@
-// GraphQL surface of the news resource (spec/workspace-service.md).
+// GraphQL surface of the news resource (docs/spec/workspace-service.md).
 import type { NewsArticle as NewsArticleModel } from '../src/generated/prisma/client.ts';
 import { builder } from './builder.ts';
 import { forwardPage, toConnection } from './pagination.ts';

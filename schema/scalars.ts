@@ -1,6 +1,7 @@
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
 import { GraphQLUpload } from 'graphql-upload-ts';
 import { builder } from './builder.ts';
+import { INSTANT_RANGE_PROBLEM, isStorableInstant } from '../src/util/instants.ts';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -48,12 +49,16 @@ builder.scalarType('Date', {
 builder.scalarType('DateTime', {
   description: 'An instant, ISO 8601 in UTC with milliseconds (`2026-01-31T09:30:00.000Z`).',
   serialize: (value) => (value instanceof Date ? value : new Date(String(value))).toISOString(),
-  parseValue: (value) => {
-    const date = new Date(String(value));
-    if (typeof value !== 'string' || Number.isNaN(date.getTime())) throw new GraphQLError(`must be an ISO 8601 timestamp, got ${JSON.stringify(value)}`);
-    return date;
-  },
+  parseValue: parseDateTime,
+  parseLiteral: (ast) => parseDateTime(stringLiteral(ast, 'DateTime')),
 });
+
+function parseDateTime(value: unknown): Date {
+  const date = new Date(String(value));
+  if (typeof value !== 'string' || Number.isNaN(date.getTime())) throw new GraphQLError(`must be an ISO 8601 timestamp, got ${JSON.stringify(value)}`);
+  if (!isStorableInstant(date)) throw new GraphQLError(`${INSTANT_RANGE_PROBLEM}, got ${JSON.stringify(value)}`);
+  return date;
+}
 
 builder.scalarType('Decimal', {
   description: 'An exact decimal number as a string (money, returns as fractions, basis points). Never a binary float.',

@@ -82,7 +82,11 @@ builder.queryField('benchmark', (t) =>
       }),
     }),
     authScopes: { scope: 'read:returns' },
-    resolve: async (_parent, _args, ctx) => ctx.services.benchmark.run(await ctx.organizationIds()),
+    description: 'Runs the comparison query once for timing. Rate budget: returns (it costs what a comparison costs).',
+    resolve: async (_parent, _args, ctx) => {
+      await ctx.budgets.charge('returns');
+      return ctx.services.benchmark.run(await ctx.organizationIds());
+    },
   }),
 );
 

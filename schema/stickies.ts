@@ -1,4 +1,4 @@
-// GraphQL surface of the stickies resource (spec/workspace-service.md).
+// GraphQL surface of the stickies resource (docs/spec/workspace-service.md).
 import { builder } from './builder.ts';
 import { requireViewer } from '../src/context.ts';
 import { forwardPage, toConnection } from './pagination.ts';

@@ -22,6 +22,15 @@ builder.prismaObject('FileRowError', {
   }),
 });
 
+builder.prismaObject('FileRowWarning', {
+  description: 'A row of a processed file that loaded but counts in no return, e.g. a cash flow on its entity\'s first valuation date (line 1 is the header).',
+  fields: (t) => ({
+    line: t.exposeInt('line'),
+    column: t.exposeString('column', { nullable: true }),
+    message: t.exposeString('message'),
+  }),
+});
+
 builder.prismaObject('UploadedFile', {
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID' }),
@@ -35,10 +44,17 @@ builder.prismaObject('UploadedFile', {
     statusDetail: t.exposeString('statusDetail', { nullable: true }),
     rowCount: t.exposeInt('rowCount', { nullable: true }),
     errorCount: t.exposeInt('errorCount'),
+    warningCount: t.exposeInt('warningCount', {
+      description: 'Rows of a processed file that loaded but count in no return (all of them; rowWarnings holds the first 1000). Replaced by every ingest.',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     processedAt: t.expose('processedAt', { type: 'DateTime', nullable: true }),
     rowErrors: t.relation('rowErrors', {
+      args: { first: t.arg.int({ defaultValue: 100 }) },
+      query: (args) => ({ take: Math.min(Math.max(args.first ?? 100, 1), 1000), orderBy: [{ line: 'asc' }, { id: 'asc' }] }),
+    }),
+    rowWarnings: t.relation('rowWarnings', {
       args: { first: t.arg.int({ defaultValue: 100 }) },
       query: (args) => ({ take: Math.min(Math.max(args.first ?? 100, 1), 1000), orderBy: [{ line: 'asc' }, { id: 'asc' }] }),
     }),
@@ -128,16 +144,22 @@ builder.mutationField('uploadFile', (t) =>
     resolve: async (_query, _parent, args, ctx) => {
       await ctx.budgets.charge('upload');
       const viewer = requireViewer(ctx);
+      const maxBytes = ctx.services.config.storage.maxUploadBytes;
+      // The Upload promise rejects when the multipart body cannot be parsed (a malformed part
+      // header, a body that ends mid-file): always the client's request, never our fault.
+      const file = await Promise.resolve(args.file).catch((error: unknown) => {
+        throw uploadTransportError(error, maxBytes) ?? new AppError('BAD_USER_INPUT', `Malformed multipart request: ${(error as Error).message}`, { field: 'file' });
+      });
       try {
         return await ctx.services.storage.upload({
           uploaderId: viewer.user.id,
           memberOf: await ctx.organizationIds(),
           orgId: args.orgId,
           fileType: args.fileType ?? null,
-          file: await args.file,
+          file,
         });
       } catch (error) {
-        throw uploadTransportError(error, ctx.services.config.storage.maxUploadBytes) ?? error;
+        throw uploadTransportError(error, maxBytes) ?? error;
       }
     },
   }),

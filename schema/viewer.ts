@@ -3,6 +3,7 @@ import { builder } from './builder.ts';
 import { requireViewer, type RequestContext } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
 import { parseExpiry, type CredentialSecretKind } from '../src/auth/api-keys.ts';
+import { confirmCredentialCreation } from '../src/auth/reauthentication.ts';
 import type { ApiKey as ApiKeyModel } from '../src/generated/prisma/client.ts';
 
 const Organization = builder.prismaObject('Organization', {
@@ -38,6 +39,20 @@ builder.objectField(Viewer, 'user', (t) =>
   t.prismaField({
     type: 'User',
     resolve: (query, _parent, _args, ctx) => ctx.services.prisma.user.findUniqueOrThrow({ ...query, where: { id: requireViewer(ctx).user.id } }),
+  }),
+);
+
+builder.objectField(Viewer, 'passwordRequired', (t) =>
+  t.boolean({
+    description:
+      'Whether createApiKey and createAccessToken from this session need `currentPassword`: true for a session of a user with a password. ' +
+      'A session of a user without one (an external identity provider) creates credentials that expire no later than the session. False for other credentials, which cannot create any.',
+    resolve: async (_parent, _args, ctx) => {
+      const viewer = requireViewer(ctx);
+      if (viewer.credential.kind !== 'session') return false;
+      const user = await ctx.services.prisma.user.findUnique({ where: { id: viewer.user.id }, select: { passwordHash: true } });
+      return Boolean(user?.passwordHash);
+    },
   }),
 );
 
@@ -147,12 +162,26 @@ function defineCredential({ kind, type, field, label, aLabel, secretForm, usage 
   builder.mutationField(`create${type}`, (t) =>
     t.field({
       type: Created,
-      description: `Creates ${aLabel} for the signed-in user (from a browser session only).`,
+      description:
+        `Creates ${aLabel} for the signed-in user (from a browser session only). A user with a password confirms it in \`currentPassword\` ` +
+        `(missing or wrong: FORBIDDEN; each check counts against the sign-in budget); for a user without one the ${label} expires no later than the session. ` +
+        `A user holds at most MAX_${kind === 'api_key' ? 'API_KEYS' : 'ACCESS_TOKENS'}_PER_USER active ${label}s (more: CONFLICT).`,
       authScopes: { authenticated: true },
-      args: { input: t.arg({ type: CreateInput, required: true }) },
-      resolve: async (_parent, { input }, ctx) => {
+      args: {
+        input: t.arg({ type: CreateInput, required: true }),
+        currentPassword: t.arg.string({ description: "The signed-in user's password: a session cannot mint a credential that outlives it without it." }),
+      },
+      resolve: async (_parent, { input, currentPassword }, ctx) => {
         const viewer = requireSession(ctx, label);
-        const expiresAt = input.expiresIn ? parseExpiry(input.expiresIn) : null;
+        const expiresAt = await confirmCredentialCreation({
+          prisma: ctx.services.prisma,
+          budgets: ctx.budgets,
+          userId: viewer.user.id,
+          session: { expiresAt: viewer.session?.expiresAt ?? null, ttlMs: ctx.services.config.auth.sessionTtlMs },
+          currentPassword,
+          requestedExpiry: input.expiresIn ? parseExpiry(input.expiresIn) : null,
+          aLabel,
+        });
         const { secret, record } = await ctx.services.apiKeys.create({ userId: viewer.user.id, name: input.name, scopes: input.scopes, expiresAt, kind });
         return { key: secret, record };
       },

@@ -1,7 +1,8 @@
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { openDatabase, type Database } from './db/database.ts';
@@ -11,6 +12,7 @@ import { ApiKeyService } from './auth/api-keys.ts';
 import { SessionTokens } from './auth/sessions.ts';
 import { OrganizationService } from './organizations.ts';
 import { createRateLimitStore } from './ratelimit/rate-limiter.ts';
+import { connectRedis } from './redis/redis-client.ts';
 import { ReturnsService } from './returns/returns-service.ts';
 import { LocalBlobStore } from './storage/blob-store.ts';
 import { StorageService } from './storage/storage-service.ts';
@@ -24,7 +26,7 @@ import { BenchmarkService } from './benchmark/benchmark-service.ts';
 import { LinkService } from './workspace/links/link-service.ts';
 import { NewsService } from './workspace/news/news-service.ts';
 import { createHttpApp } from './http/http-app.ts';
-import { seedDemoData } from './seed/demo-seed.ts';
+import { listeningUrl, prepareFirstStart } from './seed/first-start.ts';
 import { startMaintenance } from './jobs/maintenance.ts';
 import { createChatService } from './workspace/chat/chat-service.ts';
 import { createTaskService } from './workspace/tasks/task-service.ts';
@@ -50,13 +52,14 @@ export async function startService(config: Config, options: { log?: Logger } = {
     dataDir: config.dataDir,
     pglitePort: config.pglitePort,
     pgliteSharedBuffers: config.pgliteSharedBuffers,
+    onConnectionError: (error) => log.warn({ err: error }, 'database connection failed'),
   });
   let redis: Redis | undefined;
   try {
     await migrate(db.pool, { log: (message, extra) => log.info(extra ?? {}, message) });
-    redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+    redis = config.redisUrl ? await connectRedis(config.redisUrl, log.child({ component: 'redis' })) : undefined;
     const services = buildServices(config, db, log, redis);
-    if (config.seedDemoData) await seedDemoData(services);
+    const announceFirstStart = await prepareFirstStart(services);
 
     const lifecycle = { stopping: false };
     const server = http.createServer(createHttpApp(services, lifecycle));
@@ -65,8 +68,8 @@ export async function startService(config: Config, options: { log?: Logger } = {
       server.once('error', reject);
       server.listen(config.port, config.host, resolve);
     });
-    const address = server.address() as { port: number };
-    const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${address.port}`;
+    const address = server.address() as AddressInfo;
+    const url = listeningUrl(address);
     selfUrl = url;
     if (config.worker.enabled) {
       services.ingestWorker.start();
@@ -75,7 +78,8 @@ export async function startService(config: Config, options: { log?: Logger } = {
     services.scheduler.start();
     const stopMaintenance = startMaintenance({ jobs: services.jobs, blobs: services.blobs, log: log.child({ component: 'maintenance' }) });
     const stopStickyPurge = services.stickies.startPurging();
-    log.info({ url, database: db.kind, redis: Boolean(redis) }, 'service listening');
+    log.info({ url, address: address.address, port: address.port, database: db.kind, redis: Boolean(redis), env: config.env }, 'service listening');
+    announceFirstStart(url);
 
     let stopping: Promise<void> | undefined;
     const stop = () => {
@@ -106,7 +110,7 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
       chat: { points: config.rateLimits.chatPerMinute, windowSeconds: 60 },
       generate: { points: config.rateLimits.generatePerMinute, windowSeconds: 60 },
     },
-    { redis, keyPrefix: config.rateLimits.keyPrefix },
+    { redis, keyPrefix: config.rateLimits.keyPrefix, log: log.child({ component: 'ratelimit' }) },
   );
   const startedAt = new Date();
   const pubsub: PubSub = redis ? new RedisPubSub(redis, log.child({ component: 'pubsub' })) : new MemoryPubSub();
@@ -126,7 +130,7 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     prisma,
     startedAt,
     version: VERSION,
-    apiKeys: new ApiKeyService(prisma),
+    apiKeys: new ApiKeyService(prisma, config.auth.maxActiveCredentials),
     sessions: new SessionTokens(config.auth, config.dataDir),
     organizations: new OrganizationService(prisma),
     rateLimits,
@@ -136,6 +140,7 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     jobs,
     ingestWorker: new IngestWorker({ jobs, ingest, log: log.child({ component: 'worker' }), pollIntervalMs: config.worker.pollIntervalMs,
       workerId: `${hostname()}:${process.pid}`,
+      staleAfterMs: config.worker.staleAfterMs,
       // Only one process can open the embedded database, so a job left running was abandoned.
       ...(db.kind === 'pglite' ? { staleOnStartMs: 0 } : {}),
     }),
@@ -156,12 +161,6 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     generation: generation.service,
     generationWorker: generation.worker,
   };
-}
-
-async function connectRedis(url: string): Promise<Redis> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true });
-  await redis.connect();
-  return redis;
 }
 
 /** Stop accepting, let in-flight requests and the current job finish, then close the database. */

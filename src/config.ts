@@ -2,8 +2,8 @@ import path from 'node:path';
 import { z } from 'zod';
 
 /**
- * Every setting is an environment variable, parsed and validated here once. The README's
- * "Configuration" table documents each one with its default; keep the two in step.
+ * Every setting is an environment variable, parsed and validated here once. The table in
+ * docs/configuration.md documents each one with its default; keep the two in step.
  */
 const booleanString = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -22,9 +22,11 @@ const durationMs = z
   .transform(parseDuration);
 
 const envSchema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  /** production unless told otherwise (`npm run dev` sets development: GraphiQL at /graphql). */
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
-  HOST: z.string().default('0.0.0.0'),
+  /** Loopback unless HOST says otherwise (0.0.0.0 or :: for every interface). */
+  HOST: z.string().trim().min(1).default('127.0.0.1'),
   PUBLIC_URL: optionalUrl,
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: optionalUrl,
@@ -42,6 +44,15 @@ const envSchema = z.object({
   SSO_JWT_AUDIENCE: z.string().optional(),
   SESSION_TTL: durationMs.default(parseDuration('12h')),
   COOKIE_SECURE: booleanString.default(true),
+  /** Origins (scheme://host[:port], comma-separated) whose pages may call the API with credentials; empty = no CORS. */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s*]+$/, 'each origin must be scheme://host[:port], no path and no wildcard'))),
+  /** Active (not revoked, not expired) API keys / access tokens a user may hold at once. */
+  MAX_API_KEYS_PER_USER: z.coerce.number().int().positive().max(10_000).default(20),
+  MAX_ACCESS_TOKENS_PER_USER: z.coerce.number().int().positive().max(10_000).default(20),
   SEED_DEMO_DATA: booleanString.optional(),
   UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024 * 1024),
   RATE_LIMIT_RETURNS_PER_MINUTE: z.coerce.number().int().positive().default(100),
@@ -56,6 +67,8 @@ const envSchema = z.object({
   SELF_TEST_ENABLED: booleanString.default(true),
   WORKER_ENABLED: booleanString.default(true),
   WORKER_POLL_INTERVAL: durationMs.default(parseDuration('1s')),
+  /** A running job whose lock was not renewed for this long is taken over (renewed and swept every fifth of it). */
+  JOB_STALE_AFTER: durationMs.refine((ms) => ms >= 1000, 'must be at least 1s').default(parseDuration('15s')),
   SHUTDOWN_TIMEOUT: durationMs.default(parseDuration('25s')),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(12),
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().positive().default(2000),
@@ -140,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       jwtAudience: raw.SSO_JWT_AUDIENCE,
       sessionTtlMs: raw.SESSION_TTL,
       cookieSecure: raw.COOKIE_SECURE,
+      maxActiveCredentials: { api_key: raw.MAX_API_KEYS_PER_USER, access_token: raw.MAX_ACCESS_TOKENS_PER_USER },
     },
     /** Demo data is seeded on first start of the embedded database unless turned off. */
     seedDemoData: raw.SEED_DEMO_DATA ?? raw.DATABASE_URL === undefined,
@@ -154,8 +168,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     comparison: { matchBps: raw.COMPARISON_MATCH_BPS, reviewBps: raw.COMPARISON_REVIEW_BPS },
     selfTest: { cron: raw.SELF_TEST_CRON, enabled: raw.SELF_TEST_ENABLED },
-    worker: { enabled: raw.WORKER_ENABLED, pollIntervalMs: raw.WORKER_POLL_INTERVAL },
+    worker: { enabled: raw.WORKER_ENABLED, pollIntervalMs: raw.WORKER_POLL_INTERVAL, staleAfterMs: raw.JOB_STALE_AFTER },
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT,
+    cors: { origins: raw.CORS_ORIGINS },
     graphql: { maxDepth: raw.GRAPHQL_MAX_DEPTH, maxComplexity: raw.GRAPHQL_MAX_COMPLEXITY },
     benchmark: { fastMs: raw.BENCHMARK_FAST_MS, goodMs: raw.BENCHMARK_GOOD_MS, slowMs: raw.BENCHMARK_SLOW_MS },
     stickies: { trashRetentionDays: raw.STICKY_TRASH_RETENTION_DAYS },

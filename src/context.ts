@@ -4,7 +4,7 @@ import type { Services } from './services.ts';
 import { secretKind, type ApiKeyOwner } from './auth/api-keys.ts';
 import { grants, scopesForRole, type Scope } from './auth/scopes.ts';
 import { RequestBudgets } from './ratelimit/rate-limiter.ts';
-import { SESSION_COOKIE } from './auth/sessions.ts';
+import { findSessionUser, SESSION_COOKIE } from './auth/sessions.ts';
 import { AppError, MESSAGES } from './errors.ts';
 
 export type CredentialKind = 'api_key' | 'session' | 'access_token';
@@ -13,6 +13,8 @@ export interface Viewer {
   user: ApiKeyOwner;
   scopes: ReadonlySet<Scope>;
   credential: { kind: CredentialKind; id: string };
+  /** For a session credential: when the session token expires (null: it has no expiry). */
+  session?: { expiresAt: Date | null };
 }
 
 /** What a request presented that did not authenticate it (decides the 401 message). */
@@ -91,19 +93,17 @@ export async function authenticate(services: Services, headers: IncomingHttpHead
   return { viewer: null, problem: null };
 }
 
+/** A valid session token that has not been signed out, and a user it names. */
 async function sessionViewer(services: Services, token: string): Promise<Viewer | null> {
   const claims = await services.sessions.verify(token);
   if (!claims) return null;
-  const user = claims.userId
-    ? await services.prisma.user.findUnique({ where: { id: claims.userId } })
-    : claims.email
-      ? await services.prisma.user.findUnique({ where: { email: claims.email.toLowerCase() } })
-      : null;
+  const user = await findSessionUser(services.prisma, claims);
   if (!user) return null;
   return {
-    user: { id: user.id, email: user.email, name: user.name, role: user.role },
+    user,
     scopes: new Set(scopesForRole(user.role)),
     credential: { kind: 'session', id: user.id },
+    session: { expiresAt: claims.expiresAt },
   };
 }
 

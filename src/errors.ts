@@ -75,6 +75,7 @@ const YOGA_CODES: Record<string, ErrorCode> = {
   GRAPHQL_PARSE_FAILED: 'BAD_USER_INPUT',
   GRAPHQL_VALIDATION_FAILED: 'BAD_USER_INPUT',
   BAD_REQUEST: 'BAD_USER_INPUT',
+  OPERATION_RESOLUTION_FAILURE: 'BAD_USER_INPUT',
 };
 
 export function statusForCode(code: unknown): number {

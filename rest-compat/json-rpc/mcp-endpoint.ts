@@ -27,6 +27,7 @@ import { bearerToken, type RequestContext } from '../../src/context.ts';
 import type { Services } from '../../src/services.ts';
 import { isFinalEvent } from '../../src/generation/run-store.ts';
 import { TOOLS, type ToolDefinition } from './tools.ts';
+import { MAX_INPUT_DEPTH } from '../../schema/input-guards.ts';
 
 export const TOOLS_PAGE_SIZE = 10;
 /** JSON-RPC error code of a tool refused for want of a scope (the server-error range of JSON-RPC). */
@@ -69,23 +70,60 @@ function readJsonRpcBody(req: Request, res: Response, next: NextFunction): void 
       return jsonRpcError(res, tooLarge ? 413 : 400, tooLarge ? -32600 : -32700, tooLarge ? `Request body too large (at most ${MAX_BODY_BYTES} bytes)` : 'Parse error: unreadable body');
     }
     const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+    let parsed: unknown;
     try {
-      (req as Request & { jsonRpcBody?: unknown }).jsonRpcBody = JSON.parse(body) as unknown;
+      parsed = JSON.parse(body) as unknown;
     } catch {
       return jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
     }
+    // Validators walk params recursively: a body nested thousands deep must not reach them.
+    if (nestingDepth(parsed, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
+      return jsonRpcError(res, 400, -32600, `Invalid Request: the body is nested more than ${MAX_BODY_DEPTH} levels deep`);
+    }
+    const badCursor = (Array.isArray(parsed) ? parsed : [parsed]).find(hasNonStringCursor);
+    if (badCursor) return jsonRpcError(res, 400, -32602, 'Invalid params: cursor must be a string', (badCursor as { id?: unknown }).id);
+    (req as Request & { jsonRpcBody?: unknown }).jsonRpcBody = parsed;
     next();
   });
 }
 
-function jsonRpcError(res: Response, status: number, code: number, message: string): void {
-  res.status(status).json({ jsonrpc: '2.0', id: null, error: { code, message } });
+/** Nesting of JSON-RPC bodies: a batch, a request, params, a tool's arguments and their inputs fit well within it. */
+const MAX_BODY_DEPTH = MAX_INPUT_DEPTH + 4;
+
+/** Depth of a parsed JSON value, counted without recursion and only up to `limit + 1`. */
+function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > limit) return deepest;
+    for (const inner of Object.values(current)) stack.push({ value: inner, depth: depth + 1 });
+  }
+  return deepest;
+}
+
+function jsonRpcError(res: Response, status: number, code: number, message: string, id: unknown = null): void {
+  res.status(status).json({ jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error: { code, message } });
+}
+
+/**
+ * A list request whose cursor is not a string: the SDK's schema check would answer it with
+ * -32603 and its own validation dump; it is the caller's mistake, -32602 Invalid params.
+ */
+function hasNonStringCursor(message: unknown): boolean {
+  if (typeof message !== 'object' || message === null) return false;
+  const { method, params } = message as { method?: unknown; params?: { cursor?: unknown } };
+  return typeof method === 'string' && method.endsWith('/list') && typeof params === 'object' && params !== null && params.cursor !== undefined && typeof params.cursor !== 'string';
 }
 
 /** Hostnames a browser page may call us from: this machine and PUBLIC_URL's host. */
 function allowedHosts(services: Services): string[] {
   const hosts = ['localhost', '127.0.0.1', '[::1]'];
   if (services.config.publicUrl) hosts.push(new URL(services.config.publicUrl).hostname);
+  // Pages of the origins given CORS access (CORS_ORIGINS) may call every front, this one included.
+  for (const origin of services.config.cors.origins) hosts.push(new URL(origin).hostname);
   return hosts;
 }
 

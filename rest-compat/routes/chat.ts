@@ -1,6 +1,6 @@
 import { bare, type RestRoute } from '../route.ts';
 
-/** spec/workspace-service.md: chat. The answer is exactly `{"message": {"role": "assistant", "content": "..."}}`. */
+/** docs/spec/workspace-service.md: chat. The answer is exactly `{"message": {"role": "assistant", "content": "..."}}`. */
 export const chatRoutes: RestRoute[] = [
   {
     method: 'POST',

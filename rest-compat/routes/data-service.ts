@@ -22,9 +22,9 @@ const healthRoute = (path: string): RestRoute => ({
 
 const SCHEDULER_FIELDS = `state enabled cron nextRunAt secondsUntilNextRun lastRun { ...Run }`;
 const RUN_FRAGMENT = `fragment Run on SelfTestRun { id trigger status startedAt finishedAt durationMs checks { name passed durationMs detail } }`;
-const FILE_FIELDS = `id orgId uploaderId fileName fileType sizeBytes sha256 status statusDetail rowCount errorCount createdAt updatedAt processedAt`;
+const FILE_FIELDS = `id orgId uploaderId fileName fileType sizeBytes sha256 status statusDetail rowCount errorCount warningCount createdAt updatedAt processedAt`;
 
-/** The data service (spec/data-service.md): every path exactly as documented. */
+/** The data service (docs/spec/data-service.md): every path exactly as documented. */
 export const dataServiceRoutes: RestRoute[] = [
   healthRoute('/health'),
   healthRoute('/api/health'),
@@ -62,7 +62,7 @@ export const dataServiceRoutes: RestRoute[] = [
         entityName accountCode startDate endDate annualized
         timeWeightedReturn { value nullReason method weighting }
         modifiedDietzReturn { value nullReason method weighting }
-        days { date startDate beginValue endValue netFlow weightedFlow returnValue nullReason }
+        days { date startDate beginValue endValue netFlow weightedFlow returnValue nullReason cumulativeReturn }
       } }`,
     respond: single('dietzDailyReturns'),
   },
@@ -98,7 +98,7 @@ export const dataServiceRoutes: RestRoute[] = [
     params: { limit: 'first', cursor: 'after' },
     operation: `query Files($orgId: UUID!, $status: FileStatus, $first: Int = 50, $after: String) {
       files(orgId: $orgId, status: $status, first: $first, after: $after) {
-        edges { node { ${FILE_FIELDS} rowErrors(first: 20) { line column message } } }
+        edges { node { ${FILE_FIELDS} rowErrors(first: 20) { line column message } rowWarnings(first: 20) { line column message } } }
         pageInfo { hasNextPage endCursor }
       } }`,
     respond: list('files'),
@@ -106,6 +106,7 @@ export const dataServiceRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/benchmark',
+    budget: 'returns',
     summary: 'Times a representative returns query and rates it fast/good/slow/critical.',
     operation: `query Benchmark { benchmark { query description executionTimeMs rating rowCount thresholds { fastMs goodMs slowMs } measuredAt } }`,
     respond: single('benchmark'),

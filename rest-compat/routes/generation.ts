@@ -3,7 +3,7 @@ import type { RestRoute, StreamEvent } from '../route.ts';
 const RUN_FIELDS = 'id state lastSequence finished';
 
 /**
- * spec/workspace-service.md: generation. GET /api/generate starts a summary generation and
+ * docs/spec/workspace-service.md: generation. GET /api/generate starts a summary generation and
  * streams its progress as server-sent events (event-stream.ts); `run_id` follows an existing run
  * instead, and Last-Event-ID resumes after an event.
  */

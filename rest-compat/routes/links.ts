@@ -7,7 +7,7 @@ const FOLDER_FIELDS = 'id name linkCount createdAt updatedAt';
 const noContent: Responder = () => ({ status: 204, body: null });
 
 /**
- * spec/workspace-service.md: links and folders.
+ * docs/spec/workspace-service.md: links and folders.
  * Order matters: express matches in registration order, so the literal `/api/links/folders`
  * paths come before `/api/links/:id` (which would otherwise take `folders` as an id).
  */

@@ -5,7 +5,7 @@ const ARTICLE_LIST_FIELDS = 'id title url source summary tags publishedAt create
 const ARTICLE_FIELDS = `${ARTICLE_LIST_FIELDS} body`;
 
 /**
- * spec/workspace-service.md: news. `/api/news/digest` comes before `/api/news/:id` (express
+ * docs/spec/workspace-service.md: news. `/api/news/digest` comes before `/api/news/:id` (express
  * matches in registration order).
  */
 export const newsRoutes: RestRoute[] = [

@@ -4,7 +4,7 @@ const STICKY_FIELDS = 'id content tags version createdAt updatedAt deletedAt';
 const VERSION_FIELDS = 'version action content tags createdAt';
 
 /**
- * spec/workspace-service.md: stickies. The trash marker is `deleted_at` (null while active).
+ * docs/spec/workspace-service.md: stickies. The trash marker is `deleted_at` (null while active).
  * Paging: `limit` (default 50, max 200) and `cursor` (the previous page's `next_cursor`).
  */
 export const stickiesRoutes: RestRoute[] = [

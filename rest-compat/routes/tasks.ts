@@ -3,7 +3,7 @@ import { list, single, type RestRoute } from '../route.ts';
 const TASK_FIELDS = 'id title description status priority assignee dueDate labels createdAt updatedAt completedAt';
 const COMMENT_FIELDS = 'id authorId authorName body createdAt';
 
-/** spec/workspace-service.md: tasks (project management), from the configured task provider. */
+/** docs/spec/workspace-service.md: tasks (project management), from the configured task provider. */
 export const tasksRoutes: RestRoute[] = [
   {
     method: 'GET',

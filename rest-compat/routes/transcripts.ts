@@ -2,7 +2,7 @@ import { list, single, type RestRoute } from '../route.ts';
 
 const SUMMARY_FIELDS = 'id title occurredAt durationSeconds participants sentenceCount';
 
-/** spec/workspace-service.md: transcripts, from the configured provider (builtin or http). */
+/** docs/spec/workspace-service.md: transcripts, from the configured provider (builtin or http). */
 export const transcriptsRoutes: RestRoute[] = [
   {
     method: 'GET',

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { AppError } from '../errors.ts';
 import { grants, isScope, SCOPES, scopesForRole, type Scope } from './scopes.ts';
 
@@ -19,7 +19,8 @@ const KINDS: Record<CredentialSecretKind, { tag: string; pattern: RegExp; label:
 };
 /** last_used_at is written at most once a minute per key, not on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
-export const MAX_KEYS_PER_USER = 100;
+/** Active keys, and active tokens, a user may hold by default (MAX_API_KEYS_PER_USER, MAX_ACCESS_TOKENS_PER_USER). */
+export const DEFAULT_MAX_ACTIVE_CREDENTIALS: Record<CredentialSecretKind, number> = { api_key: 20, access_token: 20 };
 
 /** The kind a secret claims by its form, or null when it is neither. */
 export function secretKind(secret: string): CredentialSecretKind | null {
@@ -75,7 +76,11 @@ export function parseScopes(requested: readonly string[], role: 'admin' | 'membe
 }
 
 export class ApiKeyService {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    /** Rate-limit budgets are per key: the cap bounds how far one user can multiply them. */
+    private readonly maxActive: Record<CredentialSecretKind, number> = DEFAULT_MAX_ACTIVE_CREDENTIALS,
+  ) {}
 
   async create(input: { userId: string; name: string; scopes: readonly string[]; expiresAt?: Date | null; kind?: CredentialSecretKind }) {
     const kind = input.kind ?? 'api_key';
@@ -85,21 +90,19 @@ export class ApiKeyService {
     if (name.length === 0 || name.length > 100) throw AppError.badInput('name', 'must be 1 to 100 characters');
     if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) throw AppError.badInput('expiresIn', 'must be in the future');
     const scopes = parseScopes(input.scopes, user.role);
-    const active = await this.prisma.apiKey.count({ where: { userId: user.id, kind, revokedAt: null } });
-    if (active >= MAX_KEYS_PER_USER) {
-      throw AppError.conflict(`A user may hold at most ${MAX_KEYS_PER_USER} active ${kind === 'api_key' ? 'keys' : 'access tokens'}; revoke one first`);
-    }
     const secret = generateKeySecret(kind);
-    const record = await this.prisma.apiKey.create({
-      data: {
-        userId: user.id,
-        kind,
-        name,
-        prefix: keyPrefix(secret),
-        secretHash: hashSecret(secret),
-        scopes,
-        expiresAt: input.expiresAt ?? null,
-      },
+    // Count and insert under a per-user lock, so that concurrent creates cannot pass the cap together.
+    const record = await this.prisma.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext('credential-create:' || ${user.id}))`;
+      const active = await tx.apiKey.count({ where: activeWhere(user.id, kind, new Date()) });
+      const limit = this.maxActive[kind];
+      if (active >= limit) {
+        const plural = kind === 'api_key' ? 'API keys' : 'access tokens';
+        throw AppError.conflict(`You already have ${limit} active ${plural}, the most allowed; revoke one you no longer use, then create a new one`);
+      }
+      return tx.apiKey.create({
+        data: { userId: user.id, kind, name, prefix: keyPrefix(secret), secretHash: hashSecret(secret), scopes, expiresAt: input.expiresAt ?? null },
+      });
     });
     return { secret, record };
   }
@@ -140,6 +143,11 @@ export class ApiKeyService {
       owner: { id: user.id, email: user.email, name: user.name, role: user.role },
     };
   }
+}
+
+/** A user's keys of one kind that still work: neither revoked nor expired. */
+function activeWhere(userId: string, kind: CredentialSecretKind, now: Date): Prisma.ApiKeyWhereInput {
+  return { userId, kind, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] };
 }
 
 /** Parses `30d`, `12h`, `90m` or an ISO timestamp into an expiry date. */

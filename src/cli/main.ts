@@ -32,6 +32,9 @@ const load = {
   passwords: () => import('../auth/passwords.ts'),
   organizations: () => import('../organizations.ts'),
   transcripts: () => import('../workspace/transcripts/transcript-service.ts'),
+  app: () => import('../app.ts'),
+  log: () => import('../log.ts'),
+  seed: () => import('../seed/demo-seed.ts'),
 };
 
 export const USAGE = `Usage: npm run cli -- <command> [options]
@@ -66,6 +69,12 @@ Commands:
   db:url
         Print the database connection URL (e.g. psql "$(npm run -s cli -- db:url)"). For the
         embedded database this is the running service's local socket.
+  seed:demo
+        Seed the demo (what the first start on the embedded database seeds): organizations
+        "Demo Capital" and "Northwind Advisors", admin@demo.local and analyst@demo.local with
+        random passwords, an admin API key, 13 months of returns data and a workspace. For
+        PostgreSQL, where the service does not seed. Prints the credentials once. Does nothing
+        when admin@demo.local exists (a second run says the demo exists).
   transcript:import --email E --file F [--format vtt|srt|json] [--title T] [--occurred-at ISO]
         Import a meeting transcript (WebVTT, SRT or the JSON format of the README) for the
         user, as the importTranscript mutation does. --format defaults to the file extension;
@@ -109,7 +118,7 @@ interface CommandContext {
   config: Config;
   json: boolean;
   /** opens the database (attach mode), migrating first when this process owns it */
-  database(): Promise<Database>;
+  database(options?: { poolSize?: number }): Promise<Database>;
   stdin(): Promise<string>;
   warn(message: string): void;
 }
@@ -157,7 +166,7 @@ function credentialCommands(kind: 'api_key' | 'access_token'): Record<string, Co
             : scopesForRole(user.role).filter((scope) => scope !== 'admin');
         if (scopes.length === 0) throw new UsageError(`--scopes needs a comma-separated list of ${SCOPES.join(', ')}`);
         const name = typeof values.name === 'string' ? values.name : `cli ${new Date().toISOString().slice(0, 10)}`;
-        const { secret, record } = await new ApiKeyService(db.prisma).create({ userId: user.id, name, scopes, expiresAt, kind });
+        const { secret, record } = await new ApiKeyService(db.prisma, ctx.config.auth.maxActiveCredentials).create({ userId: user.id, name, scopes, expiresAt, kind });
         return output(
           ctx.json,
           [
@@ -350,6 +359,58 @@ const COMMANDS: Record<string, Command> = {
     },
   },
 
+  'seed:demo': {
+    summary: 'seed the demo organizations, users and data',
+    options: {},
+    async run(ctx) {
+      const seed = await load.seed();
+      const db = await ctx.database({ poolSize: 4 });
+      const existing = await db.prisma.user.findUnique({ where: { email: seed.DEMO_ADMIN_EMAIL }, select: { id: true } });
+      if (existing) {
+        return output(
+          ctx.json,
+          [`The demo exists already (${seed.DEMO_ADMIN_EMAIL}); nothing was seeded. Its credentials were shown when it was seeded.`],
+          { seeded: false, exists: true },
+        );
+      }
+      const { buildServices } = await load.app();
+      const { createLogger } = await load.log();
+      const services = buildServices(ctx.config, db, createLogger('silent'));
+      try {
+        const lines: string[] = [];
+        const print = (line: string) => lines.push(line);
+        let credentials: import('../seed/demo-seed.ts').DemoCredentials | undefined;
+        const result = await seed.seedDemoData(services, {
+          onlyIntoEmptyDatabase: false,
+          onCredentials: (created) => {
+            credentials = created;
+            // Shown at once on stderr if the data load fails below: the users exist by then.
+            if (!ctx.json) seed.printDemoCredentials(print, created, { dashboardUrl: seed.dashboardUrlHint(ctx.config), heading: seed.demoHeading(db.kind, 'seed:demo') });
+          },
+        }).catch((error: unknown) => {
+          if (credentials) {
+            const block: string[] = [];
+            seed.printDemoCredentials((line) => block.push(line), credentials, { dashboardUrl: seed.dashboardUrlHint(ctx.config), heading: seed.demoHeading(db.kind, 'seed:demo') });
+            ctx.warn(`${block.join('\n')}\nThe users above were created, but loading the demo data failed.`);
+          }
+          throw error;
+        });
+        return output(ctx.json, [...lines, `Seeded ${result.files?.length ?? 0} files in ${Math.round((result.durationMs ?? 0) / 100) / 10} s.`], {
+          seeded: true,
+          dashboardUrl: seed.dashboardUrlHint(ctx.config),
+          admin: { email: seed.DEMO_ADMIN_EMAIL, password: result.adminPassword },
+          analyst: { email: seed.DEMO_ANALYST_EMAIL, password: result.analystPassword },
+          apiKey: result.apiKey,
+          organizations: result.organizations,
+          files: result.files,
+        });
+      } finally {
+        await services.progress.close().catch(() => {});
+        await services.pubsub.close().catch(() => {});
+      }
+    },
+  },
+
   'transcript:import': {
     summary: 'import a meeting transcript for a user',
     options: {
@@ -503,10 +564,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       json,
       stdin: io.stdin,
       warn,
-      async database() {
+      async database(options) {
         if (db) return db;
         const { openDatabase } = await load.database();
-        db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pglitePort: config.pglitePort, mode: 'attach', poolSize: 2 });
+        db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pglitePort: config.pglitePort, mode: 'attach', poolSize: options?.poolSize ?? 2 });
         if (name === 'db:migrate') return db;
         if (await ownsEmbeddedDatabase(db, config.dataDir)) {
           // No service runs on this data directory: bring it up to date as the service would.

@@ -29,6 +29,8 @@ export interface OpenOptions {
   /** `attach` (the CLI): use a running service's embedded server when there is one. */
   mode?: 'own' | 'attach';
   poolSize?: number;
+  /** Told about connections that failed outside a query (a terminated backend, a dropped socket). */
+  onConnectionError?: (error: Error) => void;
 }
 
 // DATE columns come back as 'YYYY-MM-DD' strings rather than local-time Date objects.
@@ -45,6 +47,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   }
   const { connectionString, schema } = splitSchema(url);
   const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10, ...(schema ? { options: `-c search_path="${schema}"` } : {}) });
+  watchConnections(pool, options.onConnectionError);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined) });
   return {
     kind,
@@ -57,6 +60,18 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       await embedded?.close();
     },
   };
+}
+
+/**
+ * `pg` emits 'error' on a client whose connection drops while no query is running on it; with
+ * no listener that is an uncaught exception and the process exits. The pool listens on idle
+ * clients only, so every client gets a listener of its own for the time it is checked out:
+ * the error is reported, the broken client fails its next query (its holder rolls back and
+ * releases it, and the pool discards it), and the process stays up.
+ */
+function watchConnections(pool: pg.Pool, report: (error: Error) => void = () => undefined): void {
+  pool.on('error', report);
+  pool.on('connect', (client) => client.on('error', report));
 }
 
 /** Prisma's `?schema=name` convention: the schema goes to search_path and to Prisma, not to pg. */

@@ -54,7 +54,7 @@ export function createGeneration(wiring: GenerationWiring) {
     workerId: wiring.workerId,
     concurrency: config.generation.concurrency,
     pollIntervalMs: config.worker.pollIntervalMs,
-    staleAfterMs: 2 * 60_000,
+    staleAfterMs: config.worker.staleAfterMs,
     // Only one process can open the embedded database, so a run left running was abandoned.
     ...(db.kind === 'pglite' ? { staleOnStartMs: 0 } : {}),
     handle: (job, signal) => executor.execute(job.payload.runId, signal),

@@ -7,7 +7,9 @@
  * are only trusted in order: a message that skips a sequence number (one was lost, e.g. while
  * Redis reconnected) makes the feed read the missing events from the log, and every heartbeat
  * interval an unfinished run's log is checked too, so a lost message delays an event by at most
- * one interval and never loses it.
+ * one interval and never loses it. While the pub/sub is down (Redis unreachable) no message comes
+ * at all: the feed then reads the log every second instead, so followers, new or old, still get
+ * every event, a little late; when Redis is back, messages flow again on the same subscription.
  *
  * A follower replays the events after its cursor from the feed's memory and then receives live
  * ones, skipping any it has already had: no gap, no duplicate. A heartbeat goes to every follower
@@ -16,6 +18,9 @@
 import type { Logger } from '../log.ts';
 import type { PubSub } from '../pubsub/pubsub.ts';
 import { isFinalEvent, type GenerationEventRecord, type RunStore } from './run-store.ts';
+
+/** How often a feed reads the event log while the pub/sub is down (at most every heartbeat otherwise). */
+const POLL_WHILE_DISCONNECTED_MS = 1_000;
 
 export type ProgressItem =
   | { kind: 'event'; event: GenerationEventRecord }
@@ -50,6 +55,7 @@ class RunFeed {
   readonly listeners = new Set<Listener>();
   private unsubscribe: (() => Promise<void>) | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private pollTimer: NodeJS.Timeout | null = null;
   private repairing: Promise<void> | null = null;
   private loaded = false;
   private early: GenerationEventRecord[] = [];
@@ -88,11 +94,15 @@ class RunFeed {
     this.early = [];
     this.timer = setInterval(() => this.tick(), this.heartbeatMs);
     this.timer.unref();
+    this.pollTimer = setInterval(() => this.pollWhileDisconnected(), Math.min(POLL_WHILE_DISCONNECTED_MS, this.heartbeatMs));
+    this.pollTimer.unref();
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.pollTimer) clearInterval(this.pollTimer);
     this.timer = null;
+    this.pollTimer = null;
     await this.unsubscribe?.();
     this.unsubscribe = null;
   }
@@ -147,6 +157,11 @@ class RunFeed {
     const heartbeat: ProgressItem = { kind: 'heartbeat', at: new Date(), lastSequence: this.lastSequence };
     for (const listener of this.listeners) listener.deliver(heartbeat);
     if (!this.finished) void this.repair();
+  }
+
+  /** No message can arrive while the pub/sub is down: read the log instead. */
+  private pollWhileDisconnected(): void {
+    if (!this.pubsub.connected && !this.finished) void this.repair();
   }
 }
 

@@ -3,7 +3,7 @@
  *
  *   run started -> every agent queued -> collector -> analysts (in parallel) -> writer -> editor -> final event
  *
- * What a failure does (README "Summary generation"):
+ * What a failure does (docs/subscriptions.md, "Summary generation"):
  * - collector fails: the run fails (a summary that silently misses a source would mislead);
  * - an analyst fails: its section is left out, the run completes `degraded`; all analysts fail: the run fails;
  * - the writer's model fails: the extractive summariser writes the summary instead (degraded);

@@ -1,9 +1,11 @@
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Services } from '../services.ts';
-import { SESSION_COOKIE } from '../auth/sessions.ts';
+import { hasControlCharacter, revokeSession, SESSION_COOKIE } from '../auth/sessions.ts';
 import { verifyPassword } from '../auth/passwords.ts';
+import { bearerToken, readCookie } from '../context.ts';
+import { AppError } from '../errors.ts';
 import { sameOrigin } from './csrf.ts';
-import { contextFor } from './request-context.ts';
+import { contextFor, requestLog } from './request-context.ts';
 
 /**
  * The built-in identity: a sign-in page at /login that sets the `sso_token` cookie and returns
@@ -20,9 +22,8 @@ export function authPages(services: Services): Router {
     sendPage(res, 200, loginForm(next));
   });
 
-  router.post('/login', express.urlencoded({ extended: false, limit: '16kb' }), async (req, res) => {
-    if (loginUrl) return res.status(404).json({ error: 'Sign-in is handled by the external login host' });
-    if (!sameOrigin(req)) return res.status(403).json({ error: 'CSRF check failed: cross-origin request' });
+  // The external-login and origin checks come first, so a refused post's body is never read.
+  router.post('/login', refuseWhenExternal(loginUrl), refuseCrossOrigin, readLoginForm, async (req, res) => {
     const ctx = await contextFor(services, req);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
@@ -30,27 +31,80 @@ export function authPages(services: Services): Router {
     const next = safeNext(body.next);
     try {
       await ctx.budgets.charge('login');
-    } catch {
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'RATE_LIMITED')) throw error;
       return sendPage(res, 429, loginForm(next, email, 'Too many sign-in attempts. Wait a minute and try again.'));
     }
-    const user = email ? await services.prisma.user.findUnique({ where: { email } }) : null;
+    // An address with a control character (a NUL is an error in PostgreSQL) names no user.
+    const plausible = email.length > 0 && email.length <= MAX_EMAIL_LENGTH && !hasControlCharacter(email);
+    const user = plausible ? await services.prisma.user.findUnique({ where: { email } }) : null;
     const valid = user?.passwordHash ? await verifyPassword(user.passwordHash, password) : false;
     if (!user || !valid) {
-      ctx.log.info({ email }, 'sign-in refused');
-      return sendPage(res, 401, loginForm(next, email, 'Wrong email or password.'));
+      ctx.log.info({ email: plausible ? email : '(malformed)' }, 'sign-in refused');
+      return sendPage(res, 401, loginForm(next, plausible ? email : '', 'Wrong email or password.'));
     }
     res.cookie(SESSION_COOKIE, await services.sessions.issue(user), services.sessions.cookieAttributes());
     ctx.log.info({ userId: user.id }, 'signed in');
     res.redirect(303, next);
   });
 
-  router.post('/logout', (req, res) => {
-    if (!sameOrigin(req)) return res.status(403).json({ error: 'CSRF check failed: cross-origin request' });
+  // Ends the session on every instance (the token is recorded as revoked in the shared
+  // database), not only in this browser: a copy of the cookie taken earlier stops working too.
+  router.post('/logout', refuseCrossOrigin, async (req, res) => {
     res.clearCookie(SESSION_COOKIE, { ...services.sessions.cookieAttributes(), maxAge: undefined });
+    const presented = [readCookie(req.headers.cookie, SESSION_COOKIE), bearerToken(req.headers)];
+    for (const token of presented) {
+      const claims = token === undefined ? null : await services.sessions.verify(token);
+      if (!claims) continue;
+      await revokeSession(services.prisma, claims);
+      requestLog(req).info({ userId: claims.userId }, 'signed out');
+    }
     res.redirect(303, '/login');
   });
 
   return router;
+}
+
+/** RFC 5321's limit on an address: anything longer names no user. */
+const MAX_EMAIL_LENGTH = 320;
+
+function refuseWhenExternal(loginUrl: string | undefined): RequestHandler {
+  return (_req, res, next) => {
+    if (loginUrl) return void res.status(404).json({ error: 'Sign-in is handled by the external login host' });
+    next();
+  };
+}
+
+const refuseCrossOrigin: RequestHandler = (req, res, next) => {
+  if (!sameOrigin(req)) return void res.status(403).json({ error: 'CSRF check failed: cross-origin request' });
+  next();
+};
+
+const parseLoginForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
+
+/**
+ * Reads the sign-in form. A body the parser refuses is the client's mistake, answered here with
+ * the sign-in page and the parser's status (413 too large, 415 not UTF-8 or an unknown
+ * Content-Encoding, 400 unreadable such as broken gzip) instead of the generic error handler's 500.
+ */
+const readLoginForm: RequestHandler = (req, res, next) => {
+  parseLoginForm(req, res, (error?: unknown) => {
+    const refusal = error === undefined ? undefined : formRefusal(error);
+    if (!refusal) return next(error);
+    requestLog(req).info({ reason: (error as { type?: string }).type, status: refusal.status }, 'sign-in form refused');
+    sendPage(res, refusal.status, loginForm('/', '', refusal.message));
+  });
+};
+
+function formRefusal(error: unknown): { status: number; message: string } | undefined {
+  const { status, type } = error as { status?: unknown; type?: unknown };
+  if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
+  if (status === 413) return { status, message: 'The sign-in form was too large. Enter your email and password again.' };
+  if (status === 415) {
+    const reason = type === 'charset.unsupported' ? 'It must be sent as UTF-8.' : 'Its content encoding is not supported.';
+    return { status, message: `The sign-in form could not be read. ${reason}` };
+  }
+  return { status: 400, message: 'The sign-in form could not be read. Enter your email and password again.' };
 }
 
 /** Where a browser without a session goes: the external login host, or our own page. */

@@ -13,15 +13,19 @@ export const CSRF_HEADER = 'x-csrf-protection';
  * before any body (multipart included) is read. Requests with an API key or bearer token carry
  * their own proof and are not affected.
  */
-export function csrfProtection(req: Request, res: Response, next: NextFunction): void {
-  if (SAFE_METHODS.has(req.method)) return next();
-  // The sign-in pages are plain forms; they check the Origin themselves.
-  if (req.path === '/login' || req.path === '/logout') return next();
-  if (!authenticatesWithSessionCookie(req)) return next();
-  if (!sameOrigin(req)) return refuse(res, 'CSRF check failed: cross-origin request');
-  const json = /^application\/(.+\+)?json\b/i.test(req.headers['content-type'] ?? '');
-  if (json || req.headers[CSRF_HEADER] !== undefined) return next();
-  refuse(res, 'CSRF check failed: send the X-CSRF-Protection header with cookie-authenticated writes');
+export function csrfProtection(corsOrigins: readonly string[] = []) {
+  // Origins given CORS access (CORS_ORIGINS) are trusted like our own pages.
+  const trusted = new Set(corsOrigins);
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (SAFE_METHODS.has(req.method)) return next();
+    // The sign-in pages are plain forms; they check the Origin themselves.
+    if (req.path === '/login' || req.path === '/logout') return next();
+    if (!authenticatesWithSessionCookie(req)) return next();
+    if (!sameOrigin(req) && !trusted.has(req.headers.origin ?? '')) return refuse(res, 'CSRF check failed: cross-origin request');
+    const json = /^application\/(.+\+)?json\b/i.test(req.headers['content-type'] ?? '');
+    if (json || req.headers[CSRF_HEADER] !== undefined) return next();
+    refuse(res, 'CSRF check failed: send the X-CSRF-Protection header with cookie-authenticated writes');
+  };
 }
 
 /** The request relies on the `sso_token` cookie: no API key or bearer token of its own. */

@@ -5,6 +5,7 @@ import { graphqlSseSingleConnection } from './graphql-sse.ts';
 import { processRequest, type GraphQLOperation } from 'graphql-upload-ts';
 import { getSchema } from '../../schema/index.ts';
 import { maskError } from '../../schema/execute.ts';
+import { checkOperationInputs } from '../../schema/input-guards.ts';
 import type { Services } from '../services.ts';
 import type { RequestContext } from '../context.ts';
 import { contextFor, requestLog } from './request-context.ts';
@@ -27,6 +28,8 @@ export function graphqlEndpoint(services: Services) {
     graphqlEndpoint: '/graphql',
     graphiql: services.config.env === 'development' ? { title: 'Gateway GraphiQL', credentials: 'include' } : false,
     landingPage: false,
+    // CORS is one policy for every front (cors.ts, CORS_ORIGINS), applied before this handler.
+    cors: false,
     multipart: false,
     logging: false,
     context: async ({ req }) => {
@@ -49,14 +52,26 @@ export function graphqlEndpoint(services: Services) {
         onValidate({ addValidationRule }) {
           addValidationRule(maxDepthRule(services.config.graphql.maxDepth));
         },
-        onExecute({ args }) {
+        onExecute({ args, setResultAndStopExecution }) {
           const ctx = args.contextValue as unknown as RequestContext;
+          const refused = checkOperationInputs(args.document, args.variableValues);
+          if (refused) return setResultAndStopExecution({ errors: [requestError(refused)] });
           return {
             onExecuteDone({ result, setResult }) {
               if (!('errors' in result) || !result.errors) return;
               setResult({ ...result, errors: result.errors.map((error: unknown) => maskError(error, ctx)) });
             },
           };
+        },
+        onSubscribe({ args, setResultAndStopExecution }) {
+          const refused = checkOperationInputs(args.document, args.variableValues);
+          if (refused) setResultAndStopExecution({ errors: [requestError(refused)] });
+        },
+        onRequest({ url, request, endResponse }) {
+          // yoga parses GET parameters with JSON.parse and answers a broken one with a 500.
+          if (request.method !== 'GET') return;
+          const broken = unparsableJsonParam(url.searchParams);
+          if (broken) endResponse(Response.json({ errors: [{ message: `Invalid ${broken}: not a JSON object`, extensions: { code: 'BAD_USER_INPUT' } }] }, { status: 400 }));
         },
         async onResponse({ response, serverContext }) {
           // Progress streams must reach the client event by event: no proxy buffering.
@@ -73,7 +88,17 @@ export function graphqlEndpoint(services: Services) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       if (req.method === 'POST' && /^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '')) {
+        if (declaredTooLarge(req, services.config.storage.maxUploadBytes)) {
+          res.setHeader('Connection', 'close');
+          res.status(413).json({ errors: [{ message: `Request body exceeds the upload limit of ${services.config.storage.maxUploadBytes} bytes`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
+          return;
+        }
         await multipartOperation(services, req, res);
+        return;
+      }
+      if (req.method === 'POST' && !GRAPHQL_POST_TYPES.test(req.headers['content-type'] ?? 'application/json')) {
+        // yoga answers an unknown body type with a bare 415; say what is accepted.
+        res.status(415).json({ errors: [{ message: 'Content-Type must be application/json (or application/graphql, a form, or multipart/form-data for uploads)', extensions: { code: 'UNSUPPORTED_MEDIA_TYPE' } }] });
         return;
       }
       await yoga.handle(req, res);
@@ -119,6 +144,11 @@ async function multipartOperation(services: Services, req: Request, res: Respons
     res.status(400).json({ errors: invalid.map((error) => ({ message: error.message, extensions: { code: 'BAD_USER_INPUT' } })) });
     return;
   }
+  const refusedInput = checkOperationInputs(document, operation.variables ?? {});
+  if (refusedInput) {
+    res.status(400).json({ errors: [{ message: refusedInput.message, extensions: refusedInput.extensions }] });
+    return;
+  }
   const executed = await execute({
     schema: getSchema(),
     document,
@@ -137,6 +167,42 @@ async function multipartOperation(services: Services, req: Request, res: Respons
   res.status(status).json(result);
   requestLog(req).debug({ operationName: operation.operationName }, 'multipart operation');
 }
+
+/** Body types yoga reads on POST (multipart is handled before it). */
+const GRAPHQL_POST_TYPES = /^\s*application\/(json|graphql|graphql\+json|graphql-response\+json|x-www-form-urlencoded)\s*(;|$)/i;
+
+/** A GraphQL request error (400) for input refused before execution. */
+function requestError(error: AppError): GraphQLError {
+  return new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } });
+}
+
+/** The name of a GET parameter that must be a JSON object and is not, if any. */
+function unparsableJsonParam(params: URLSearchParams): string | undefined {
+  for (const name of ['variables', 'extensions']) {
+    const text = params.get(name);
+    if (text === null || text === '') continue;
+    try {
+      const value: unknown = JSON.parse(text);
+      if (value !== null && (typeof value !== 'object' || Array.isArray(value))) return name;
+    } catch {
+      return name;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A multipart request whose declared Content-Length already exceeds what could be accepted
+ * (the upload limit plus room for the operation and map fields): refused before reading a byte,
+ * as the REST upload route does, instead of reading until the limit is reached.
+ */
+function declaredTooLarge(req: Request, maxUploadBytes: number): boolean {
+  const declared = Number(req.headers['content-length']);
+  return Number.isFinite(declared) && declared > maxUploadBytes + MULTIPART_OVERHEAD_BYTES;
+}
+
+/** Room for the operations/map fields and part headers beside the file. */
+const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
 
 /** Refuses operations nested deeper than `maxDepth` fields (fragments expanded, introspection included). */
 export function maxDepthRule(maxDepth: number): ValidationRule {

@@ -4,8 +4,10 @@ import { createRestRouter } from '../../rest-compat/router.ts';
 import { restRoutes } from '../../rest-compat/routes/index.ts';
 import { sendError } from '../../rest-compat/errors.ts';
 import { AppError } from '../errors.ts';
+import { appErrorForDatabaseFailure } from '../db/db-errors.ts';
 import { contextFor, requestLog, requestLogging } from './request-context.ts';
 import { csrfProtection } from './csrf.ts';
+import { corsPolicy } from './cors.ts';
 import { authPages } from './auth-pages.ts';
 import { dashboardRoutes, wantsHtml } from './dashboard.ts';
 import { graphqlEndpoint } from './graphql.ts';
@@ -28,7 +30,8 @@ export function createHttpApp(services: Services, lifecycle: { stopping: boolean
     }) as typeof res.writeHead;
     next();
   });
-  app.use(csrfProtection);
+  app.use(corsPolicy(services.config.cors.origins));
+  app.use(csrfProtection(services.config.cors.origins));
 
   app.use(authPages(services));
   app.use('/graphql', graphqlEndpoint(services));
@@ -50,10 +53,28 @@ export function createHttpApp(services: Services, lifecycle: { stopping: boolean
     sendError(res, new AppError('NOT_FOUND', `No route for ${req.method} ${req.path}`));
   });
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const refusal = clientErrorOf(error) ?? appErrorForDatabaseFailure(error);
+    if (refusal) {
+      requestLog(req).info({ err: error, status: refusal.status }, 'request refused');
+      return sendError(res, refusal);
+    }
     requestLog(req).error({ err: error }, 'unhandled error');
     sendError(res, new AppError('INTERNAL_SERVER_ERROR', 'Internal server error'));
   });
   return app;
+}
+
+/**
+ * An error express or a body parser raised about the request itself (a malformed
+ * percent-encoding in a path parameter, a body over its limit, an unsupported charset): a 4xx
+ * with the parser's own status, never a 500.
+ */
+function clientErrorOf(error: unknown): AppError | undefined {
+  const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
+  if (error instanceof URIError) return new AppError('BAD_USER_INPUT', 'Malformed percent-encoding in the request path');
+  const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'BAD_USER_INPUT';
+  return new AppError(code, (error as Error).message || 'Bad request');
 }
 
 function isApiPath(path: string): boolean {

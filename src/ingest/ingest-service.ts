@@ -7,6 +7,17 @@
  *   processed  -> every row was loaded and the affected daily returns recomputed (rowCount, processedAt)
  *   failed     -> nothing was loaded; statusDetail says why and FileRowError holds the row errors
  *
+ * Warnings (a processed file only): rows that loaded but count in no return. A cash flow dated on
+ *   or before its entity's earliest valuation (over every file of the organization, as stored once
+ *   this file is loaded) has no begin value to apply it to: no sub-period (d0, d1] contains it. Same
+ *   for a flow of an entity that has no valuation at all. Such flows are still stored (they are in
+ *   the file and cash-transactions lists them), but each is recorded as a warning with its line,
+ *   column `cash_flow` and a message, in the same transaction: `warningCount` counts them all, the
+ *   first 1000 (by line) are stored in FileRowWarning. Every ingest of a file replaces its warnings.
+ *   A flow after the entity's last valuation is not a warning: the next valuation makes it count.
+ *   The check is as of this ingest: a later file that adds an earlier valuation makes the flow count
+ *   (its recompute covers it) but does not revise this file's warnings; ingesting again does.
+ *
  * Failure policy: all or nothing per file.
  *   A file with any row error, or a FileFormatError (bad header, broken quoting, empty file), is
  *   `failed` as a whole and NOTHING of it is loaded. Every error is counted (`errorCount`) and the
@@ -66,6 +77,7 @@ import {
 } from './csv-formats.ts';
 
 export const MAX_STORED_ROW_ERRORS = 1000;
+export const MAX_STORED_ROW_WARNINGS = 1000;
 /** first key of the two-key advisory lock taken per organization while loading */
 export const INGEST_LOCK_CLASS = 727_071;
 
@@ -77,6 +89,8 @@ export interface IngestResult {
   /** data rows read (valid and invalid) */
   rowCount: number;
   errorCount: number;
+  /** rows loaded that count in no return (processed files only) */
+  warningCount: number;
   entities: number;
   /** daily return rows written by the recompute */
   dailyReturns: number;
@@ -152,7 +166,7 @@ export class IngestService implements FileIngester {
     );
     const file = rows[0];
     const skipped = (detail: string): IngestResult => ({
-      fileId, status: 'skipped', rowCount: 0, errorCount: 0, entities: 0, dailyReturns: 0, detail,
+      fileId, status: 'skipped', rowCount: 0, errorCount: 0, warningCount: 0, entities: 0, dailyReturns: 0, detail,
       timings: { loadMs: 0, recomputeMs: 0, totalMs: Date.now() - started },
     });
     if (!file) return skipped('file not found (deleted?)');
@@ -161,10 +175,11 @@ export class IngestService implements FileIngester {
 
     await this.pool.query(
       `UPDATE "UploadedFile" SET status = 'processing', "statusDetail" = NULL, "rowCount" = NULL, "errorCount" = 0,
-              "processedAt" = NULL, "updatedAt" = now() WHERE id = $1`,
+              "warningCount" = 0, "processedAt" = NULL, "updatedAt" = now() WHERE id = $1`,
       [fileId],
     );
     await this.pool.query(`DELETE FROM "FileRowError" WHERE "fileId" = $1`, [fileId]);
+    await this.pool.query(`DELETE FROM "FileRowWarning" WHERE "fileId" = $1`, [fileId]);
 
     if (!(await this.blobs.exists(file.blobKey))) {
       const detail = 'The stored file is missing from blob storage; upload it again';
@@ -474,21 +489,63 @@ class IngestRun {
       dailyReturns += result.periods;
     }
     const recomputeMs = Date.now() - recomputeStarted;
+    const warningCount = this.file.fileType === 'pnl' ? await this.recordUncountedFlows() : 0;
     const entities = this.accounts.size;
     const detail =
       `Loaded ${this.validRows} row${this.validRows === 1 ? '' : 's'} for ${entities} entit${entities === 1 ? 'y' : 'ies'}` +
-      (this.file.fileType === 'pnl' ? `; ${dailyReturns} daily return${dailyReturns === 1 ? '' : 's'} recomputed` : '');
+      (this.file.fileType === 'pnl' ? `; ${dailyReturns} daily return${dailyReturns === 1 ? '' : 's'} recomputed` : '') +
+      (warningCount > 0
+        ? `; ${warningCount} warning${warningCount === 1 ? '' : 's'}: ${warningCount === 1 ? 'a cash flow that counts' : 'cash flows that count'} in no return`
+        : '');
     await this.client.query(
-      `UPDATE "UploadedFile" SET status = 'processed', "rowCount" = $2, "errorCount" = 0, "statusDetail" = $3,
+      `UPDATE "UploadedFile" SET status = 'processed', "rowCount" = $2, "errorCount" = 0, "warningCount" = $4, "statusDetail" = $3,
               "processedAt" = now(), "updatedAt" = now() WHERE id = $1`,
-      [this.file.id, this.validRows, detail],
+      [this.file.id, this.validRows, detail, warningCount],
     );
     await this.client.query('COMMIT');
     this.inTransaction = false;
     return {
-      fileId: this.file.id, status: 'processed', rowCount: this.validRows, errorCount: 0, entities, dailyReturns, detail,
+      fileId: this.file.id, status: 'processed', rowCount: this.validRows, errorCount: 0, warningCount, entities, dailyReturns, detail,
       timings: { loadMs, recomputeMs, totalMs: Date.now() - this.started },
     };
+  }
+
+  /**
+   * Warnings for this file's cash flows that count in no return: dated on or before the entity's
+   * earliest stored valuation (no begin value to apply them to), or of an entity without any
+   * valuation. Runs inside the load transaction, after the load, so "earliest" covers every file
+   * of the organization including this one. Stores the first MAX_STORED_ROW_WARNINGS by line and
+   * returns how many there are.
+   */
+  private async recordUncountedFlows(): Promise<number> {
+    const entityIds = [...this.touched.keys()];
+    if (entityIds.length === 0) return 0;
+    const { rows } = await this.client.query<{ line: number; date: string; first: string | null; accountCode: string; total: string }>(
+      `WITH firsts AS (
+         SELECT e.id AS "entityId", e."accountCode", (SELECT min(v.date) FROM "Valuation" v WHERE v."entityId" = e.id) AS first
+           FROM "Entity" e WHERE e.id = ANY($2::uuid[])
+       )
+       SELECT c."sourceLine" AS line, c.date::text AS date, f.first::text AS first, f."accountCode", count(*) OVER () AS total
+         FROM "CashTransaction" c JOIN firsts f ON f."entityId" = c."entityId"
+        WHERE c."sourceFileId" = $1::uuid AND (f.first IS NULL OR c.date <= f.first)
+        ORDER BY c."sourceLine", c.date
+        LIMIT ${MAX_STORED_ROW_WARNINGS}`,
+      [this.file.id, pgArray(entityIds)],
+    );
+    if (rows.length === 0) return 0;
+    const messages = rows.map(({ date, first, accountCode }) =>
+      first === null
+        ? `cash flow on ${date} counts in no return: account ${accountCode} has no valuation to apply it to`
+        : date === first
+          ? `cash flow on ${date}, the first valuation date of account ${accountCode}, counts in no return: there is no earlier valuation to apply it to`
+          : `cash flow on ${date}, before the first valuation (${first}) of account ${accountCode}, counts in no return`,
+    );
+    await this.client.query(
+      `INSERT INTO "FileRowWarning" (id, "fileId", line, "column", message)
+       SELECT gen_random_uuid(), $1::uuid, t.l, 'cash_flow', t.m FROM unnest($2::int[], $3::text[]) AS t(l, m)`,
+      [this.file.id, pgArray(rows.map((r) => r.line)), pgArray(messages)],
+    );
+    return Number(rows[0]!.total);
   }
 
   private async recordFailure(loadMs: number): Promise<IngestResult> {
@@ -521,7 +578,7 @@ class IngestRun {
     await this.client.query('COMMIT');
     this.inTransaction = false;
     return {
-      fileId: this.file.id, status: 'failed', rowCount, errorCount: this.errorCount, entities: this.accounts.size,
+      fileId: this.file.id, status: 'failed', rowCount, errorCount: this.errorCount, warningCount: 0, entities: this.accounts.size,
       dailyReturns: 0, detail, timings: { loadMs, recomputeMs: 0, totalMs: Date.now() - this.started },
     };
   }

@@ -5,9 +5,14 @@
  * - start(): jobs left `running` by a crashed process (lock older than `staleOnStartMs`, which
  *   defaults to `staleAfterMs`; pass 0 on the single-process embedded database) are requeued,
  *   then the loop polls every `pollIntervalMs` while the queue is empty and without pause while
- *   it has work. The stale sweep is repeated every `staleAfterMs` (another instance may have
- *   died), and a running job's lock is refreshed every `staleAfterMs / 4` (heartbeat) so a long
- *   ingest is never mistaken for an abandoned one.
+ *   it has work. The stale sweep is repeated every `staleAfterMs / 5` on its own timer (another
+ *   instance may have died; it runs while this worker is busy too), and the running job is held
+ *   through a JobLease whose lock is renewed every `staleAfterMs / 5`, so a long ingest is never
+ *   mistaken for an abandoned one (see src/jobs/job-lease.ts).
+ * - A job taken over by another worker (this process stalled past JOB_STALE_AFTER) is left to
+ *   its new holder: this worker neither completes nor fails it and never marks its file. (The
+ *   load in progress cannot be interrupted, but loads are idempotent and serialised per
+ *   organization, so a second load of the same file changes nothing.)
  * - A file that fails validation is not an error of the job: the file is marked failed by the
  *   ingest and the job completes. Any other error (database, storage) fails the attempt and the
  *   job is retried with backoff; when its attempts are used up the file is marked failed too.
@@ -19,7 +24,8 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from '../log.ts';
-import type { JobQueue, JobRow } from '../jobs/job-queue.ts';
+import type { JobQueue, JobRow, StaleResult } from '../jobs/job-queue.ts';
+import { DEFAULT_STALE_AFTER_MS, JobLease, StaleSweeper } from '../jobs/job-lease.ts';
 import { INGEST_QUEUE, type IngestJobPayload } from '../storage/storage-service.ts';
 import type { FileIngester } from './ingest-service.ts';
 
@@ -45,7 +51,7 @@ export interface IngestWorkerDeps {
   workerId?: string;
   /** false (WORKER_ENABLED=false): start() does nothing and the status stays `stopped` (default true) */
   enabled?: boolean;
-  /** a running job whose lock is older than this is considered abandoned (default 2 min; heartbeat every quarter of it) */
+  /** a running job whose lock is older than this is considered abandoned (JOB_STALE_AFTER, default 15 s; renewed and swept every fifth of it) */
   staleAfterMs?: number;
   /**
    * The threshold of the sweep at start (default staleAfterMs). On the embedded database only
@@ -73,7 +79,7 @@ export class IngestWorker {
   private processed = 0;
   private failed = 0;
   private lastPollAt: Date | null = null;
-  private lastStaleSweep = 0;
+  private readonly sweeper: StaleSweeper;
 
   constructor(deps: IngestWorkerDeps) {
     this.jobs = deps.jobs;
@@ -82,8 +88,16 @@ export class IngestWorker {
     this.enabled = deps.enabled ?? true;
     this.log = deps.log.child({ component: 'ingest-worker', workerId: this.workerId });
     this.pollIntervalMs = deps.pollIntervalMs;
-    this.staleAfterMs = deps.staleAfterMs ?? 2 * 60_000;
+    this.staleAfterMs = deps.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
     this.staleOnStartMs = deps.staleOnStartMs ?? this.staleAfterMs;
+    this.sweeper = new StaleSweeper({
+      jobs: this.jobs,
+      queue: INGEST_QUEUE,
+      staleAfterMs: this.staleAfterMs,
+      log: this.log,
+      held: () => (this.currentJobId ? [this.currentJobId] : []),
+      onSwept: (result) => this.onSwept(result),
+    });
   }
 
   start(): void {
@@ -99,6 +113,7 @@ export class IngestWorker {
     this.stopping = true;
     this.wake?.();
     await this.loop;
+    await this.sweeper.stop();
     this.loop = null;
     this.started = false;
   }
@@ -118,11 +133,15 @@ export class IngestWorker {
 
   /** Requeues abandoned jobs; their files are marked failed when the job has no attempts left. */
   async sweepStale(olderThanMs = this.staleAfterMs): Promise<void> {
-    this.lastStaleSweep = Date.now();
-    const { requeued, failed } = await this.jobs.requeueStale(olderThanMs, INGEST_QUEUE);
-    if (requeued.length > 0) this.log.warn({ jobs: requeued.map((j) => j.id) }, 'requeued abandoned ingest jobs');
+    await this.sweeper.sweep(olderThanMs);
+  }
+
+  private async onSwept({ requeued, failed }: StaleResult): Promise<void> {
+    if (requeued.length > 0) {
+      this.log.warn({ jobs: requeued.map((j) => j.id) }, 'requeued abandoned ingest jobs');
+      this.wake?.();
+    }
     for (const job of failed) {
-      if (job.queue !== INGEST_QUEUE) continue;
       const fileId = (job.payload as IngestJobPayload | null)?.fileId;
       if (fileId) await this.ingest.markFailed(fileId, 'Ingest was interrupted repeatedly (worker crashed); upload the file again');
     }
@@ -146,26 +165,25 @@ export class IngestWorker {
   private async runJob(job: JobRow<IngestJobPayload>): Promise<void> {
     this.currentJobId = job.id;
     const log = this.log.child({ jobId: job.id, fileId: job.payload?.fileId, attempt: job.attempts });
-    const heartbeat = setInterval(() => {
-      this.jobs.heartbeat(job.id, this.workerId).catch((err: unknown) => log.warn({ err }, 'job heartbeat failed'));
-    }, Math.max(1000, Math.floor(this.staleAfterMs / 4)));
-    heartbeat.unref();
+    const lease = new JobLease({ jobs: this.jobs, job, staleAfterMs: this.staleAfterMs, log }).start();
     try {
       const fileId = job.payload?.fileId;
       if (typeof fileId !== 'string') {
-        await this.jobs.fail(job.id, new Error('payload has no fileId'), { retry: false });
+        await lease.fail(new Error('payload has no fileId'), { retry: false });
         this.failed++;
         return;
       }
       try {
         const result = await this.ingest.ingestFile(fileId);
-        await this.jobs.complete(job.id);
+        if (!(await lease.complete())) return; // taken over: its new holder reports the outcome
         this.processed++;
         log.info({ status: result.status, rowCount: result.rowCount, errorCount: result.errorCount, ms: result.timings.totalMs }, 'ingest job done');
       } catch (error) {
+        if (lease.lost) return; // the new holder's attempt decides what becomes of the file
         this.failed++;
-        const outcome = await this.jobs.fail(job.id, error, { retry: true });
-        if (outcome?.state === 'queued') {
+        const outcome = await lease.fail(error, { retry: true });
+        if (!outcome) return;
+        if (outcome.state === 'queued') {
           log.warn({ err: error, retryAt: outcome.runAt }, 'ingest attempt failed; will retry');
           // The file stays `processing`; its detail says why.
           await this.ingest.markRetrying?.(fileId, `Attempt ${outcome.attempts} failed (${errorMessage(error)}); retrying at ${outcome.runAt?.toISOString()}`);
@@ -175,7 +193,7 @@ export class IngestWorker {
         }
       }
     } finally {
-      clearInterval(heartbeat);
+      lease.stop();
       this.currentJobId = null;
     }
   }
@@ -185,9 +203,11 @@ export class IngestWorker {
     while (!this.stopping) {
       let ranJob = false;
       try {
-        if (first) await this.sweepStale(this.staleOnStartMs);
-        else if (Date.now() - this.lastStaleSweep >= this.staleAfterMs) await this.sweepStale();
-        first = false;
+        if (first) {
+          await this.sweepStale(this.staleOnStartMs);
+          first = false;
+          this.sweeper.start();
+        }
         ranJob = await this.runOnce();
       } catch (error) {
         this.log.error({ err: error }, 'ingest worker poll failed');

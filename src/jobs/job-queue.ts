@@ -6,6 +6,11 @@
  *                                           \-----------> failed  (no retry asked, or attempts used up)
  *                 running --requeueStale--> queued (its worker died), or failed when its attempts are used up
  *
+ * - Ownership: a claim is identified by (lockedBy, attempts): `claim` sets the worker and counts
+ *   the attempt, so after a takeover (the lock went stale, the job was requeued and claimed again)
+ *   the old owner's `heartbeat`, `complete` and `fail` with its `JobOwner` match no row and return
+ *   false / null. Pass the owner: without it a stale owner could finish a job another worker runs.
+ *
  * - `claim` takes the oldest due job with `FOR UPDATE SKIP LOCKED` in one UPDATE statement, so
  *   several workers (several instances on PostgreSQL) never take the same job, and increments
  *   `attempts` as it does.
@@ -60,6 +65,22 @@ export interface JobQueueOptions {
 }
 
 export type JobDepths = Record<JobState, number>;
+
+/** Who holds a running job: the claiming worker and the attempt its claim counted. */
+export interface JobOwner {
+  workerId: string;
+  attempt: number;
+}
+
+/** The owner of a job as `claim` returned it. */
+export function ownerOf(job: Pick<JobRow, 'lockedBy' | 'attempts'>): JobOwner {
+  return { workerId: job.lockedBy ?? '', attempt: job.attempts };
+}
+
+/** SQL condition on the owner parameters ($w text, $a int): true when no owner is given. */
+function ownedBy(workerParam: string, attemptParam: string): string {
+  return `(${workerParam}::text IS NULL OR ("lockedBy" = ${workerParam}::text AND attempts = ${attemptParam}::int))`;
+}
 
 export interface FailResult {
   /** queued again (with a later runAt) or failed for good */
@@ -148,21 +169,25 @@ export class JobQueue {
     return rows[0] ?? null;
   }
 
-  /** Marks a running job done. Returns false when it was no longer running (e.g. requeued as stale). */
-  async complete(id: string): Promise<boolean> {
+  /**
+   * Marks a running job done. Returns false when it was no longer running, or no longer held by
+   * `owner` (requeued as stale, maybe claimed by another worker since).
+   */
+  async complete(id: string, owner?: JobOwner): Promise<boolean> {
     const { rowCount } = await this.pool.query(
       `UPDATE "Job" SET state = 'completed', "lockedAt" = NULL, "lastError" = NULL, "updatedAt" = now()
-        WHERE id = $1 AND state = 'running'`,
-      [id],
+        WHERE id = $1 AND state = 'running' AND ${ownedBy('$2', '$3')}`,
+      [id, owner?.workerId ?? null, owner?.attempt ?? null],
     );
     return (rowCount ?? 0) > 0;
   }
 
   /**
    * Records a failed attempt. With `retry` and attempts left the job goes back to `queued`
-   * with an exponential backoff; otherwise it is `failed` for good.
+   * with an exponential backoff; otherwise it is `failed` for good. Null when the job was not
+   * running (or not held by `opts.owner`): nothing was changed.
    */
-  async fail(id: string, error: unknown, opts: { retry: boolean }): Promise<FailResult | null> {
+  async fail(id: string, error: unknown, opts: { retry: boolean; owner?: JobOwner }): Promise<FailResult | null> {
     const message = errorText(error);
     const { rows } = await this.pool.query<{ state: 'queued' | 'failed'; runAt: Date; attempts: number }>(
       `UPDATE "Job" SET
@@ -171,20 +196,26 @@ export class JobQueue {
                          THEN now() + make_interval(secs => LEAST($5::float8, $4::float8 * power(2, GREATEST(attempts, 1) - 1)) / 1000.0)
                          ELSE "runAt" END,
           "lastError" = $2, "lockedAt" = NULL, "lockedBy" = NULL, "updatedAt" = now()
-        WHERE id = $1 AND state = 'running'
+        WHERE id = $1 AND state = 'running' AND ${ownedBy('$6', '$7')}
         RETURNING state, "runAt", attempts`,
-      [id, message, opts.retry, this.backoffBaseMs, this.backoffMaxMs],
+      [id, message, opts.retry, this.backoffBaseMs, this.backoffMaxMs, opts.owner?.workerId ?? null, opts.owner?.attempt ?? null],
     );
     const row = rows[0];
     if (!row) return null;
     return { state: row.state, runAt: row.state === 'queued' ? row.runAt : null, attempts: row.attempts };
   }
 
-  /** Moves the lock time of a running job forward (long jobs call this so they are not taken as stale). */
-  async heartbeat(id: string, workerId: string): Promise<boolean> {
+  /**
+   * Moves the lock time of a running job forward (long jobs call this so they are not taken as
+   * stale). False when the job is no longer held by this worker (or this attempt, given an owner):
+   * it was taken over, and the caller must stop working on it.
+   */
+  async heartbeat(id: string, owner: string | JobOwner): Promise<boolean> {
+    const { workerId, attempt } = typeof owner === 'string' ? { workerId: owner, attempt: null } : owner;
     const { rowCount } = await this.pool.query(
-      `UPDATE "Job" SET "lockedAt" = now(), "updatedAt" = now() WHERE id = $1 AND state = 'running' AND "lockedBy" = $2`,
-      [id, workerId],
+      `UPDATE "Job" SET "lockedAt" = now(), "updatedAt" = now()
+        WHERE id = $1 AND state = 'running' AND "lockedBy" = $2 AND ($3::int IS NULL OR attempts = $3::int)`,
+      [id, workerId, attempt],
     );
     return (rowCount ?? 0) > 0;
   }
@@ -192,9 +223,12 @@ export class JobQueue {
   /**
    * Jobs left `running` for longer than `olderThanMs` (their worker crashed or was killed) go
    * back to `queued`, or to `failed` when they have no attempts left (a job that kills its worker
-   * every time must not loop forever). Only the jobs of `queue` when given.
+   * every time must not loop forever). Only the jobs of `queue` when given, never those in
+   * `opts.except` (jobs the calling process is running itself: it knows they are alive, even when
+   * their heartbeat is late because the database was busy). Both times are the database's clock,
+   * so the instances' clocks need not agree. One UPDATE over the (queue, state, runAt) index.
    */
-  async requeueStale(olderThanMs: number, queue?: string): Promise<StaleResult> {
+  async requeueStale(olderThanMs: number, queue?: string, opts: { except?: Iterable<string> } = {}): Promise<StaleResult> {
     const { rows } = await this.pool.query<{ id: string; queue: string; payload: unknown; state: JobState }>(
       `UPDATE "Job" SET
           state = CASE WHEN attempts < "maxAttempts" THEN 'queued'::"JobState" ELSE 'failed'::"JobState" END,
@@ -202,8 +236,9 @@ export class JobQueue {
           "lockedAt" = NULL, "lockedBy" = NULL, "updatedAt" = now()
         WHERE state = 'running' AND "lockedAt" <= now() - make_interval(secs => $1::float8 / 1000.0)
           AND ($2::text IS NULL OR queue = $2)
+          AND NOT (id = ANY($3::uuid[]))
         RETURNING id, queue, payload, state`,
-      [olderThanMs, queue ?? null],
+      [olderThanMs, queue ?? null, [...(opts.except ?? [])]],
     );
     const pick = ({ id, queue, payload }: (typeof rows)[number]) => ({ id, queue, payload });
     return {

@@ -4,15 +4,20 @@
  *
  * - Polls every `pollIntervalMs` while idle; `wake()` makes it poll at once (a job enqueued by
  *   this process starts without waiting for the next poll).
- * - A running job's lock is refreshed every `staleAfterMs / 4`; jobs whose lock is older than
- *   `staleAfterMs` (their worker died) are swept at start and then every `staleAfterMs` and
- *   handed to `onAbandoned`, which decides what the job's record becomes.
+ * - Each running job is held through a JobLease (job-lease.ts): its lock is renewed every
+ *   `staleAfterMs / 5`; jobs of other workers whose lock is older than `staleAfterMs` (their
+ *   worker died) are swept at start and then every `staleAfterMs / 5` and handed to
+ *   `onAbandoned`, which decides what the job's record becomes.
+ * - The signal a handler gets aborts when the worker stops (after the grace period) or when the
+ *   job was taken over by another worker (JobLost reason); a job taken over is then neither
+ *   completed nor failed by this worker.
  * - `stop(graceMs)` stops claiming, gives running handlers `graceMs` to finish, then aborts the
  *   signal they were given and waits for them.
  * - A handler that throws fails the job without retry (handlers record their own outcome).
  */
 import type { Logger } from '../log.ts';
 import type { JobQueue, JobRow } from './job-queue.ts';
+import { JobLease, StaleSweeper } from './job-lease.ts';
 
 export interface JobWorkerOptions<P> {
   queue: string;
@@ -45,9 +50,21 @@ export class JobWorker<P> {
   private wakeUp: (() => void) | null = null;
   private processed = 0;
   private failed = 0;
-  private lastSweep = 0;
+  private readonly sweeper: StaleSweeper;
 
-  constructor(private readonly options: JobWorkerOptions<P>) {}
+  constructor(private readonly options: JobWorkerOptions<P>) {
+    this.sweeper = new StaleSweeper({
+      jobs: options.jobs,
+      queue: options.queue,
+      staleAfterMs: options.staleAfterMs,
+      log: options.log,
+      held: () => this.running.keys(),
+      onSwept: async ({ requeued, failed }) => {
+        for (const job of [...requeued, ...failed]) await this.options.onAbandoned({ id: job.id, payload: job.payload as P });
+        if (requeued.length > 0) this.wake();
+      },
+    });
+  }
 
   start(): void {
     if (this.started) return;
@@ -66,6 +83,7 @@ export class JobWorker<P> {
     this.stopping = true;
     this.wakeUp?.();
     await this.loop;
+    await this.sweeper.stop();
     const finished = Promise.allSettled(this.running.values());
     const grace = setTimeout(() => this.stopController.abort(), graceMs);
     await finished;
@@ -84,9 +102,10 @@ export class JobWorker<P> {
     while (!this.stopping) {
       let claimed = false;
       try {
-        if (first || Date.now() - this.lastSweep >= this.options.staleAfterMs) {
-          await this.sweep(first ? (this.options.staleOnStartMs ?? this.options.staleAfterMs) : this.options.staleAfterMs);
+        if (first) {
+          await this.sweeper.sweep(this.options.staleOnStartMs ?? this.options.staleAfterMs);
           first = false;
+          this.sweeper.start();
         }
         if (this.running.size < this.options.concurrency) {
           const job = await this.options.jobs.claim<P>(this.options.queue, this.options.workerId);
@@ -104,36 +123,27 @@ export class JobWorker<P> {
   }
 
   private launch(job: JobRow<P>): void {
-    const { jobs, log, workerId, staleAfterMs } = this.options;
-    const heartbeat = setInterval(() => {
-      jobs.heartbeat(job.id, workerId).catch((err: unknown) => log.warn({ err, jobId: job.id }, 'job heartbeat failed'));
-    }, Math.max(1000, Math.floor(staleAfterMs / 4)));
-    heartbeat.unref();
+    const { jobs, log, staleAfterMs } = this.options;
+    const lease = new JobLease({ jobs, job, staleAfterMs, log }).start();
+    const signal = AbortSignal.any([this.stopController.signal, lease.signal]);
     const done = this.options
-      .handle(job, this.stopController.signal)
+      .handle(job, signal)
       .then(async () => {
+        if (lease.lost || !(await lease.complete())) return; // the new holder records the outcome
         this.processed++;
-        await jobs.complete(job.id);
       })
       .catch(async (error: unknown) => {
+        if (lease.lost) return;
         this.failed++;
         log.error({ err: error, jobId: job.id }, 'job failed');
-        await jobs.fail(job.id, error, { retry: false }).catch(() => undefined);
+        await lease.fail(error, { retry: false }).catch(() => undefined);
       })
       .finally(() => {
-        clearInterval(heartbeat);
+        lease.stop();
         this.running.delete(job.id);
         this.wake();
       });
     this.running.set(job.id, done);
-  }
-
-  private async sweep(olderThanMs: number): Promise<void> {
-    this.lastSweep = Date.now();
-    const { requeued, failed } = await this.options.jobs.requeueStale(olderThanMs, this.options.queue);
-    for (const job of [...requeued, ...failed]) {
-      await this.options.onAbandoned({ id: job.id, payload: job.payload as P });
-    }
   }
 
   private sleep(ms: number): Promise<void> {

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log.ts';
+import { watchConnection } from '../redis/redis-client.ts';
 
 export type MessageListener = (message: string) => void;
 
@@ -9,17 +10,25 @@ export type MessageListener = (message: string) => void;
  * REDIS_URL is set so that a subscriber on one instance hears what another instance publishes.
  * Delivery is best effort (Redis pub/sub drops messages while a connection is down): callers
  * that must not lose anything keep a durable log and use messages only as a prompt to read it.
+ * Neither publish nor subscribe ever fails because Redis is away.
  */
 export interface PubSub {
   readonly kind: 'memory' | 'redis';
+  /** False while messages cannot travel (Redis unreachable): callers read their durable log more often meanwhile. */
+  readonly connected: boolean;
+  /** Sends the message if it can; a message that cannot be sent now is dropped. */
   publish(channel: string, message: string): Promise<void>;
-  /** Resolves once the subscription is active; the returned function unsubscribes. */
+  /**
+   * Resolves once the subscription is active, or at once if it cannot be made now (Redis
+   * unreachable: it is made when Redis is back); the returned function unsubscribes.
+   */
   subscribe(channel: string, listener: MessageListener): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
 export class MemoryPubSub implements PubSub {
   readonly kind = 'memory' as const;
+  readonly connected = true;
   private readonly emitter = new EventEmitter();
 
   constructor() {
@@ -45,33 +54,50 @@ export class MemoryPubSub implements PubSub {
 
 /**
  * Redis pub/sub: one extra connection in subscriber mode for the whole process, one Redis
- * SUBSCRIBE per channel however many local listeners it has.
+ * SUBSCRIBE per channel however many local listeners it has. The channels with listeners are
+ * this class's to keep: each time the subscriber connection is (re)established they are all
+ * subscribed again, those whose SUBSCRIBE failed while Redis was away included.
  */
 export class RedisPubSub implements PubSub {
   readonly kind = 'redis' as const;
   private readonly subscriber: Redis;
   private readonly local = new MemoryPubSub();
-  /** Local listener count and the Redis SUBSCRIBE of each channel (awaited by every subscriber). */
-  private readonly channels = new Map<string, { count: number; ready: Promise<unknown> }>();
+  /** Local listener count and the Redis SUBSCRIBE of each channel (awaited by every subscriber; never rejects). */
+  private readonly channels = new Map<string, { count: number; ready: Promise<void> }>();
+  /** Publishing is failing: warned once, until a publish succeeds again. */
+  private publishFailing = false;
 
   constructor(
     private readonly publisher: Redis,
     private readonly log: Logger,
   ) {
-    this.subscriber = publisher.duplicate();
+    // Connects now (the main client is lazy), and leaves re-subscribing to us (see above).
+    this.subscriber = publisher.duplicate({ lazyConnect: false, autoResubscribe: false });
     this.subscriber.on('message', (channel: string, message: string) => void this.local.publish(channel, message));
-    this.subscriber.on('error', (error: unknown) => this.log.warn({ err: error }, 'redis subscriber connection error'));
+    this.subscriber.on('ready', () => this.resubscribe());
+    watchConnection(this.subscriber, log, 'subscriber');
+  }
+
+  get connected(): boolean {
+    return this.publisher.status === 'ready' && this.subscriber.status === 'ready';
   }
 
   async publish(channel: string, message: string): Promise<void> {
-    await this.publisher.publish(channel, message);
+    try {
+      await this.publisher.publish(channel, message);
+      this.publishFailing = false;
+    } catch (error) {
+      if (this.publishFailing) return;
+      this.publishFailing = true;
+      this.log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'Redis unreachable: pub/sub messages are dropped until it answers (followers read the event log)');
+    }
   }
 
   async subscribe(channel: string, listener: MessageListener): Promise<() => Promise<void>> {
     const unsubscribeLocal = await this.local.subscribe(channel, listener);
     let entry = this.channels.get(channel);
     if (!entry) {
-      entry = { count: 0, ready: this.subscriber.subscribe(channel) };
+      entry = { count: 0, ready: this.subscribeInRedis([channel]) };
       this.channels.set(channel, entry);
     }
     entry.count++;
@@ -83,20 +109,29 @@ export class RedisPubSub implements PubSub {
       const current = this.channels.get(channel);
       if (current && --current.count === 0) {
         this.channels.delete(channel);
+        // Failing (Redis away) is fine: the reconnected subscriber starts without it.
         await this.subscriber.unsubscribe(channel).catch(() => undefined);
       }
     };
-    try {
-      await entry.ready;
-    } catch (error) {
-      await unsubscribe();
-      throw error;
-    }
+    await entry.ready;
     return unsubscribe;
   }
 
   async close(): Promise<void> {
     this.subscriber.disconnect();
     await this.local.close();
+  }
+
+  /** SUBSCRIBE; a failure is left for the next (re)connection to repair. */
+  private async subscribeInRedis(channels: string[]): Promise<void> {
+    try {
+      await this.subscriber.subscribe(...channels);
+    } catch (error) {
+      this.log.debug({ err: error, channels: channels.length }, 'Redis SUBSCRIBE failed; retried when the subscriber connection is ready');
+    }
+  }
+
+  private resubscribe(): void {
+    if (this.channels.size > 0) void this.subscribeInRedis([...this.channels.keys()]);
   }
 }

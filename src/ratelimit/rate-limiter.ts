@@ -1,6 +1,7 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 import { AppError } from '../errors.ts';
+import { createLogger, type Logger } from '../log.ts';
 
 /**
  * Named request budgets. Each read or write of the data a budget guards costs one point,
@@ -29,17 +30,66 @@ export interface RateLimitStore {
   consume(budget: Budget, subject: string): Promise<RateLimitDecision>;
 }
 
-export function createRateLimitStore(policies: Record<Budget, BudgetPolicy>, options: { redis?: Redis; keyPrefix?: string } = {}): RateLimitStore {
-  const { redis, keyPrefix = 'rl' } = options;
+/**
+ * The budgets' counters: in memory, or in Redis so that all instances share one budget. While
+ * Redis does not answer (down, unreachable, or slower than REDIS_COMMAND_TIMEOUT_MS), each
+ * instance counts in its own memory with the same policy, so requests are neither failed nor
+ * refused because of Redis (a fleet of N instances allows up to N times the budget meanwhile);
+ * the next charge that Redis answers goes back to the shared counter.
+ */
+export function createRateLimitStore(
+  policies: Record<Budget, BudgetPolicy>,
+  options: { redis?: Redis; keyPrefix?: string; log?: Logger } = {},
+): RateLimitStore {
+  const { redis, keyPrefix = 'rl', log = createLogger('silent') } = options;
+  const local = limitersFor(policies, (limiterOptions) => new RateLimiterMemory(limiterOptions), keyPrefix);
+  if (!redis) return decidingStore('memory', policies, (budget, subject) => local.get(budget)!.consume(subject));
+  const shared = limitersFor(
+    policies,
+    // Not ready (reconnecting): fail at once, without sending anything, and count locally.
+    (limiterOptions) => new RateLimiterRedis({ ...limiterOptions, storeClient: redis, useRedisPackage: false, rejectIfRedisNotReady: true }),
+    keyPrefix,
+  );
+  const outage = new OutageLog(log);
+  return decidingStore('redis', policies, async (budget, subject) => {
+    try {
+      const answer = await shared.get(budget)!.consume(subject);
+      outage.answered();
+      return answer;
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) {
+        // Redis answered: the budget is spent.
+        outage.answered();
+        throw rejection;
+      }
+      outage.failed(rejection);
+      return local.get(budget)!.consume(subject);
+    }
+  });
+}
+
+type LimiterOptions = { points: number; duration: number; keyPrefix: string };
+
+function limitersFor(policies: Record<Budget, BudgetPolicy>, create: (options: LimiterOptions) => RateLimiterAbstract, keyPrefix: string): Map<Budget, RateLimiterAbstract> {
   const limiters = new Map<Budget, RateLimiterAbstract>();
   for (const [budget, policy] of Object.entries(policies) as [Budget, BudgetPolicy][]) {
-    const options = { points: policy.points, duration: policy.windowSeconds, keyPrefix: `${keyPrefix}:${budget}` };
-    limiters.set(budget, redis ? new RateLimiterRedis({ ...options, storeClient: redis, useRedisPackage: false }) : new RateLimiterMemory(options));
+    limiters.set(budget, create({ points: policy.points, duration: policy.windowSeconds, keyPrefix: `${keyPrefix}:${budget}` }));
   }
+  return limiters;
+}
+
+/**
+ * A store from a `consume` that resolves with the points left or rejects with a RateLimiterRes
+ * when the budget is spent (rate-limiter-flexible's convention).
+ */
+function decidingStore(
+  kind: RateLimitStore['kind'],
+  policies: Record<Budget, BudgetPolicy>,
+  consume: (budget: Budget, subject: string) => Promise<RateLimiterRes>,
+): RateLimitStore {
   return {
-    kind: redis ? 'redis' : 'memory',
+    kind,
     async consume(budget, subject) {
-      const limiter = limiters.get(budget)!;
       const policy = policies[budget];
       const decide = (res: RateLimiterRes, allowed: boolean): RateLimitDecision => ({
         budget,
@@ -50,13 +100,33 @@ export function createRateLimitStore(policies: Record<Budget, BudgetPolicy>, opt
         windowSeconds: policy.windowSeconds,
       });
       try {
-        return decide(await limiter.consume(subject), true);
+        return decide(await consume(budget, subject), true);
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) return decide(rejection, false);
         throw rejection;
       }
     },
   };
+}
+
+/** One warning when the counters go local, one info line when Redis answers again: not one per request. */
+class OutageLog {
+  private since: number | null = null;
+
+  constructor(private readonly log: Logger) {}
+
+  failed(error: unknown): void {
+    if (this.since !== null) return;
+    this.since = Date.now();
+    // The reason only: the stack of an expected failure is noise.
+    this.log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'Redis unreachable: rate limits are counted by this instance alone until Redis answers again');
+  }
+
+  answered(): void {
+    if (this.since === null) return;
+    this.log.info({ localForMs: Date.now() - this.since }, 'Rate limits are counted in Redis again');
+    this.since = null;
+  }
 }
 
 /**

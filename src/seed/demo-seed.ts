@@ -2,7 +2,8 @@
  * Demo data for a first start on the embedded database (SEED_DEMO_DATA, default on without
  * DATABASE_URL), so that a new user can run every README example at once.
  *
- * `seedDemoData` does nothing when any user exists. Otherwise it creates
+ * `seedDemoData` does nothing when any user exists (with `onlyIntoEmptyDatabase: false`, used by
+ * `npm run cli -- seed:demo`, it seeds beside existing users). Otherwise it creates
  *   - organization "Demo Capital" with the admin `admin@demo.local` (role admin, random password)
  *     and an API key 'demo key' with scope `admin` for them;
  *   - organization "Northwind Advisors" with the member `analyst@demo.local` (random password), so
@@ -11,7 +12,8 @@
  *     daily on business days over a little more than 13 months ending yesterday (UTC),
  *   - the admin's workspace (stickies, links, transcripts, tasks, news) and a summary generation
  *     of it, queued (the worker writes it once the service listens);
- * and prints the credentials ONCE in a framed block (they are never logged).
+ * and prints the credentials ONCE in a framed block (they are never logged). The service hands
+ * them to `onCredentials` instead and prints the block once it listens, with its real address.
  *
  * The files go through the real pipeline: StorageService.upload (blob, UploadedFile row, ingest
  * job) and then IngestService.ingestFile right away, so they are listed as `processed` and their
@@ -422,6 +424,15 @@ export function buildPerformanceCsv(accounts: readonly DemoAccountData[], option
 export interface SeedOptions {
   /** where the credentials block goes, one line per call (default: stdout) */
   print?: (line: string) => void;
+  /**
+   * Receives the credentials as soon as the users and the key exist (before the data is loaded);
+   * when given, nothing is printed: the caller prints them (`printDemoCredentials`).
+   */
+  onCredentials?: (credentials: DemoCredentials) => void;
+  /** first line of the block (default: says the database kind and that this was a first start) */
+  heading?: string;
+  /** false: seed even though other users exist (the caller checks that the demo does not) */
+  onlyIntoEmptyDatabase?: boolean;
   /** generator options (tests pin the end date) */
   data?: GenerateDemoOptions;
 }
@@ -446,7 +457,7 @@ function randomPassword(): string {
 export async function seedDemoData(services: Services, options: SeedOptions = {}): Promise<SeedResult> {
   const started = Date.now();
   const { prisma, organizations, apiKeys, storage, log } = services;
-  if ((await prisma.user.count()) > 0) return { seeded: false };
+  if ((options.onlyIntoEmptyDatabase ?? true) && (await prisma.user.count()) > 0) return { seeded: false };
 
   const adminPassword = randomPassword();
   const analystPassword = randomPassword();
@@ -469,14 +480,14 @@ export async function seedDemoData(services: Services, options: SeedOptions = {}
   const otherOrg = analyst.org!;
   const { secret: apiKey } = await apiKeys.create({ userId: admin.user.id, name: DEMO_KEY_NAME, scopes: ['admin'] });
 
-  printCredentials(options.print ?? ((line) => process.stdout.write(`${line}\n`)), {
-    dashboardUrl: dashboardUrlHint(services),
-    adminPassword,
-    analystPassword,
-    apiKey,
-    demoOrgId: demoOrg.id,
-    otherOrgId: otherOrg.id,
-  });
+  const credentials: DemoCredentials = { adminPassword, analystPassword, apiKey, demoOrgId: demoOrg.id, otherOrgId: otherOrg.id };
+  if (options.onCredentials) options.onCredentials(credentials);
+  else {
+    printDemoCredentials(options.print ?? ((line) => process.stdout.write(`${line}\n`)), credentials, {
+      dashboardUrl: dashboardUrlHint(services.config),
+      heading: options.heading ?? demoHeading(services.db.kind, 'first start'),
+    });
+  }
 
   // Demo data through the real pipeline: upload, then ingest at once (not waiting for the worker).
   const data = generateDemoData(options.data);
@@ -555,23 +566,44 @@ function* chunks(text: string): Generator<Buffer> {
   for (let offset = 0; offset < bytes.length; offset += 65_536) yield bytes.subarray(offset, offset + 65_536);
 }
 
-/** Where the dashboard is (a browser there is asked to sign in). */
-function dashboardUrlHint(services: Services): string {
-  const { publicUrl, port, host } = services.config;
+export interface DemoCredentials {
+  adminPassword: string;
+  analystPassword: string;
+  apiKey: string;
+  demoOrgId: string;
+  otherOrgId: string;
+}
+
+/**
+ * Where the dashboard is before the service listens (PUBLIC_URL, else HOST and PORT): for the
+ * CLI, and for the block printed when seeding failed before the service could listen.
+ */
+export function dashboardUrlHint(config: Services['config']): string {
+  const { publicUrl, port, host } = config;
   if (publicUrl) return new URL('/', publicUrl).toString();
   if (port === 0) return '<service URL>/';
-  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  const shownHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
   return `http://${shownHost}:${port}/`;
 }
 
-function printCredentials(
+/** The block's first line: how the demo was seeded, into which database. */
+export function demoHeading(kind: Services['db']['kind'], via: 'first start' | 'seed:demo'): string {
+  const database = kind === 'pglite' ? 'the embedded database' : 'PostgreSQL';
+  return via === 'first start'
+    ? `DEMO DATA SEEDED: first start with ${database}`
+    : `DEMO DATA SEEDED into ${database} by npm run cli -- seed:demo`;
+}
+
+/** The credentials in a framed block: shown once, never logged. */
+export function printDemoCredentials(
   print: (line: string) => void,
-  values: { dashboardUrl: string; adminPassword: string; analystPassword: string; apiKey: string; demoOrgId: string; otherOrgId: string },
+  values: DemoCredentials,
+  options: { dashboardUrl: string; heading: string },
 ): void {
   const body = [
-    'DEMO DATA SEEDED: first start with the embedded database',
+    options.heading,
     '',
-    `Dashboard:           ${values.dashboardUrl}  (sign in with an account below)`,
+    `Dashboard:           ${options.dashboardUrl}  (sign in with an account below)`,
     `  admin (Demo Capital)         ${DEMO_ADMIN_EMAIL}`,
     `  password                     ${values.adminPassword}`,
     `  member (Northwind Advisors)  ${DEMO_ANALYST_EMAIL}`,

@@ -86,6 +86,12 @@ export const EXPECTED_HEADERS =
  * whitespace collapsed, at most 255 characters (never splitting a surrogate pair).
  * Never used as a path. Empty or dot-only results become `upload.csv`.
  */
+/** An error of the client's upload stream: kept when it has an HTTP status of its own (413, 499), else a 400. */
+function uploadStreamError(error: unknown): unknown {
+  if (error instanceof AppError || typeof (error as { status?: unknown } | null)?.status === 'number') return error;
+  return new AppError('BAD_USER_INPUT', 'The uploaded file ended before it was complete (interrupted or malformed multipart body)', { field: 'file' });
+}
+
 export function sanitizeFileName(name: string | null | undefined): string {
   let text = String(name ?? '').normalize('NFC');
   text = text.split(/[\\/]/).pop() ?? '';
@@ -115,8 +121,16 @@ export class StorageService {
   async upload(input: UploadInput): Promise<UploadedFile> {
     if (!input.memberOf.has(input.orgId)) throw AppError.forbidden();
 
-    const stream = input.file.createReadStream();
-    const iterator = (stream as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
+    let stream: NodeJS.ReadableStream;
+    try {
+      stream = input.file.createReadStream();
+    } catch (error) {
+      throw uploadStreamError(error); // the upload already failed while the resolver waited
+    }
+    const source = (stream as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
+    // The upload stream fails when the client's body ends mid-file or is malformed: the
+    // client's fault (400), unlike a failure of our own storage (500).
+    const iterator = { next: () => source.next().catch((error: unknown) => Promise.reject(uploadStreamError(error))), return: async () => { await source.return?.(); } };
     let streamDone = false;
     const head: Buffer[] = [];
     let headBytes = 0;

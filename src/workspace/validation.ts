@@ -1,8 +1,8 @@
 import { AppError } from '../errors.ts';
 
 /**
- * Limits shared by every workspace resource. A violation is a 400 naming the field; the README's
- * "Workspace limits" table lists them.
+ * Limits shared by every workspace resource. A violation is a 400 naming the field; the "text limits"
+ * row of docs/workspace.md lists them.
  */
 export const LIMITS = {
   tagsPerRecord: 20,

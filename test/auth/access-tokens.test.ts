@@ -21,11 +21,12 @@ const SESSION_ONLY = 'Personal access tokens can only be managed from a signed-i
 const DAY_MS = 86_400_000;
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
-const CREATE_TOKEN = `mutation Create($input: CreateAccessTokenInput!) {
-  createAccessToken(input: $input) { key accessToken { id prefix name scopes createdAt expiresAt lastUsedAt revokedAt active } } }`;
+const CREATE_TOKEN = `mutation Create($input: CreateAccessTokenInput!, $currentPassword: String) {
+  createAccessToken(input: $input, currentPassword: $currentPassword) { key accessToken { id prefix name scopes createdAt expiresAt lastUsedAt revokedAt active } } }`;
 const LIST_TOKENS = `{ accessTokens { id prefix name scopes expiresAt lastUsedAt revokedAt active } }`;
 const REVOKE_TOKEN = `mutation Revoke($id: UUID!) { revokeAccessToken(id: $id) { id prefix revokedAt active } }`;
-const CREATE_KEY = `mutation Create($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { id prefix } } }`;
+const CREATE_KEY = `mutation Create($input: CreateApiKeyInput!, $currentPassword: String) {
+  createApiKey(input: $input, currentPassword: $currentPassword) { key apiKey { id prefix } } }`;
 const LIST_KEYS = `{ apiKeys { id prefix name } }`;
 const REVOKE_KEY = `mutation Revoke($id: UUID!) { revokeApiKey(id: $id) { id revokedAt active } }`;
 const ME = `{ me { credential scopes user { email } } }`;
@@ -64,7 +65,14 @@ function rest(method: 'GET' | 'POST', path: string, headers: Record<string, stri
 
 const gql = (headers: Record<string, string>, query: string, variables: Record<string, unknown> = {}) => graphql(server.url, headers, query, variables);
 
-const signIn = (user: TestUser) => signInCookie(server.url, user);
+/** The password of the user each session cookie belongs to: creating a credential from a session asks for it. */
+const passwords = new Map<string, string>();
+
+async function signIn(user: TestUser): Promise<string> {
+  const cookie = await signInCookie(server.url, user);
+  passwords.set(cookie, user.password);
+  return cookie;
+}
 
 function errorOf(response: GraphQLResponse): { code: string; message: string; field?: string } {
   expect(response.body.errors?.length, JSON.stringify(response.body)).toBeGreaterThan(0);
@@ -73,7 +81,7 @@ function errorOf(response: GraphQLResponse): { code: string; message: string; fi
 }
 
 async function createToken(cookie: string, input: Record<string, unknown>): Promise<{ key: string; token: TokenRecord }> {
-  const response = await gql({ cookie }, CREATE_TOKEN, { input });
+  const response = await gql({ cookie }, CREATE_TOKEN, { input, currentPassword: passwords.get(cookie) });
   expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
   return { key: response.body.data.createAccessToken.key, token: response.body.data.createAccessToken.accessToken };
 }
@@ -87,7 +95,9 @@ async function listTokens(cookie: string): Promise<TokenRecord[]> {
 const countTokens = (userId: string) => server.services.prisma.apiKey.count({ where: { userId, kind: 'access_token' } });
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // Every creation from a session checks the password against the per-user sign-in budget
+  // (10 a minute by default); this file creates many more. That budget is tested in sessions.test.ts.
+  server = await startTestServer({ LOGIN_ATTEMPTS_PER_MINUTE: '10000' });
   owner = await createUser(server.services);
   member = await createUser(server.services, { role: 'member', scopes: ['read:workspace'] });
   stranger = await createUser(server.services);
@@ -132,7 +142,7 @@ describe('managing tokens from a signed-in session', () => {
   it('accessTokens lists tokens only (newest first) and apiKeys lists API keys only', async () => {
     const first = await createToken(ownerCookie, { name: 'older', scopes: ['read:pnl'] });
     const second = await createToken(ownerCookie, { name: 'newer', scopes: ['read:pnl'] });
-    const keyResponse = await gql({ cookie: ownerCookie }, CREATE_KEY, { input: { name: 'dashboard key', scopes: ['read:pnl'] } });
+    const keyResponse = await gql({ cookie: ownerCookie }, CREATE_KEY, { input: { name: 'dashboard key', scopes: ['read:pnl'] }, currentPassword: owner.password });
     expect(keyResponse.body.errors).toBeUndefined();
     const apiKey = keyResponse.body.data.createApiKey.apiKey as { id: string; prefix: string };
     expect(apiKey.prefix).toMatch(/^sk_[0-9a-f]{8}$/);
@@ -288,7 +298,8 @@ describe('only a signed-in session manages tokens', () => {
     const { key, token } = await createToken(ownerCookie, { name: 'not a minter', scopes: ['read:workspace', 'write:workspace'] });
     const before = await countTokens(owner.userId);
     for (const headers of [bearer(key), { 'x-api-key': owner.key }, bearer(owner.key)]) {
-      const create = await gql(headers, CREATE_TOKEN, { input: { name: 'minted', scopes: ['read:workspace'] } });
+      // (the right password does not help: these credentials cannot mint others at all)
+      const create = await gql(headers, CREATE_TOKEN, { input: { name: 'minted', scopes: ['read:workspace'] }, currentPassword: owner.password });
       expect(errorOf(create), JSON.stringify(headers)).toMatchObject({ code: 'FORBIDDEN', message: SESSION_ONLY });
       expect(create.body.data).toBeNull();
       const revoke = await gql(headers, REVOKE_TOKEN, { id: token.id });
@@ -343,15 +354,16 @@ describe('kinds and owners are separate', () => {
     expect(seen.body.data.map((s: { id: string }) => s.id)).not.toContain(mine.body.data.id);
   });
 
-  it('the per-user limit counts each kind on its own: 100 active API keys do not block a token', async () => {
+  it('the per-user limit counts each kind on its own: a full set of active API keys does not block a token', async () => {
+    const limit = server.services.config.auth.maxActiveCredentials.api_key;
     const held = await server.services.prisma.apiKey.count({ where: { userId: stranger.userId, kind: 'api_key', revokedAt: null } });
     await server.services.prisma.apiKey.createMany({
-      data: Array.from({ length: 100 - held }, (_, i) => {
+      data: Array.from({ length: limit - held }, (_, i) => {
         const secret = `sk_${randomBytes(16).toString('hex')}`;
         return { userId: stranger.userId, kind: 'api_key' as const, name: `filler ${i}`, prefix: secret.slice(0, 11), secretHash: hashSecret(secret), scopes: ['read:pnl'] };
       }),
     });
-    const key = await gql({ cookie: strangerCookie }, CREATE_KEY, { input: { name: 'one too many', scopes: ['read:pnl'] } });
+    const key = await gql({ cookie: strangerCookie }, CREATE_KEY, { input: { name: 'one too many', scopes: ['read:pnl'] }, currentPassword: stranger.password });
     expect(errorOf(key).code).toBe('CONFLICT');
     const { key: token } = await createToken(strangerCookie, { name: 'still fine', scopes: ['read:workspace'] });
     expect(token).toMatch(TOKEN);
@@ -372,14 +384,14 @@ describe('createAccessToken input validation', () => {
     ['expiresIn beyond any representable date', { name: 'x', scopes: ['read:workspace'], expiresIn: '999999999d' }, 'BAD_USER_INPUT'],
   ])('%s is refused (%s) and creates nothing', async (_label, input, code) => {
     const before = await countTokens(owner.userId);
-    const response = await gql({ cookie: ownerCookie }, CREATE_TOKEN, { input });
+    const response = await gql({ cookie: ownerCookie }, CREATE_TOKEN, { input, currentPassword: owner.password });
     expect(errorOf(response).code).toBe(code);
     expect(response.body.data?.createAccessToken ?? null).toBeNull();
     expect(await countTokens(owner.userId)).toBe(before);
   });
 
   it('a member cannot grant the admin scope (FORBIDDEN) but can grant the scopes of the role; an admin can grant admin', async () => {
-    const escalate = await gql({ cookie: memberCookie }, CREATE_TOKEN, { input: { name: 'escalate', scopes: ['read:workspace', 'admin'] } });
+    const escalate = await gql({ cookie: memberCookie }, CREATE_TOKEN, { input: { name: 'escalate', scopes: ['read:workspace', 'admin'] }, currentPassword: member.password });
     expect(errorOf(escalate)).toMatchObject({ code: 'FORBIDDEN', message: INSUFFICIENT.error });
     expect(await countTokens(member.userId)).toBe(0);
 

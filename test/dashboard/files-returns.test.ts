@@ -15,7 +15,7 @@ import { createUser, type TestUser } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
 
 const LIMIT = 8192;
-const HARBOR = 'Harbor Growth Fund LP';
+const HARBOR = 'Bayview Growth Fund LP';
 const NORTHWIND = 'Northwind Family Trust';
 const sample = (name: string) => fileURLToPath(new URL(`../../samples/${name}`, import.meta.url));
 
@@ -76,7 +76,7 @@ describe.skipIf(!browserAvailable)('Files page', () => {
     await page.getByText('Uploaded as pnl').waitFor();
     // The list polls while ingest runs: the row reaches `processed` without a reload.
     await fileRow(page, 'pnl-sample.csv').locator('.badge', { hasText: 'processed' }).waitFor({ timeout: 30_000 });
-    await expect.poll(() => fileRow(page, 'pnl-sample.csv').textContent()).toMatch(/pnl.*processed.*33.*2\.1 KB/);
+    await expect.poll(() => fileRow(page, 'pnl-sample.csv').textContent()).toMatch(/pnl.*processed.*33.*2\.2 KB/);
 
     // 2. Drop a file on the drop zone (a synthetic DataTransfer, as a drag from the desktop delivers it).
     const performance = await fs.readFile(sample('performance-sample.csv'), 'utf8');
@@ -141,6 +141,36 @@ describe.skipIf(!browserAvailable)('Files page', () => {
     await screenshot(page, 'files');
     await page.getByRole('button', { name: 'Clear finished' }).click();
     await page.getByRole('region', { name: 'Uploads' }).waitFor({ state: 'detached' });
+    expect(session.problems).toEqual([]);
+    await session.context.close();
+  });
+
+  it('a processed file with a cash flow on its first valuation date shows the warning, with its line, beside the errors', async () => {
+    const session = await signInToDashboard(browser, server.url, user);
+    const { page } = session;
+    await openPage(page, '/files', 'Files');
+    await page.getByLabel(/^Organization/).selectOption({ label: 'Zephyr Capital' });
+    await page.getByRole('heading', { name: 'Upload to Zephyr Capital' }).waitFor();
+    const csv = [
+      'account_code,entity_name,date,market_value,cash_flow,flow_timing,description',
+      'ACC-9001,First Day Fund,2024-06-03,1000.00,400.00,,Seed on the first day',
+      'ACC-9001,First Day Fund,2024-06-04,1010.00,,,',
+    ].join('\n');
+    await page.getByLabel('Or choose files').setInputFiles({ name: 'first-day-flow.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    const row = fileRow(page, 'first-day-flow.csv');
+    await row.locator('.badge', { hasText: 'processed' }).waitFor({ timeout: 60_000 });
+    await expect.poll(() => row.textContent()).toContain('1 warning: a cash flow that counts in no return');
+    const toggle = row.getByRole('button', { name: /Show 1 warning of first-day-flow\.csv/ });
+    await expect.poll(() => toggle.getAttribute('aria-expanded')).toBe('false');
+    await toggle.click();
+    await expect.poll(() => row.getByRole('button', { name: /Hide 1 warning of first-day-flow\.csv/ }).getAttribute('aria-expanded')).toBe('true');
+    const warnings = page.getByRole('table', { name: /Warnings of first-day-flow\.csv/ });
+    await warnings.waitFor();
+    await expectCount(warnings.getByRole('row'), 2);
+    const cells = warnings.getByRole('row').nth(1).getByRole('cell');
+    await expect.poll(() => cells.nth(0).textContent()).toBe('2');
+    await expect.poll(() => cells.nth(1).textContent()).toBe('cash_flow');
+    await expect.poll(() => cells.nth(2).textContent()).toMatch(/2024-06-03, the first valuation date of account ACC-9001, counts in no return/);
     expect(session.problems).toEqual([]);
     await session.context.close();
   });

@@ -10,7 +10,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Locator, Page, Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, type DashboardSession, expectCount } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { callApi, createUser, type TestUser } from '../helpers/fixtures.ts';
@@ -22,7 +22,21 @@ const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const GENERATE_BUDGET = 4;
 
 // The writer's model: answers with the findings of its prompt (citing their [n]), or fails with 500.
-const upstream = { mode: 'ok' as 'ok' | 'status500', requests: 0 };
+// While `held`, it keeps each request waiting until release(): a run stays Running at its writer for
+// as long as a test needs, however slow the machine, instead of racing a step delay.
+const upstream = {
+  mode: 'ok' as 'ok' | 'status500',
+  requests: 0,
+  held: false,
+  waiting: [] as (() => void)[],
+  hold() {
+    this.held = true;
+  },
+  release() {
+    this.held = false;
+    for (const answer of this.waiting.splice(0)) answer();
+  },
+};
 
 function writerReply(prompt: string): string {
   const findings = prompt.split('Findings, most important first:')[1] ?? '';
@@ -36,14 +50,18 @@ const fake = http.createServer((req, res) => {
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     upstream.requests += 1;
-    res.setHeader('content-type', 'application/json');
-    if (upstream.mode === 'status500') {
-      res.statusCode = 500;
-      return res.end(JSON.stringify({ error: { message: 'model overloaded' } }));
-    }
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messages: { role: string; content: string }[] };
-    const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
-    res.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'fake', choices: [{ index: 0, message: { role: 'assistant', content: writerReply(prompt) }, finish_reason: 'stop' }] }));
+    const answer = () => {
+      res.setHeader('content-type', 'application/json');
+      if (upstream.mode === 'status500') {
+        res.statusCode = 500;
+        return res.end(JSON.stringify({ error: { message: 'model overloaded' } }));
+      }
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messages: { role: string; content: string }[] };
+      const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
+      res.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'fake', choices: [{ index: 0, message: { role: 'assistant', content: writerReply(prompt) }, finish_reason: 'stop' }] }));
+    };
+    if (upstream.held) upstream.waiting.push(answer);
+    else answer();
   });
 });
 
@@ -60,7 +78,9 @@ beforeAll(async () => {
       RATE_LIMIT_GENERATE_PER_MINUTE: String(GENERATE_BUDGET),
       CHAT_API_URL: fakeUrl,
       CHAT_API_KEY: 'sk-fake-dashboard',
-      CHAT_TIMEOUT: '10s',
+      // Long enough that a writer held by a test never times out on a loaded machine.
+      CHAT_TIMEOUT: '5m',
+      GENERATION_AGENT_TIMEOUT: '5m',
     }),
     launchBrowser(),
   ]);
@@ -78,8 +98,8 @@ afterAll(async () => {
 // ---------------------------------------------------------------------------------------------
 
 /** A member with a workspace of stickies, tasks and links, made through the REST API with their key. */
-async function workspaceUser(): Promise<TestUser> {
-  const user = await createUser(server.services, { scopes: RW, role: 'member' });
+async function workspaceUser(on: TestServer = server): Promise<TestUser> {
+  const user = await createUser(on.services, { scopes: RW, role: 'member' });
   const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
   const stickies = [
     { content: 'Month-end close: reconcile DC-1003 custodian returns before sign-off; three days still marked investigate.', tags: ['close', 'returns'] },
@@ -88,19 +108,19 @@ async function workspaceUser(): Promise<TestUser> {
     { content: 'Keystone funding update arrives Thursday; check the cash flow timing convention.', tags: ['committee', 'cash'] },
     { content: 'Rebalancing bands: review the equity band after the quarter-end drift.', tags: ['portfolio'] },
   ];
-  for (const sticky of stickies) expect((await callApi(server.url, user, 'POST', '/api/stickies', sticky)).status).toBe(201);
+  for (const sticky of stickies) expect((await callApi(on.url, user, 'POST', '/api/stickies', sticky)).status).toBe(201);
   const tasks = [
     { title: 'Reconcile DC-1003 custodian returns for month-end', priority: 'urgent', assignee: 'Ana Silva', due_date: inDays(2), labels: ['close'] },
     { title: 'Prepare the investment committee pack', priority: 'high', assignee: 'Ben Okafor', due_date: inDays(5), labels: ['committee'] },
     { title: 'Get the Northwind custodian feed switched to daily files', priority: 'medium', due_date: inDays(14), labels: ['data'] },
     { title: 'Review the equity rebalancing band', priority: 'low', labels: ['portfolio'] },
   ];
-  for (const task of tasks) expect((await callApi(server.url, user, 'POST', '/api/pm/tasks', task)).status).toBe(201);
+  for (const task of tasks) expect((await callApi(on.url, user, 'POST', '/api/pm/tasks', task)).status).toBe(201);
   const links = [
     { url: 'https://example.com/dietz', title: 'Modified Dietz explained', tags: ['returns'], starred: true },
     { url: 'https://example.com/bands', title: 'Rebalancing bands in practice', tags: ['portfolio'] },
   ];
-  for (const link of links) expect((await callApi(server.url, user, 'POST', '/api/links', link)).status).toBe(201);
+  for (const link of links) expect((await callApi(on.url, user, 'POST', '/api/links', link)).status).toBe(201);
   return user;
 }
 
@@ -117,12 +137,23 @@ async function expectText(locator: Locator, expected: string | RegExp, timeout =
 }
 
 
-function api(user: TestUser, query: string, variables: Record<string, unknown> = {}) {
-  return graphql(server.url, { 'x-api-key': user.key }, query, variables);
+/** Holds the writer's model until the test releases it (or ends): the run stays Running at its writer. */
+function holdWriter(): void {
+  upstream.hold();
+  onTestFinished(() => upstream.release());
 }
 
-async function startByApi(user: TestUser): Promise<string> {
-  const response = await api(user, 'mutation { startGeneration(input: { days: 14, sources: [stickies, tasks, links] }) { id } }');
+/** Resolves once the run's writer is waiting on the held model: no more events until release(). */
+async function writerIsWaiting(): Promise<void> {
+  await expect.poll(() => upstream.waiting.length, { timeout: 30_000 }).toBeGreaterThan(0);
+}
+
+function api(user: TestUser, query: string, variables: Record<string, unknown> = {}, on: TestServer = server) {
+  return graphql(on.url, { 'x-api-key': user.key }, query, variables);
+}
+
+async function startByApi(user: TestUser, on: TestServer = server): Promise<string> {
+  const response = await api(user, 'mutation { startGeneration(input: { days: 14, sources: [stickies, tasks, links] }) { id } }', {}, on);
   expect(response.body.errors).toBeUndefined();
   return response.body.data.startGeneration.id as string;
 }
@@ -183,6 +214,7 @@ async function noHorizontalScroll(page: Page): Promise<void> {
 describe.skipIf(!browserAvailable)('Summaries page', () => {
   it('starts a summary, follows it live, resumes after a reload mid-run and renders the summary with its references', async () => {
     upstream.mode = 'ok';
+    holdWriter();
     const user = await workspaceUser();
     const session: DashboardSession = await signInToDashboard(browser, server.url, user);
     const { page } = session;
@@ -231,6 +263,7 @@ describe.skipIf(!browserAvailable)('Summaries page', () => {
     expect(subscriptions[subscriptionsBefore].after).toBeGreaterThanOrEqual(storedBefore.length);
 
     // Every agent completes, each in one row.
+    upstream.release();
     await expectText(runState(page), 'Completed', 20_000);
     const final = await agentStates(page);
     expect(final.map((a) => a.agent)).toEqual(['collector', 'notes', 'tasks', 'writer', 'editor']);
@@ -285,6 +318,7 @@ describe.skipIf(!browserAvailable)('Summaries page', () => {
 
   it('a writer model answering 500: the writer row fails with its message and the run completes degraded with the offline summary (390 px)', async () => {
     upstream.mode = 'status500';
+    holdWriter();
     const user = await workspaceUser();
     const session = await signInToDashboard(browser, server.url, user, { width: 390, height: 844 });
     const { page } = session;
@@ -298,6 +332,7 @@ describe.skipIf(!browserAvailable)('Summaries page', () => {
     await expectText(runState(page), 'Running');
     await noHorizontalScroll(page);
     await screenshot(page, 'generation-live-390');
+    upstream.release();
 
     await expect.poll(async () => (await agentStates(page)).find((a) => a.agent === 'writer')?.status, { timeout: 20_000 }).toBe('Failed');
     const writer = (await agentStates(page)).find((a) => a.agent === 'writer')!;
@@ -359,17 +394,25 @@ describe.skipIf(!browserAvailable)('Summaries page', () => {
 
   it('a connection dropped mid-run (the server resets every connection) is shown, and the view resumes after the last event', async () => {
     upstream.mode = 'ok';
+    holdWriter();
     const user = await workspaceUser();
     const runId = await startByApi(user);
     const session = await signInToDashboard(browser, server.url, user);
     const { page } = session;
     const subscriptions = watchSubscriptions(page);
     await openPage(page, `/generation/${runId}`, 'Summary run');
-    await expect.poll(async () => (await storedSequences(page, runId)).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(3);
+    // The run is at its held writer and this tab has every event so far.
+    await writerIsWaiting();
+    const sofar = (await runOf(user, runId)).lastSequence;
+    await expect.poll(async () => (await storedSequences(page, runId)).length, { timeout: 15_000 }).toBe(sofar);
     // A real drop: every TCP connection to the service is reset, the live stream's included.
     server.server.closeAllConnections();
     await visible(page.getByText(/The live feed was interrupted/), 15_000);
     const kept = (await storedSequences(page, runId)).length;
+    await expect.poll(() => subscriptions.length, { timeout: 15_000 }).toBe(2);
+    await expectCount(page.getByText(/The live feed was interrupted/), 0);
+    await expectText(runState(page), 'Running');
+    upstream.release();
     await expectText(runState(page), 'Completed', 60_000);
     await expectCount(page.getByText(/The live feed was interrupted/), 0);
     // The new subscription started after the last event this tab had: the log is whole, nothing twice.
@@ -384,8 +427,10 @@ describe.skipIf(!browserAvailable)('Summaries page', () => {
 
   it('cancels a running run: the agents at work fail "Cancelled" and the run says so', async () => {
     upstream.mode = 'ok';
+    holdWriter();
     const user = await workspaceUser();
     const runId = await startByApi(user);
+    await writerIsWaiting();
     const session = await signInToDashboard(browser, server.url, user);
     const { page } = session;
     await openPage(page, `/generation/${runId}`, 'Summary run');
@@ -410,10 +455,13 @@ describe.skipIf(!browserAvailable)('Summaries page', () => {
   });
 
   it('refuses in words: invalid options before sending, 3 runs in progress (CONFLICT), the rate limit, an unknown run', async () => {
-    upstream.mode = 'ok';
-    const user = await workspaceUser();
-    const inProgress = [await startByApi(user), await startByApi(user), await startByApi(user)];
-    const session = await signInToDashboard(browser, server.url, user);
+    // A service whose worker is off: the three runs stay queued (in progress) however long the
+    // test takes on a loaded machine, so the CONFLICT cannot turn into a start.
+    const queuedOnly = await startTestServer({ WORKER_ENABLED: 'false', RATE_LIMIT_GENERATE_PER_MINUTE: String(GENERATE_BUDGET) });
+    onTestFinished(() => queuedOnly.close());
+    const user = await workspaceUser(queuedOnly);
+    const inProgress = [await startByApi(user, queuedOnly), await startByApi(user, queuedOnly), await startByApi(user, queuedOnly)];
+    const session = await signInToDashboard(browser, queuedOnly.url, user);
     const { page } = session;
     let starts = 0;
     page.on('request', (request) => {
@@ -450,7 +498,7 @@ describe.skipIf(!browserAvailable)('Summaries page', () => {
     // Cancelled by their owner elsewhere while the list shows only cancelled runs: the list follows.
     await page.getByLabel('State').selectOption('cancelled');
     await visible(page.getByText('No cancelled summaries.'));
-    for (const id of inProgress) await api(user, 'mutation ($id: UUID!) { cancelGeneration(id: $id) { id } }', { id });
+    for (const id of inProgress) await api(user, 'mutation ($id: UUID!) { cancelGeneration(id: $id) { id } }', { id }, queuedOnly);
     await expectCount(runs.getByRole('row'), 4);
     await page.getByLabel('State').selectOption('completed');
     await visible(page.getByText('No completed summaries.'));

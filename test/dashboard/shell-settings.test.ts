@@ -37,12 +37,18 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     }
     await expect.poll(() => page.getByRole('link', { name: 'Overview', exact: true }).getAttribute('aria-current')).toBe('page');
     await screenshot(page, 'overview');
+    const captured = (await session.context.cookies()).find((cookie) => cookie.name === 'sso_token')!;
+    expect((await getJson(`${server.url}/status`, { headers: { cookie: `sso_token=${captured.value}` } })).status).toBe(200);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/login$/);
     // The session is gone: the dashboard sends the browser back to sign in.
     await page.goto('/');
     await page.waitForURL(/\/login\?next=/);
+    // ... on the server too: a copy of the cookie taken before signing out no longer works.
+    const replayed = await getJson(`${server.url}/status`, { headers: { cookie: `sso_token=${captured.value}` } });
+    expect(replayed.status).toBe(401);
+    expect(replayed.body).toEqual({ error: 'Invalid or expired session' });
     expect(session.problems).toEqual([]);
     await session.context.close();
   });
@@ -68,6 +74,15 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     await panel.getByLabel('Expires').selectOption({ label: '30 days' });
     // A member cannot ask for admin: the choice is not offered.
     await expectCount(panel.getByRole('checkbox', { name: 'admin' }), 0);
+    // Creating a key asks for the password again: first forgotten, then wrong, then right.
+    await panel.getByRole('button', { name: 'Create API key' }).click();
+    await panel.getByRole('alert').filter({ hasText: 'Enter your current password to create an API key.' }).waitFor();
+    await panel.getByLabel('Current password').fill('not the password');
+    await panel.getByRole('button', { name: 'Create API key' }).click();
+    await panel.getByRole('alert').filter({ hasText: 'The current password is wrong' }).waitFor();
+    // The password field is emptied after each attempt.
+    await expect.poll(() => panel.getByLabel('Current password').inputValue()).toBe('');
+    await panel.getByLabel('Current password').fill(member.password);
     await panel.getByRole('button', { name: 'Create API key' }).click();
     const secret = (await panel.getByTestId('new-secret').textContent())!;
     expect(secret).toMatch(/^sk_[0-9a-f]{32}$/);
@@ -118,6 +133,7 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     await panel.getByRole('button', { name: 'Create access token' }).click();
     await panel.getByRole('alert').filter({ hasText: 'Choose at least one scope.' }).waitFor();
     await panel.getByRole('checkbox', { name: 'read:workspace' }).check();
+    await panel.getByLabel('Current password').fill(admin.password);
     await panel.getByRole('button', { name: 'Create access token' }).click();
     const token = (await panel.getByTestId('new-secret').textContent())!;
     expect(token).toMatch(/^pat_[0-9a-f]{32}$/);
@@ -136,6 +152,7 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     await openPage(page, '/settings', 'API keys & tokens');
     const panel = page.getByRole('region', { name: 'API keys', exact: true });
     await panel.getByLabel('Name').fill('After sign-out');
+    await panel.getByLabel('Current password').fill(admin.password);
     await session.context.clearCookies();
     await panel.getByRole('button', { name: 'Create API key' }).click();
     const alert = panel.getByRole('alert').filter({ hasText: 'Could not create the API key:' });

@@ -56,6 +56,7 @@ class MemoryRunLog {
 /** MemoryPubSub that can drop chosen messages and counts subscriptions per channel. */
 class LossyPubSub implements PubSub {
   readonly kind = 'memory' as const;
+  readonly connected = true;
   private readonly inner = new MemoryPubSub();
   readonly subscribeCalls = new Map<string, number>();
   readonly active = new Map<string, number>();

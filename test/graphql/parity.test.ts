@@ -11,7 +11,7 @@ import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
 import { graphql, loadSamples } from '../helpers/returns-data.ts';
 import { HTTP_STATUS_BY_CODE, type ErrorCode } from '../../src/errors.ts';
 
-const HARBOR = 'Harbor Growth Fund LP';
+const HARBOR = 'Bayview Growth Fund LP';
 const NORTHWIND = 'Northwind Family Trust';
 
 const COMPARISON_FIELDS = 'accountCode entityName date custodianReturn computedReturn differenceBps status reason matchThresholdBps reviewThresholdBps';
@@ -25,7 +25,7 @@ const DIETZ = `query Dietz($entityName: String!, $startDate: Date!, $endDate: Da
     entityName accountCode startDate endDate annualized
     timeWeightedReturn { value nullReason method weighting }
     modifiedDietzReturn { value nullReason method weighting }
-    days { date startDate beginValue endValue netFlow weightedFlow returnValue nullReason }
+    days { date startDate beginValue endValue netFlow weightedFlow returnValue nullReason cumulativeReturn }
   } }`;
 const CASH = `query Cash($entityName: String!, $first: Int, $after: String) {
   cashTransactions(entityName: $entityName, first: $first, after: $after) {

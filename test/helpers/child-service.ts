@@ -53,6 +53,8 @@ export interface ChildService {
 
 export interface ChildOptions {
   env?: Record<string, string>;
+  /** variables of the helper's defaults to leave unset (the service's own defaults apply), e.g. NODE_ENV */
+  unsetEnv?: string[];
   /** reuse the directories (and schema) of an earlier child: a restart */
   reuse?: Pick<ChildService, 'dataDir' | 'tmpDir' | 'env'>;
   /** resolve only once /health answers (default true) */
@@ -96,6 +98,7 @@ export async function startChildService(options: ChildOptions = {}): Promise<Chi
     ...databaseEnv,
     ...options.env,
   };
+  for (const name of options.unsetEnv ?? []) delete env[name];
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: string[] = [];
   const stderr: string[] = [];

@@ -8,7 +8,7 @@ import { createLogger } from '../../src/log.ts';
 import { JobQueue } from '../../src/jobs/job-queue.ts';
 import { LocalBlobStore } from '../../src/storage/blob-store.ts';
 import { StorageService, type UploadInput } from '../../src/storage/storage-service.ts';
-import { IngestService, MAX_STORED_ROW_ERRORS, type FileIngester, type IngestResult } from '../../src/ingest/ingest-service.ts';
+import { IngestService, MAX_STORED_ROW_ERRORS, MAX_STORED_ROW_WARNINGS, type FileIngester, type IngestResult } from '../../src/ingest/ingest-service.ts';
 import { IngestWorker } from '../../src/ingest/ingest-worker.ts';
 import { parsePnl, type PnlRow } from '../../src/ingest/csv-formats.ts';
 import { dailySeries, defaultTiming } from '../../src/returns/dietz.ts';
@@ -115,13 +115,14 @@ describe('IngestService: pnl', () => {
     expect(await orgCounts(orgId)).toEqual({ entities: 2, valuations: 30, flows: 7, custodianReturns: 0, dailyReturns: 28 });
 
     const file = await db.prisma.uploadedFile.findUniqueOrThrow({ where: { id: result.id } });
-    expect(file).toMatchObject({ status: 'processed', rowCount: 33, errorCount: 0 });
+    expect(file).toMatchObject({ status: 'processed', rowCount: 33, errorCount: 0, warningCount: 0 });
+    expect(result.warningCount).toBe(0);
     expect(file.processedAt).toBeInstanceOf(Date);
     expect(file.statusDetail).toBe('Loaded 33 rows for 2 entities; 28 daily returns recomputed');
 
     const entities = await db.prisma.entity.findMany({ where: { orgId }, orderBy: { accountCode: 'asc' } });
     expect(entities.map((e) => [e.accountCode, e.entityName])).toEqual([
-      ['ACC-1001', 'Harbor Growth Fund LP'],
+      ['ACC-1001', 'Bayview Growth Fund LP'],
       ['ACC-2002', 'Northwind Family Trust'],
     ]);
 
@@ -183,9 +184,9 @@ describe('IngestService: pnl', () => {
     const corrected = [
       'account_code,entity_name,date,market_value,cash_flow,flow_timing,description',
       // 03-05: corrected value, the 250000 subscription is now 260000
-      'ACC-1001,Harbor Growth Fund LP,2025-03-05,12695535.86,260000.00,start_of_day,Corrected subscription',
+      'ACC-1001,Bayview Growth Fund LP,2025-03-05,12695535.86,260000.00,start_of_day,Corrected subscription',
       // 03-12: the redemption is removed (the date is present without a flow)
-      'ACC-1001,Harbor Growth Fund LP,2025-03-12,12847074.03,,,',
+      'ACC-1001,Bayview Growth Fund LP,2025-03-12,12847074.03,,,',
       // 03-14 of ACC-2002: two flows become one
       'ACC-2002,Northwind Family Trust,2025-03-14,3369216.96,97500.00,end_of_day,Net wire',
       // a new day
@@ -333,6 +334,77 @@ describe('IngestService: pnl', () => {
   });
 });
 
+describe('IngestService: warnings for rows that count in no return', () => {
+  const HEADER = 'account_code,entity_name,date,market_value,cash_flow,flow_timing,description';
+  const warningsOf = (fileId: string) =>
+    db.prisma.fileRowWarning.findMany({ where: { fileId }, orderBy: { line: 'asc' }, select: { line: true, column: true, message: true } });
+
+  it('a flow on (or before) the first valuation date, or of an entity without valuations, loads with a warning; the file is processed', async () => {
+    const orgId = await newOrg();
+    const csv = [
+      HEADER,
+      'ACC-W1,Warned Fund,2024-01-02,1000.00,500.00,,Seed on the first day', // line 2: on the first valuation date
+      'ACC-W1,Warned Fund,2024-01-03,1600.00,,,',
+      'ACC-W1,Warned Fund,2024-01-04,1700.00,50.00,,Counted', // line 4: counted in (01-03, 01-04]
+      'ACC-W1,Warned Fund,2024-01-01,,-20.00,,Before any valuation', // line 5: before the first valuation
+      'ACC-W2,Flows Only,2024-01-02,,75.00,,', // line 6: an entity without valuations
+    ].join('\n');
+    const result = await uploadAndIngest(orgId, textFile(csv));
+    expect(result).toMatchObject({ status: 'processed', errorCount: 0, warningCount: 3, rowCount: 5 });
+    const file = await storage.get(result.id);
+    expect(file).toMatchObject({ status: 'processed', errorCount: 0, warningCount: 3 });
+    expect(file!.statusDetail).toMatch(/3 warnings: cash flows that count in no return/);
+    const warnings = await warningsOf(result.id);
+    expect(warnings.map((w) => [w.line, w.column])).toEqual([[2, 'cash_flow'], [5, 'cash_flow'], [6, 'cash_flow']]);
+    expect(warnings[0]!.message).toMatch(/2024-01-02, the first valuation date of account ACC-W1, counts in no return/);
+    expect(warnings[1]!.message).toMatch(/2024-01-01, before the first valuation \(2024-01-02\) of account ACC-W1/);
+    expect(warnings[2]!.message).toMatch(/account ACC-W2 has no valuation/);
+    // the flows are stored all the same; the returns count only the 01-04 one
+    expect((await orgCounts(orgId)).flows).toBe(4);
+    const days = (await db.pool.query(`SELECT date::text AS date, "netFlow"::text AS "netFlow" FROM "DailyReturn" WHERE "entityId" = $1 ORDER BY date`, [await entityId(orgId, 'ACC-W1')])).rows;
+    expect(days.map((d) => [d.date, Number(d.netFlow)])).toEqual([['2024-01-03', 0], ['2024-01-04', 50]]);
+  });
+
+  it("checks against the entity's earliest valuation over every file; every ingest replaces the file's warnings", async () => {
+    const orgId = await newOrg();
+    const later = [HEADER, 'ACC-E,Early Fund,2024-02-01,1000.00,100.00,,', 'ACC-E,Early Fund,2024-02-02,1150.00,,,'].join('\n');
+    const first = await uploadAndIngest(orgId, textFile(later, 'later.csv'));
+    expect(first).toMatchObject({ status: 'processed', warningCount: 1 });
+    expect((await warningsOf(first.id)).map((w) => w.line)).toEqual([2]);
+
+    // An earlier valuation from another file: the flow now counts (the recompute covers it).
+    const earlier = await uploadAndIngest(orgId, textFile([HEADER, 'ACC-E,Early Fund,2024-01-31,900.00,,,'].join('\n'), 'earlier.csv'));
+    expect(earlier).toMatchObject({ status: 'processed', warningCount: 0 });
+    const day = (await db.pool.query(`SELECT "netFlow"::text AS "netFlow" FROM "DailyReturn" WHERE "entityId" = $1 AND date = '2024-02-01'`, [await entityId(orgId, 'ACC-E')])).rows[0];
+    expect(Number(day.netFlow)).toBe(100);
+
+    // The same file uploaded again: its first date is no longer the entity's first valuation date.
+    const again = await uploadAndIngest(orgId, textFile(later, 'later.csv'));
+    expect(again).toMatchObject({ status: 'processed', warningCount: 0 });
+    expect(await warningsOf(again.id)).toEqual([]);
+
+    // Ingesting the first file again (as a retried job does) replaces its warnings rather than adding to them.
+    await db.pool.query(`UPDATE "UploadedFile" SET status = 'processing' WHERE id = $1`, [first.id]);
+    const reingested = await ingest.ingestFile(first.id);
+    expect(reingested).toMatchObject({ status: 'processed', warningCount: 0 });
+    expect(await warningsOf(first.id)).toEqual([]);
+    expect((await storage.get(first.id))!.warningCount).toBe(0);
+  });
+
+  it('counts every warning but stores at most 1000; a failed file has none', async () => {
+    const orgId = await newOrg();
+    const flows = Array.from({ length: 1200 }, (_, i) => `ACC-F,Flows Fund,${new Date(Date.UTC(2020, 0, 1 + i)).toISOString().slice(0, 10)},,10.00,,`);
+    const result = await uploadAndIngest(orgId, textFile([HEADER, ...flows].join('\n')));
+    expect(result).toMatchObject({ status: 'processed', warningCount: 1200 });
+    expect(await db.prisma.fileRowWarning.count({ where: { fileId: result.id } })).toBe(MAX_STORED_ROW_WARNINGS);
+    expect((await warningsOf(result.id))[0]!.line).toBe(2);
+
+    const failed = await uploadAndIngest(orgId, textFile([HEADER, 'ACC-G,Bad,2024-01-02,1.00,5.00,,', 'ACC-G,Bad,2024-13-01,1.00,,,'].join('\n')));
+    expect(failed).toMatchObject({ status: 'failed', warningCount: 0 });
+    expect(await warningsOf(failed.id)).toEqual([]);
+  });
+});
+
 describe('IngestService: performance', () => {
   it('loads samples/performance-sample.csv as custodian returns (fractions), idempotently', async () => {
     const orgId = await newOrg();
@@ -347,7 +419,7 @@ describe('IngestService: performance', () => {
       ['2025-03-04', '-0.001874'],
       ['2025-03-05', '-0.003206'],
     ]);
-    await uploadAndIngest(orgId, textFile('account_code,entity_name,date,return,return_unit\nACC-1001,Harbor Growth Fund LP,2025-03-04,-20,bps\n'));
+    await uploadAndIngest(orgId, textFile('account_code,entity_name,date,return,return_unit\nACC-1001,Bayview Growth Fund LP,2025-03-04,-20,bps\n'));
     expect((await orgCounts(orgId)).custodianReturns).toBe(28);
     const updated = await db.pool.query(
       `SELECT "returnValue"::text AS r FROM "CustodianReturn" WHERE "entityId" = $1 AND date = '2025-03-04'`,
@@ -439,7 +511,7 @@ describe('IngestWorker', () => {
         started.resolve();
         await release.promise;
         finished = true;
-        return { fileId, status: 'processed', rowCount: 0, errorCount: 0, entities: 0, dailyReturns: 0, detail: null, timings: { loadMs: 0, recomputeMs: 0, totalMs: 0 } };
+        return { fileId, status: 'processed', rowCount: 0, errorCount: 0, warningCount: 0, entities: 0, dailyReturns: 0, detail: null, timings: { loadMs: 0, recomputeMs: 0, totalMs: 0 } };
       },
       async markFailed() {},
     };

@@ -30,7 +30,7 @@ import { TOOLS } from '../../rest-compat/json-rpc/tools.ts';
 import { FORBIDDEN_ERROR_CODE } from '../../rest-compat/json-rpc/mcp-endpoint.ts';
 
 const SCOPES = ['read:workspace', 'write:workspace', 'read:returns', 'read:pnl'];
-const HARBOR = 'Harbor Growth Fund LP';
+const HARBOR = 'Bayview Growth Fund LP';
 const NORTHWIND = 'Northwind Family Trust';
 const pnl = parsePnl(readSample(SAMPLE_PNL));
 const performance = parsePerformance(readSample(SAMPLE_PERFORMANCE));

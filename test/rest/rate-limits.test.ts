@@ -17,7 +17,7 @@ const RETURNS_PER_MINUTE = 5;
 const UPLOADS_PER_MINUTE = 2;
 const REDIS_URL = process.env.REDIS_URL;
 const NO_REDIS = !REDIS_URL;
-const HARBOR = encodeURIComponent('Harbor Growth Fund LP');
+const HARBOR = encodeURIComponent('Bayview Growth Fund LP');
 const RETURNS_PATHS = [
   '/api/returns/comparison',
   `/api/returns/dietz-daily?entity_name=${HARBOR}&start_date=2025-03-03&end_date=2025-03-21`,
@@ -152,8 +152,8 @@ describe('returns budget through GraphQL', () => {
     expect(parseRateLimit(limited.headers.get('ratelimit'), 'returns').r).toBe(0);
 
     for (const query of [
-      '{ dietzDailyReturns(entityName: "Harbor Growth Fund LP", startDate: "2025-03-03", endDate: "2025-03-21") { entityName } }',
-      '{ cashTransactions(entityName: "Harbor Growth Fund LP") { edges { node { id } } } }',
+      '{ dietzDailyReturns(entityName: "Bayview Growth Fund LP", startDate: "2025-03-03", endDate: "2025-03-21") { entityName } }',
+      '{ cashTransactions(entityName: "Bayview Growth Fund LP") { edges { node { id } } } }',
     ]) {
       const response = await graphql(server.url, { 'x-api-key': key }, query);
       expect(response.body.errors![0].extensions!.code).toBe('RATE_LIMITED');
@@ -166,7 +166,7 @@ describe('returns budget through GraphQL', () => {
     const three = await graphql(server.url, { 'x-api-key': key }, `{
       a: returnComparison(first: 1) { edges { node { date } } }
       b: returnComparison(first: 1) { edges { node { date } } }
-      c: dietzDailyReturns(entityName: "Harbor Growth Fund LP", startDate: "2025-03-03", endDate: "2025-03-05") { entityName }
+      c: dietzDailyReturns(entityName: "Bayview Growth Fund LP", startDate: "2025-03-03", endDate: "2025-03-05") { entityName }
     }`);
     expect(three.body.errors).toBeUndefined();
     expect(parseRateLimit(three.headers.get('ratelimit'), 'returns').r).toBe(RETURNS_PER_MINUTE - 3);

@@ -10,7 +10,7 @@ import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
 import { loadFiles, loadSamples, readSample, SAMPLE_PERFORMANCE, SAMPLE_PNL } from '../helpers/returns-data.ts';
 import { dailyReturns, dayNumber, link, modifiedDietz, parsePerformance, parsePnl, Rational } from '../helpers/exact-dietz.ts';
 
-const HARBOR = 'Harbor Growth Fund LP';
+const HARBOR = 'Bayview Growth Fund LP';
 const NORTHWIND = 'Northwind Family Trust';
 const pnl = parsePnl(readSample(SAMPLE_PNL));
 const performance = parsePerformance(readSample(SAMPLE_PERFORMANCE));
@@ -249,6 +249,12 @@ describe('GET /api/returns/dietz-daily', () => {
     // The linked (time-weighted) return links the daily returns as published (12 dp).
     const linked = link(data.days.map((day: any) => Rational.parse(day.return_value)));
     expect(data.time_weighted_return).toMatchObject({ value: linked.toFixed(12), null_reason: null, weighting: 'time-weighted' });
+    // Each day's cumulative_return (as GraphQL's cumulativeReturn) links the days up to it; the last is the period's.
+    data.days.forEach((day: any, i: number) => {
+      const upTo = link(data.days.slice(0, i + 1).map((d: any) => Rational.parse(d.return_value)));
+      expect(day.cumulative_return, `${name} ${day.date} cumulative`).toBe(upTo.toFixed(12));
+    });
+    expect(data.days.at(-1).cumulative_return).toBe(data.time_weighted_return.value);
     expect(data.time_weighted_return.method).toMatch(/link/i);
     // One Modified Dietz over the whole range is the money-weighted return.
     const whole = modifiedDietz(entity, first, last);

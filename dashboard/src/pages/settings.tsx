@@ -37,7 +37,7 @@ interface CredentialKind {
   plural: string;
   usage: string;
   list: TypedDocumentNode<{ items: Credential[] }>;
-  create: TypedDocumentNode<{ created: { key: string; credential: Credential } }, { input: CreateInput }>;
+  create: TypedDocumentNode<{ created: { key: string; credential: Credential } }, { input: CreateInput; currentPassword?: string }>;
   revoke: TypedDocumentNode<{ revoked: Credential }, { id: string }>;
 }
 
@@ -49,7 +49,8 @@ const kinds: CredentialKind[] = [
     plural: 'API keys',
     usage: 'Send it in the x-api-key header to the REST endpoints (and /graphql).',
     list: gql(`query ApiKeys { items: apiKeys { ${fields} } }`),
-    create: gql(`mutation CreateApiKey($input: CreateApiKeyInput!) { created: createApiKey(input: $input) { key credential: apiKey { ${fields} } } }`),
+    create: gql(`mutation CreateApiKey($input: CreateApiKeyInput!, $currentPassword: String) {
+      created: createApiKey(input: $input, currentPassword: $currentPassword) { key credential: apiKey { ${fields} } } }`),
     revoke: gql(`mutation RevokeApiKey($id: UUID!) { revoked: revokeApiKey(id: $id) { ${fields} } }`),
   },
   {
@@ -59,7 +60,8 @@ const kinds: CredentialKind[] = [
     plural: 'access tokens',
     usage: 'Send it as Authorization: Bearer <token> to the JSON-RPC tool endpoint /api/service (and any other endpoint).',
     list: gql(`query AccessTokens { items: accessTokens { ${fields} } }`),
-    create: gql(`mutation CreateAccessToken($input: CreateAccessTokenInput!) { created: createAccessToken(input: $input) { key credential: accessToken { ${fields} } } }`),
+    create: gql(`mutation CreateAccessToken($input: CreateAccessTokenInput!, $currentPassword: String) {
+      created: createAccessToken(input: $input, currentPassword: $currentPassword) { key credential: accessToken { ${fields} } } }`),
     revoke: gql(`mutation RevokeAccessToken($id: UUID!) { revoked: revokeAccessToken(id: $id) { ${fields} } }`),
   },
 ];
@@ -80,17 +82,26 @@ const EXPIRIES = [
   { value: '', label: 'Never' },
 ];
 
+/**
+ * Whether creating a credential asks for the current password (a user with a password), so a
+ * session cannot mint a credential that outlives it; without one the credential expires with the session.
+ */
+const PasswordRequiredQuery = gql<{ me: { passwordRequired: boolean } }>(`query CredentialConfirmation { me { passwordRequired } }`);
+
 export default function SettingsPage() {
+  const [{ data }] = useQuery({ query: PasswordRequiredQuery });
+  // Until the answer arrives the field is shown: asking once too often is harmless.
+  const passwordRequired = data?.me.passwordRequired ?? true;
   return (
     <Page title="API keys & tokens" intro="Credentials for programs that call the service on your behalf. Each secret is shown once, when it is created.">
       {kinds.map((kind) => (
-        <CredentialsPanel key={kind.id} kind={kind} />
+        <CredentialsPanel key={kind.id} kind={kind} passwordRequired={passwordRequired} />
       ))}
     </Page>
   );
 }
 
-function CredentialsPanel({ kind }: { kind: CredentialKind }) {
+function CredentialsPanel({ kind, passwordRequired }: { kind: CredentialKind; passwordRequired: boolean }) {
   const [{ data, error, fetching }, refresh] = useQuery({ query: kind.list });
   const [created, setCreated] = useState<{ key: string; credential: Credential } | null>(null);
   const [revokeState, revoke] = useMutation(kind.revoke);
@@ -109,6 +120,7 @@ function CredentialsPanel({ kind }: { kind: CredentialKind }) {
       <p className="hint">{kind.usage}</p>
       <CreateCredentialForm
         kind={kind}
+        passwordRequired={passwordRequired}
         onCreated={(value) => {
           setCreated(value);
           setRevokedName(null);
@@ -180,9 +192,18 @@ function statusOf(item: Credential) {
   return <Badge tone="success">Active</Badge>;
 }
 
-function CreateCredentialForm({ kind, onCreated }: { kind: CredentialKind; onCreated: (value: { key: string; credential: Credential }) => void }) {
+function CreateCredentialForm({
+  kind,
+  passwordRequired,
+  onCreated,
+}: {
+  kind: CredentialKind;
+  passwordRequired: boolean;
+  onCreated: (value: { key: string; credential: Credential }) => void;
+}) {
   const viewer = useViewer();
   const [name, setName] = useState('');
+  const [currentPassword, setCurrentPassword] = useState('');
   const [scopes, setScopes] = useState<string[]>(['read:returns']);
   const [expiresIn, setExpiresIn] = useState('90d');
   const [invalid, setInvalid] = useState<string | null>(null);
@@ -193,8 +214,12 @@ function CreateCredentialForm({ kind, onCreated }: { kind: CredentialKind; onCre
     event.preventDefault();
     if (!name.trim()) return setInvalid('Give it a name, so you can tell your credentials apart.');
     if (scopes.length === 0) return setInvalid('Choose at least one scope.');
+    if (passwordRequired && !currentPassword) return setInvalid(`Enter your current password to create ${article(kind.noun)} ${kind.noun}.`);
     setInvalid(null);
-    const result = await create({ input: { name: name.trim(), scopes, ...(expiresIn ? { expiresIn } : {}) } });
+    const input = { name: name.trim(), scopes, ...(expiresIn ? { expiresIn } : {}) };
+    const result = await create({ input, ...(passwordRequired ? { currentPassword } : {}) });
+    // The password is not kept around, whatever the outcome.
+    setCurrentPassword('');
     if (result.data) {
       onCreated(result.data.created);
       setName('');
@@ -234,6 +259,26 @@ function CreateCredentialForm({ kind, onCreated }: { kind: CredentialKind; onCre
           ))}
         </div>
       </fieldset>
+      {passwordRequired ? (
+        <div>
+          <label>
+            Current password
+            <input
+              type="password"
+              autoComplete="current-password"
+              value={currentPassword}
+              onChange={(e) => setCurrentPassword(e.target.value)}
+              aria-describedby={`${kind.id}-password-hint`}
+              required
+            />
+          </label>
+          <p className="hint" id={`${kind.id}-password-hint`}>
+            Asked each time, so that someone else at your signed-in browser cannot create {article(kind.noun)} {kind.noun} for themselves.
+          </p>
+        </div>
+      ) : (
+        <p className="hint">You signed in without a password here, so a new {kind.noun} expires no later than your session.</p>
+      )}
       {invalid && (
         <div className="notice notice-error" role="alert">
           {invalid}
@@ -247,6 +292,10 @@ function CreateCredentialForm({ kind, onCreated }: { kind: CredentialKind; onCre
       </div>
     </form>
   );
+}
+
+function article(noun: string): string {
+  return /^[aeiou]/i.test(noun) ? 'an' : 'a';
 }
 
 function ShownOnce({ kind, secret, name, onDismiss }: { kind: CredentialKind; secret: string; name: string; onDismiss: () => void }) {

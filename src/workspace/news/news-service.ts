@@ -3,6 +3,7 @@ import { AppError } from '../../errors.ts';
 import { decodeCursor, encodeCursor } from '../../returns/returns-service.ts';
 import { LIMITS, boundedText, normalizeTags, normalizeUrl, optionalText } from '../validation.ts';
 import { parseIsoWeek } from './iso-week.ts';
+import { escapeLike } from '../../util/like.ts';
 
 /** `GET /api/news` / `newsArticles`: default and maximum page size. */
 export const NEWS_PAGE = { first: 20, max: 100 } as const;
@@ -228,10 +229,6 @@ function publishedAt(value: Date | null | undefined, now: Date): Date {
   if (value.getTime() > now.getTime() + MAX_FUTURE_MS) throw AppError.badInput('publishedAt', 'must not be more than 1 day in the future');
   if (value.getTime() < EARLIEST_PUBLISHED) throw AppError.badInput('publishedAt', 'must be 1970 or later');
   return value;
-}
-
-function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
 
 function decodeNewsCursor(cursor: string): { publishedAt: Date; id: string } {

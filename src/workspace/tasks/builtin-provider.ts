@@ -2,6 +2,7 @@ import type { Prisma, PrismaClient, Task, TaskComment } from '../../generated/pr
 import { AppError } from '../../errors.ts';
 import { checkTransition, completedAtAfter } from './workflow.ts';
 import type { CommentAuthor, NewTask, TaskChanges, TaskCommentRecord, TaskFilter, TaskPage, TaskProvider, TaskRecord } from './types.ts';
+import { escapeLike } from '../../util/like.ts';
 
 /** A task holds at most this many comments (GET /api/pm/tasks/{id} returns them all). */
 export const MAX_COMMENTS_PER_TASK = 1_000;
@@ -26,7 +27,7 @@ export class BuiltinTaskProvider implements TaskProvider {
     const where: Prisma.TaskWhereInput = {
       userId,
       ...(filter.statuses && filter.statuses.length > 0 ? { status: { in: [...filter.statuses] } } : {}),
-      ...(filter.assignee ? { assignee: { equals: filter.assignee, mode: 'insensitive' } } : {}),
+      ...(filter.assignee ? { assignee: { equals: escapeLike(filter.assignee), mode: 'insensitive' } } : {}),
       ...(filter.label ? { labels: { has: filter.label } } : {}),
       ...(after ? { OR: [{ updatedAt: { lt: after.updatedAt } }, { updatedAt: after.updatedAt, id: { lt: after.id } }] } : {}),
     };

@@ -19,7 +19,7 @@ import {
 const LABEL = 'Task provider';
 
 /**
- * A project-management tool's HTTP API (documented in the README, "Tasks"):
+ * A project-management tool's HTTP API (documented in docs/workspace.md, "Tasks"):
  *
  *   GET   {PM_API_URL}/tasks?owner=&status=a,b&assignee=&label=&limit=&cursor=  -> 200 {"tasks": [Task], "next_cursor": string|null}
  *   POST  {PM_API_URL}/tasks                 body NewTask + owner              -> 201 Task

@@ -4,8 +4,10 @@ import type { Logger } from '../../log.ts';
 import { LIMITS, boundedText, optionalText } from '../validation.ts';
 import { BuiltinTranscriptProvider } from './builtin-provider.ts';
 import { HttpTranscriptProvider } from './http-provider.ts';
-import { TRANSCRIPT_LIMITS, TranscriptParseError, durationSeconds, parseTranscript, speakersOf, type TranscriptFormat } from './parsers.ts';
+import { TRANSCRIPT_LIMITS, TranscriptParseError, durationSeconds, parseTranscript, speakersOf, type ParsedTranscript, type TranscriptFormat } from './parsers.ts';
 import type { TranscriptDetail, TranscriptListOptions, TranscriptPage, TranscriptProvider } from './types.ts';
+import { INSTANT_RANGE_PROBLEM, isStorableInstant } from '../../util/instants.ts';
+import { TEXT_PROBLEMS, textProblem } from '../../util/text.ts';
 
 export interface TranscriptConfig {
   provider: 'builtin' | 'http';
@@ -72,6 +74,8 @@ export class TranscriptService {
       if (error instanceof TranscriptParseError) throw AppError.badInput('content', error.message);
       throw error;
     }
+    const unstorable = unstorableText(parsed);
+    if (unstorable) throw AppError.badInput('content', unstorable);
     const title =
       optionalText(input.title, 'title', LIMITS.titleLength) ??
       (parsed.title === null ? null : boundedText(parsed.title, 'title', LIMITS.titleLength)) ??
@@ -79,6 +83,7 @@ export class TranscriptService {
     if (title === null) throw AppError.badInput('title', 'is required: the content names no title');
     const occurredAt = input.occurredAt ?? parsed.occurredAt ?? options.now ?? new Date();
     if (Number.isNaN(occurredAt.getTime())) throw AppError.badInput('occurredAt', 'must be an ISO 8601 timestamp');
+    if (!isStorableInstant(occurredAt)) throw AppError.badInput('occurredAt', INSTANT_RANGE_PROBLEM);
     const id = await store.create(userId, {
       title,
       occurredAt,
@@ -121,4 +126,18 @@ export function createTranscriptService(options: { config: TranscriptConfig; pri
   }
   const builtin = new BuiltinTranscriptProvider(prisma);
   return new TranscriptService(builtin, builtin);
+}
+
+/**
+ * The first text of a parsed transcript the database could not store (escapes in JSON content
+ * can produce a NUL or half a surrogate pair that the content string itself did not hold).
+ */
+function unstorableText(parsed: ParsedTranscript): string | undefined {
+  const named: [string, string | null][] = [['title', parsed.title], ...(parsed.participants ?? []).map((name, i): [string, string] => [`participant ${i + 1}`, name])];
+  parsed.sentences.forEach((sentence, i) => named.push([`sentence ${i + 1} speaker`, sentence.speaker], [`sentence ${i + 1} text`, sentence.text]));
+  for (const [where, text] of named) {
+    const problem = text === null ? undefined : textProblem(text);
+    if (problem) return `${where} ${TEXT_PROBLEMS[problem]}`;
+  }
+  return undefined;
 }

@@ -3,19 +3,22 @@ import { useQuery } from 'urql';
 import { Badge, toneOf } from '../../components/badge.tsx';
 import { EmptyState, ErrorNotice, Loading } from '../../components/notice.tsx';
 import { formatBytes, formatDateTime } from '../../components/format.ts';
-import { IN_PROGRESS, ROW_ERRORS_SHOWN, RowErrorsQuery, type UploadedFile } from './queries.ts';
+import { IN_PROGRESS, ROW_ERRORS_SHOWN, RowErrorsQuery, RowWarningsQuery, type RowError, type UploadedFile } from './queries.ts';
 
 const COLUMNS = 7;
 const count = new Intl.NumberFormat();
 
-/** The organization's files; a file with row errors opens them in a row beneath it. */
+type Panel = 'errors' | 'warnings';
+
+/** The organization's files; a file with row errors (or warnings) opens them in a row beneath it. */
 export function FileTable({ files, filtered }: { files: UploadedFile[]; filtered: boolean }) {
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
   const announcement = useStatusAnnouncements(files);
-  const toggle = (id: string) =>
+  const toggle = (id: string, panel: Panel) =>
     setOpen((current) => {
       const next = new Set(current);
-      if (!next.delete(id)) next.add(id);
+      const key = `${id}:${panel}`;
+      if (!next.delete(key)) next.add(key);
       return next;
     });
 
@@ -42,14 +45,16 @@ export function FileTable({ files, filtered }: { files: UploadedFile[]; filtered
                 </th>
                 <th scope="col">Uploaded</th>
                 <th scope="col">
-                  <span className="visually-hidden">Row errors</span>
+                  <span className="visually-hidden">Row errors and warnings</span>
                 </th>
               </tr>
             </thead>
             <tbody>
               {files.map((file) => {
-                const expanded = open.has(file.id);
+                const expanded = open.has(`${file.id}:errors`);
                 const panelId = `row-errors-${file.id}`;
+                const warningsExpanded = open.has(`${file.id}:warnings`);
+                const warningsPanelId = `row-warnings-${file.id}`;
                 return (
                   <Fragment key={file.id}>
                     <tr data-file-id={file.id}>
@@ -69,8 +74,20 @@ export function FileTable({ files, filtered }: { files: UploadedFile[]; filtered
                       </td>
                       <td>
                         {file.errorCount > 0 && (
-                          <button type="button" className="button-secondary button-small" aria-expanded={expanded} aria-controls={panelId} onClick={() => toggle(file.id)}>
+                          <button type="button" className="button-secondary button-small" aria-expanded={expanded} aria-controls={panelId} onClick={() => toggle(file.id, 'errors')}>
                             {expanded ? 'Hide' : 'Show'} {count.format(file.errorCount)} row {file.errorCount === 1 ? 'error' : 'errors'}
+                            <span className="visually-hidden"> of {file.fileName}</span>
+                          </button>
+                        )}
+                        {file.warningCount > 0 && (
+                          <button
+                            type="button"
+                            className="button-secondary button-small file-warnings-button"
+                            aria-expanded={warningsExpanded}
+                            aria-controls={warningsPanelId}
+                            onClick={() => toggle(file.id, 'warnings')}
+                          >
+                            {warningsExpanded ? 'Hide' : 'Show'} {count.format(file.warningCount)} {file.warningCount === 1 ? 'warning' : 'warnings'}
                             <span className="visually-hidden"> of {file.fileName}</span>
                           </button>
                         )}
@@ -80,6 +97,13 @@ export function FileTable({ files, filtered }: { files: UploadedFile[]; filtered
                       <tr className="row-errors-row" id={panelId}>
                         <td colSpan={COLUMNS}>
                           <RowErrors file={file} />
+                        </td>
+                      </tr>
+                    )}
+                    {warningsExpanded && (
+                      <tr className="row-errors-row row-warnings-row" id={warningsPanelId}>
+                        <td colSpan={COLUMNS}>
+                          <RowWarnings file={file} />
                         </td>
                       </tr>
                     )}
@@ -101,11 +125,33 @@ function RowErrors({ file }: { file: UploadedFile }) {
   const errors = data?.file?.rowErrors ?? [];
   if (errors.length === 0) return <EmptyState>No row errors are stored for this file.</EmptyState>;
   const total = data?.file?.errorCount ?? errors.length;
+  return <RowProblemTable caption={`Row errors of ${file.fileName}`} rows={errors} total={total} />;
+}
+
+/** Rows of a processed file that loaded but count in no return (e.g. a cash flow on the entity's first valuation date). */
+function RowWarnings({ file }: { file: UploadedFile }) {
+  const [{ data, error, fetching }] = useQuery({ query: RowWarningsQuery, variables: { id: file.id, first: ROW_ERRORS_SHOWN } });
+  if (error) return <ErrorNotice error={error} title="The warnings could not be loaded" />;
+  if (fetching && !data) return <Loading label="Loading the warnings…" />;
+  const warnings = data?.file?.rowWarnings ?? [];
+  if (warnings.length === 0) return <EmptyState>No warnings are stored for this file.</EmptyState>;
+  const total = data?.file?.warningCount ?? warnings.length;
+  return (
+    <RowProblemTable
+      caption={`Warnings of ${file.fileName}: rows loaded that count in no return`}
+      rows={warnings}
+      total={total}
+    />
+  );
+}
+
+function RowProblemTable({ caption, rows, total }: { caption: string; rows: RowError[]; total: number }) {
+  const errors = rows;
   return (
     <div className="row-errors">
       <table className="data">
         <caption>
-          Row errors of {file.fileName} <span className="hint">(line 1 is the header row{total > errors.length ? `; the first ${count.format(errors.length)} of ${count.format(total)}` : ''})</span>
+          {caption} <span className="hint">(line 1 is the header row{total > errors.length ? `; the first ${count.format(errors.length)} of ${count.format(total)}` : ''})</span>
         </caption>
         <thead>
           <tr>
@@ -139,7 +185,11 @@ function useStatusAnnouncements(files: UploadedFile[]): string {
     for (const file of files) {
       const before = previous.current.get(file.id);
       if (before && before !== file.status && !IN_PROGRESS.has(file.status)) {
-        finished.push(file.status === 'failed' ? `${file.fileName} failed${file.errorCount > 0 ? ` with ${file.errorCount} row errors` : ''}.` : `${file.fileName} is ${file.status}.`);
+        finished.push(
+          file.status === 'failed'
+            ? `${file.fileName} failed${file.errorCount > 0 ? ` with ${file.errorCount} row errors` : ''}.`
+            : `${file.fileName} is ${file.status}${file.warningCount > 0 ? ` with ${file.warningCount} ${file.warningCount === 1 ? 'warning' : 'warnings'}` : ''}.`,
+        );
       }
       previous.current.set(file.id, file.status);
     }

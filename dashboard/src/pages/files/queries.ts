@@ -36,11 +36,13 @@ export interface UploadedFile {
   statusDetail: string | null;
   rowCount: number | null;
   errorCount: number;
+  /** rows of a processed file that loaded but count in no return */
+  warningCount: number;
   createdAt: string;
   processedAt: string | null;
 }
 
-const FILE_FIELDS = 'id fileName fileType sizeBytes status statusDetail rowCount errorCount createdAt processedAt';
+const FILE_FIELDS = 'id fileName fileType sizeBytes status statusDetail rowCount errorCount warningCount createdAt processedAt';
 
 export interface FilesVariables {
   orgId: string;
@@ -70,6 +72,12 @@ export const ROW_ERRORS_SHOWN = 200;
 export const RowErrorsQuery = gql<{ file: { id: string; errorCount: number; rowErrors: RowError[] } | null }, { id: string; first: number }>(`
   query FileRowErrors($id: UUID!, $first: Int) {
     file(id: $id) { id errorCount rowErrors(first: $first) { line column message } }
+  }
+`);
+
+export const RowWarningsQuery = gql<{ file: { id: string; warningCount: number; rowWarnings: RowError[] } | null }, { id: string; first: number }>(`
+  query FileRowWarnings($id: UUID!, $first: Int) {
+    file(id: $id) { id warningCount rowWarnings(first: $first) { line column message } }
   }
 `);
 

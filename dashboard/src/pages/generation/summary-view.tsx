@@ -85,7 +85,7 @@ function providerNote(provider: string | null): ReactNode {
   return null;
 }
 
-/** What a failed agent means for the summary (README, "Failures and degradation"). */
+/** What a failed agent means for the summary (docs/subscriptions.md, "Failures and degradation"). */
 function consequence(agent: string, provider: string | null): string {
   if (agent === 'writer') return provider === 'offline' ? 'the language model failed, so this is the extractive summary' : 'the writer failed';
   if (agent === 'editor') return 'the summary was not checked for missing findings';
