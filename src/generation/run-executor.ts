@@ -18,7 +18,7 @@ import type { PubSub } from '../pubsub/pubsub.ts';
 import type { ChatProvider } from '../workspace/chat/types.ts';
 import { runAgent, RunStopped, type AgentResult, type AgentWork, type Emit } from './agent-runner.ts';
 import type { WorkspaceCollector } from './collector.ts';
-import { analyze } from './analysts.ts';
+import { analyze, plural } from './analysts.ts';
 import { buildWriterPrompt, composeExtractiveSummary, numberReferences, renderReferences, renumberCitations } from './compose.ts';
 import { reviewCoverage } from './editor.ts';
 import type { ProgressHub } from './progress-hub.ts';
@@ -126,7 +126,7 @@ export class RunExecutor {
     const now = new Date();
     const failedAgents: string[] = [];
 
-    const collected = await runAgent('collector', `Collecting your records from the last ${options.days} day(s)`, (report, agentSignal) =>
+    const collected = await runAgent('collector', `Collecting your records from the last ${plural(options.days, 'day')}`, (report, agentSignal) =>
       this.deps.collector.collect(run.userId, options, now, report, agentSignal), runnerOptions);
     if (!collected.ok) return failedEnding(run.id, `The collector failed: ${collected.error}`, ['collector']);
 
@@ -166,7 +166,7 @@ export class RunExecutor {
       const review = reviewCoverage(summary.markdown, summary.references, analyses, { length: options.length });
       return {
         value: { ...summary, markdown: review.markdown, references: review.references },
-        message: review.missing.length === 0 ? `The summary covers all ${review.checked} key findings` : `Added ${review.missing.length} missing finding(s) to the summary`,
+        message: review.missing.length === 0 ? coveredMessage(review.checked) : `Added ${plural(review.missing.length, 'missing finding')} to the summary`,
         data: { checked: review.checked, covered: review.covered, added: review.missing },
       };
     }, runnerOptions);
@@ -225,8 +225,14 @@ const AGENT_ROLES: Record<string, string> = {
 function analystWork(name: AnalystName, collected: CollectedWorkspace, options: GenerationOptions, now: Date): AgentWork<Analysis> {
   return async (report) => {
     const analysis = await analyze(name, collected, { now, length: options.length, report });
-    return { value: analysis, message: `${analysis.findings.length} finding(s)`, data: { findings: analysis.findings.length, key_terms: analysis.keyTerms, metrics: analysis.metrics } };
+    return { value: analysis, message: plural(analysis.findings.length, 'finding'), data: { findings: analysis.findings.length, key_terms: analysis.keyTerms, metrics: analysis.metrics } };
   };
+}
+
+/** "The summary covers the key finding" (1), "... all 3 key findings" (3), "No key findings to check" (0). */
+function coveredMessage(checked: number): string {
+  if (checked === 0) return 'There were no key findings to check';
+  return checked === 1 ? 'The summary covers the 1 key finding' : `The summary covers all ${checked} key findings`;
 }
 
 function completedEnding(runId: string, summary: WrittenSummary, failedAgents: string[]): Ending {
