@@ -4,10 +4,9 @@ import { fileURLToPath } from 'node:url';
 import compression from 'compression';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Services } from '../services.ts';
-import { sendError } from '../../rest-compat/errors.ts';
-import { unauthenticatedError } from '../context.ts';
 import { contextFor } from './request-context.ts';
 import { signInRedirect } from './auth-pages.ts';
+import { rootIndex } from './root-index.ts';
 
 /** Where `npm start` (scripts/build-dashboard.ts) puts the Vite bundle. */
 export const DASHBOARD_DIST = fileURLToPath(new URL('../../dashboard/dist', import.meta.url));
@@ -29,7 +28,7 @@ const CONTENT_SECURITY_POLICY = [
 
 /**
  * The web dashboard: its page at `/` for a signed-in browser (others go to sign in; an API
- * client without credentials gets the 401 JSON body), its hashed assets at /assets with long
+ * client without credentials gets the public JSON index of root-index.ts), its hashed assets at /assets with long
  * caching, both gzip-compressed for clients that accept it. The page itself is never cached, so a
  * new build is picked up on the next load.
  */
@@ -45,7 +44,8 @@ export function dashboardRoutes(services: Services, distDir = DASHBOARD_DIST): R
     const ctx = await contextFor(services, req);
     if (!ctx.viewer) {
       if (wantsHtml(req)) return res.redirect(303, signInRedirect(services, req));
-      return sendError(res, unauthenticatedError(ctx));
+      // curl and scripts without a key: a public index of the service, not a bare 401.
+      return res.setHeader('Cache-Control', 'no-store').json(rootIndex(services.version));
     }
     sendIndex(res, distDir);
   });

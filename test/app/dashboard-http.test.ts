@@ -51,13 +51,13 @@ describe('the dashboard over HTTP', () => {
     expect(missing.status).toBe(404);
   });
 
-  it('without a session a browser is sent to sign in and an API client gets the 401 body', async () => {
+  it('without a session a browser is sent to sign in and an API client gets the public JSON index', async () => {
     const browser = await fetch(`${server.url}/`, { redirect: 'manual', headers: { accept: 'text/html' } });
     expect(browser.status).toBe(303);
     expect(browser.headers.get('location')).toBe('/login?next=%2F');
     const api = await fetch(`${server.url}/`, { headers: { accept: 'application/json' } });
-    expect(api.status).toBe(401);
-    expect(await api.json()).toEqual({ error: 'Invalid or expired API key' });
+    expect(api.status).toBe(200);
+    expect(await api.json()).toMatchObject({ service: 'gateway', graphql: '/graphql', authentication: { header: 'X-API-Key' } });
   });
 
   it('a bundle that was never built is a 503 page that says how to build it', async () => {

@@ -494,10 +494,11 @@ describe('the sso_token cookie', () => {
         }
       }
     }
+    // `/` itself is public: an API client gets the JSON index there (test/app/root-index.test.ts), never a redirect.
     const json = await fetch(`${server.url}/`, { redirect: 'manual', headers: { accept: 'application/json' } });
-    expect(json.status).toBe(401);
+    expect(json.status).toBe(200);
     expect(json.headers.get('location')).toBeNull();
-    expect(await json.json()).toEqual(INVALID_KEY);
+    expect(await json.json()).toMatchObject({ authentication: { header: 'X-API-Key' } });
   });
 
   it('is accepted on REST endpoints with the role\'s scopes', async () => {
