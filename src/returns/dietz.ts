@@ -419,8 +419,18 @@ function isMissing(value: Decimal.Value | null | undefined): value is null | und
 }
 
 function missingSide(input: ClassifyInput): string {
-  if (isMissing(input.custodian)) return isMissing(input.computed) ? 'both returns' : 'custodian return';
-  return 'computed return';
+  if (isMissing(input.custodian)) return isMissing(input.computed) ? 'Both returns are missing' : 'The custodian return is missing';
+  return 'The computed return is missing';
+}
+
+/**
+ * A distance in bps for a sentence: 2 decimals, or as many as it takes not to look equal to a
+ * threshold it is not equal to (10.00000001 is "10.00000001", never "10.00" over a 10 bps threshold).
+ */
+function readableBps(distance: Decimal, thresholds: Decimal[]): string {
+  const short = fixed(distance, 2);
+  if (!thresholds.some((threshold) => threshold.equals(short) && !threshold.equals(distance))) return short;
+  return fixed(distance, BPS_DP).replace(/0+$/, '');
 }
 
 /** -1, 0 or 1; zero (including -0) has no sign, so 0 vs -0.01 is not a flip. */
@@ -451,23 +461,30 @@ export function classifyDifference(input: ClassifyInput): Classification {
     throw new RangeError('thresholds must satisfy 0 <= matchThresholdBps <= reviewThresholdBps');
   }
   if (isMissing(input.custodian) || isMissing(input.computed)) {
-    return { differenceBps: null, status: 'investigate', reason: `${missingSide(input)} missing` };
+    return { differenceBps: null, status: 'investigate', reason: missingSide(input) };
   }
   const custodian = toDecimal(input.custodian, 'custodian');
   const computed = toDecimal(input.computed, 'computed');
   const difference = computed.minus(custodian).times(10_000);
   const distance = difference.abs();
   const differenceBps = fixed(difference, BPS_DP);
-  const shown = `|difference| ${fixed(distance, BPS_DP)} bps`;
+  // Reasons are sentences a user reads in the comparison table; differenceBps has the full precision.
+  const apart = `${readableBps(distance, [matchBps, reviewBps])} bps apart`;
+  const match = `${matchBps.toString()} bps`;
+  const review = `${reviewBps.toString()} bps`;
 
   if (distance.lessThanOrEqualTo(matchBps)) {
-    return { differenceBps, status: 'match', reason: `${shown} <= match threshold ${matchBps.toString()} bps` };
+    return { differenceBps, status: 'match', reason: `Within the match threshold: ${apart} (threshold ${match})` };
   }
   if (isSignFlip(custodian, computed)) {
-    return { differenceBps, status: 'investigate', reason: `sign flip: custodian ${custodian.toString()} vs computed ${computed.toString()}` };
+    return {
+      differenceBps,
+      status: 'investigate',
+      reason: `Opposite signs: the custodian reports ${custodian.toString()} and the computed return is ${computed.toString()} (${apart})`,
+    };
   }
   if (distance.lessThanOrEqualTo(reviewBps)) {
-    return { differenceBps, status: 'review', reason: `${shown} <= review threshold ${reviewBps.toString()} bps` };
+    return { differenceBps, status: 'review', reason: `Over the match threshold, within the review threshold: ${apart} (thresholds ${match} and ${review})` };
   }
-  return { differenceBps, status: 'investigate', reason: `${shown} > review threshold ${reviewBps.toString()} bps` };
+  return { differenceBps, status: 'investigate', reason: `Over the review threshold: ${apart} (threshold ${review})` };
 }

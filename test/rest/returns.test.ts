@@ -147,7 +147,7 @@ describe('GET /api/returns/comparison', () => {
     const investigate = await allComparisonRows({ status: 'investigate', account_code: 'ACC-1001' });
     expect(investigate.map((row) => row.date)).toEqual(['2025-03-18']);
     expect(investigate[0]).toMatchObject({ custodian_return: '-0.004601000000', computed_return: '-0.008500037807', difference_bps: '-38.99037807' });
-    expect(investigate[0].reason).toMatch(/review threshold 10 bps/);
+    expect(investigate[0].reason).toMatch(/^Over the review threshold: [0-9.]+ bps apart \(threshold 10 bps\)$/);
 
     const match = await allComparisonRows({ status: 'match', account_code: 'ACC-1001' });
     expect(match.map((row) => row.date)).not.toContain('2025-03-12');

@@ -447,7 +447,7 @@ describe('classifyDifference', () => {
     // (-0.0001 - 0.0001) * 10,000 = -2 bps: would be review, but the signs disagree.
     const flip = classify('0.0001', '-0.0001');
     expect(flip).toMatchObject({ differenceBps: '-2.00000000', status: 'investigate' });
-    expect(flip.reason).toMatch(/sign flip/);
+    expect(flip.reason).toBe('Opposite signs: the custodian reports 0.0001 and the computed return is -0.0001 (2.00 bps apart)');
     // (-0.00004 - 0.00004) * 10,000 = -0.8 bps: within the match threshold, noise around zero.
     expect(classify('0.00004', '-0.00004')).toMatchObject({ differenceBps: '-0.80000000', status: 'match' });
     // Zero is neither sign: (-0.0002 - 0) * 10,000 = -2 bps -> review.
@@ -455,9 +455,18 @@ describe('classifyDifference', () => {
   });
 
   it('a missing side is investigate with no difference', () => {
-    expect(classify(null, '0.01')).toEqual({ differenceBps: null, status: 'investigate', reason: 'custodian return missing' });
-    expect(classify('0.01', undefined)).toEqual({ differenceBps: null, status: 'investigate', reason: 'computed return missing' });
-    expect(classify(null, null).status).toBe('investigate');
+    expect(classify(null, '0.01')).toEqual({ differenceBps: null, status: 'investigate', reason: 'The custodian return is missing' });
+    expect(classify('0.01', undefined)).toEqual({ differenceBps: null, status: 'investigate', reason: 'The computed return is missing' });
+    expect(classify(null, null)).toEqual({ differenceBps: null, status: 'investigate', reason: 'Both returns are missing' });
+  });
+
+  it('gives its reason as a sentence a user can read, never a formula', () => {
+    expect(classify('0.0100', '0.0100').reason).toBe('Within the match threshold: 0.00 bps apart (threshold 1 bps)');
+    expect(classify('0.0100', '0.01075').reason).toBe('Over the match threshold, within the review threshold: 7.50 bps apart (thresholds 1 bps and 10 bps)');
+    expect(classify('0.0100', '0.0125').reason).toBe('Over the review threshold: 25.00 bps apart (threshold 10 bps)');
+    // Just over a threshold never reads as equal to it.
+    expect(classify('0.0100', '0.011000000001').reason).toBe('Over the review threshold: 10.00000001 bps apart (threshold 10 bps)');
+    expect(classify('0.0100', '0.0110').reason).toBe('Over the match threshold, within the review threshold: 10.00 bps apart (thresholds 1 bps and 10 bps)');
   });
 
   it('takes per-organization thresholds', () => {

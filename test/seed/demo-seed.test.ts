@@ -177,9 +177,9 @@ describe('seedDemoData', () => {
     expect(review.rows.length).toBeGreaterThanOrEqual(3);
     expect(investigate.rows.length).toBeGreaterThanOrEqual(3);
     const reasons = investigate.rows.map((row) => row.reason).join('\n');
-    expect(reasons).toMatch(/sign flip/);
-    expect(reasons).toMatch(/custodian return missing/);
-    expect(reasons).toMatch(/> review threshold/);
+    expect(reasons).toMatch(/^Opposite signs: /m);
+    expect(reasons).toMatch(/^The custodian return is missing$/m);
+    expect(reasons).toMatch(/^Over the review threshold: /m);
     for (const row of review.rows) expect(Math.abs(Number(row.differenceBps))).toBeGreaterThan(1);
     const accounts = new Set([...match.rows, ...review.rows, ...investigate.rows].map((row) => row.accountCode));
     expect([...accounts].every((code) => code.startsWith('DC-'))).toBe(true);
