@@ -9,7 +9,7 @@ import type { TranscriptFormat } from '../src/workspace/transcripts/parsers.ts';
 export const TRANSCRIPTS_PAGE = { first: 20, max: 100 };
 
 const TranscriptFormatEnum = builder.enumType('TranscriptFormat', {
-  description: 'Import formats: WebVTT (speakers from `<v Name>` or a `Name: ` prefix), SRT (a `Name: ` prefix), or the JSON format documented in the README.',
+  description: 'Import formats: WebVTT (speakers from `<v Name>` or a `Name: ` prefix), SRT (a `Name: ` prefix), or the JSON format documented in docs/workspace.md (Transcripts, Import).',
   values: ['VTT', 'SRT', 'JSON'] as const,
 });
 

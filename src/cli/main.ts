@@ -76,8 +76,8 @@ Commands:
         PostgreSQL, where the service does not seed. Prints the credentials once. Does nothing
         when admin@demo.local exists (a second run says the demo exists).
   transcript:import --email E --file F [--format vtt|srt|json] [--title T] [--occurred-at ISO]
-        Import a meeting transcript (WebVTT, SRT or the JSON format of the README) for the
-        user, as the importTranscript mutation does. --format defaults to the file extension;
+        Import a meeting transcript (WebVTT, SRT or the JSON format of docs/workspace.md) for
+        the user, as the importTranscript mutation does. --format defaults to the file extension;
         --title to the title in the file, else the file name; --occurred-at to JSON
         occurred_at, else now. Limits: 5 MB, 20,000 sentences. Needs the builtin provider.
   help

@@ -67,7 +67,7 @@ export function ImportForm({ onCancel }: { onCancel: () => void }) {
     <Panel id="import-transcript" title="Import a transcript">
       <form className="stack" onSubmit={submit} noValidate aria-describedby={hintId}>
         <p className="hint" id={hintId}>
-          WebVTT (speakers from <code>&lt;v Name&gt;</code> or a <code>Name:</code> prefix), SRT (a <code>Name:</code> prefix) or the JSON format of the README; at most 5 MB.
+          WebVTT (speakers from <code>&lt;v Name&gt;</code> or a <code>Name:</code> prefix), SRT (a <code>Name:</code> prefix) or the JSON format described in <code>docs/workspace.md</code> (Transcripts, Import); at most 5 MB.
         </p>
         <label>
           Transcript file
