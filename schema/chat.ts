@@ -124,7 +124,8 @@ builder.mutationFields((t) => ({
     args: { messages: t.arg({ type: [ChatMessageInput], required: true }) },
     resolve: async (_parent, args, ctx) => {
       await ctx.budgets.charge('chat');
-      return ctx.services.chat.reply(requireViewer(ctx).user.id, args.messages);
+      const viewer = requireViewer(ctx);
+      return ctx.services.chat.reply(viewer.user.id, args.messages, viewer.scopes);
     },
   }),
   sendChatMessage: t.field({
@@ -136,7 +137,8 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: SendChatMessageInput, required: true }) },
     resolve: async (_parent, { input }, ctx) => {
       await ctx.budgets.charge('chat');
-      return ctx.services.chat.send(requireViewer(ctx).user.id, input);
+      const viewer = requireViewer(ctx);
+      return ctx.services.chat.send(viewer.user.id, input, viewer.scopes);
     },
   }),
 }));

@@ -155,7 +155,7 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     health: new HealthService({ db, blobs, queueDepths: () => jobs.depths(), startedAt, version: VERSION, rateLimitKind: rateLimits.kind, pubsubKind: pubsub.kind }),
     benchmark: new BenchmarkService({ db, thresholds: config.benchmark }),
     ...workspace,
-    chat: createChatService(config.chat, db, log.child({ component: 'chat' })),
+    chat: createChatService(config.chat, db, log.child({ component: 'chat' }), config.comparison),
     pubsub,
     progress: generation.hub,
     generation: generation.service,

@@ -130,15 +130,18 @@ describe('composeOfflineAnswer', () => {
     );
     expect(answer.startsWith(OFFLINE_INTRO)).toBe(true);
     expect(answer).toContain('Searching your stickies, links, transcripts, tasks and news for "rebalance" and "plan", I found:');
-    expect(answer).toContain('Stickies (1+):\n- Rebalance plan for Q3 [sticky 3f2a9c1b…]\n- …and more; add a word to narrow the search.');
-    expect(answer).toContain('- Rebalance the growth sleeve of the Harbor fund (in progress, high priority, assigned to Ana) [task "Rebalance the growth sleeve…"]');
+    // Citations are Markdown links to the record in the dashboard (the Chat page renders them clickable).
+    expect(answer).toContain('Stickies (1+):\n- Rebalance plan for Q3 [sticky 3f2a9c1b…](#/stickies)\n- …and more; add a word to narrow the search.');
+    expect(answer).toContain('- Rebalance the growth sleeve of the Harbor fund (in progress, high priority, assigned to Ana) [task "Rebalance the growth sleeve…"](#/tasks/t1)');
   });
 
   it('says when nothing matched and suggests tags', () => {
     const answer = composeOfflineAnswer(query, { stickies: { rows: [], more: false } }, ['q3', 'fees']);
     expect(answer).toBe(
       `${OFFLINE_INTRO}\n\nI found nothing in your stickies, links, transcripts, tasks or news matching "rebalance" or "plan". ` +
-        "Try another word from a note's text, a task title, a tag or label, a link's site or a speaker's name. Your most used tags and labels: q3, fees.",
+        "Try another word from a note's text, a task title, a tag or label, a link's site or a speaker's name. Your most used tags and labels: q3, fees.\n\n" +
+        'I also answer questions about your data, for example: "What is the time-weighted return of DC-1001 this year?", ' +
+        '"How many returns of DC-1001 match the custodian?", "Which files failed and why?".',
     );
   });
 

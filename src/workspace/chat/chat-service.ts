@@ -38,9 +38,9 @@ export class ChatService {
   }
 
   /** The assistant's reply to `messages` (validated: see validateMessages). Nothing is stored. */
-  async reply(userId: string, messages: readonly ChatMessage[]): Promise<ChatReply> {
+  async reply(userId: string, messages: readonly ChatMessage[], scopes?: ReadonlySet<string>): Promise<ChatReply> {
     const valid = validateMessages(messages);
-    const content = await this.provider.reply({ userId, messages: valid });
+    const content = await this.provider.reply({ userId, messages: valid, scopes });
     return { message: { role: 'assistant', content }, provider: this.provider.name };
   }
 
@@ -57,7 +57,7 @@ export class ChatService {
    * The history sent is the newest messages that fit the chat limits (50 messages, 100,000
    * characters), always ending with the new message.
    */
-  async send(userId: string, input: { conversationId?: string | null; content: string }): Promise<SentMessage> {
+  async send(userId: string, input: { conversationId?: string | null; content: string }, scopes?: ReadonlySet<string>): Promise<SentMessage> {
     const content = validContent(input.content, 'content');
     const history = input.conversationId
       ? await this.prisma.conversationMessage.findMany({
@@ -67,7 +67,7 @@ export class ChatService {
         })
       : [];
     const messages = fitHistory([...history.map((m) => ({ role: asRole(m.role), content: m.content })), { role: 'user', content }]);
-    const replyText = await this.provider.reply({ userId, messages });
+    const replyText = await this.provider.reply({ userId, messages, scopes });
     const provider = this.provider.name;
 
     if (!input.conversationId) {
@@ -161,10 +161,18 @@ function asRole(role: string): ChatRole {
   return (CHAT_ROLES as readonly string[]).includes(role) ? (role as ChatRole) : 'user';
 }
 
-/** CHAT_API_URL set: the OpenAI-compatible endpoint; unset: the offline assistant. */
-export function createChatService(config: Config['chat'], db: Pick<Database, 'pool' | 'prisma'>, log?: Logger): ChatService {
+/**
+ * CHAT_API_URL set: the OpenAI-compatible endpoint; unset: the offline assistant, which compares
+ * custodian returns with the service-wide thresholds `comparison` (the defaults when left out).
+ */
+export function createChatService(
+  config: Config['chat'],
+  db: Pick<Database, 'pool' | 'prisma'>,
+  log?: Logger,
+  comparison: Config['comparison'] = { matchBps: 1, reviewBps: 10 },
+): ChatService {
   const provider: ChatProvider = config.apiUrl
     ? new OpenAiChatProvider({ apiUrl: config.apiUrl, apiKey: config.apiKey, model: config.model, timeoutMs: config.timeoutMs, log })
-    : new OfflineChatProvider(db.pool);
+    : new OfflineChatProvider({ pool: db.pool, prisma: db.prisma, comparison });
   return new ChatService({ provider, prisma: db.prisma });
 }

@@ -19,6 +19,12 @@ export interface ChatRequest {
   userId: string;
   /** Validated: 1..50 messages, the last from the user. */
   messages: readonly ChatMessage[];
+  /**
+   * The scopes of the caller's credential (read:returns, read:pnl, ...): the offline assistant
+   * answers from returns and files data only when the scope the REST and GraphQL endpoints
+   * require is among them. Left out: none.
+   */
+  scopes?: ReadonlySet<string>;
 }
 
 /** Something that answers a conversation with the assistant's next message. */
