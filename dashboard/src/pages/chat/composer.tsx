@@ -50,7 +50,7 @@ export function Composer(props: { draft: string; onDraft: (text: string) => void
           disabled={waiting}
           aria-describedby={hintId}
           rows={2}
-          placeholder="Ask about your notes, links, meetings, tasks or news…"
+          placeholder="Ask about your returns, files, tasks, news, notes or meetings…"
         />
         <button type="submit" disabled={waiting || !draft.trim()}>
           {waiting ? 'Sending…' : 'Send'}

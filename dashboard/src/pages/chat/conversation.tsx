@@ -5,10 +5,18 @@ import { ErrorNotice, Loading } from '../../components/notice.tsx';
 import { formatDateTime } from '../../components/format.ts';
 import { useNavigationState } from '../../components/navigation-state.ts';
 import { Composer } from './composer.tsx';
+import { MarkdownText } from './markdown-text.tsx';
 import { CHAT_LISTS, ConversationQuery, SendChatMessage, sendErrorWords, type ConversationMessage } from './api.ts';
 
-/** Questions the offline assistant answers well (a topic, or a kind of record to list). */
-const SUGGESTIONS = ['What do I have on Keystone?', 'My latest notes', 'My tasks about returns', 'News about rates'];
+/** Questions the offline assistant answers well: from the returns, files, tasks and news data, or a search of the workspace. */
+const SUGGESTIONS = [
+  'What is the time-weighted return of Harbor Growth Fund LP this year?',
+  'How many returns of DC-1001 match the custodian?',
+  'Which files failed and why?',
+  'Which tasks are overdue?',
+  "This week's news digest",
+  'What do I have on Keystone?',
+];
 
 /** One conversation (or a new one when id is null): its messages, a thinking indicator, the message box. */
 export function ConversationView({ id }: { id: string | null }) {
@@ -56,8 +64,9 @@ export function ConversationView({ id }: { id: string | null }) {
       {!id && messages.length === 0 && !pending && (
         <div className="chat-welcome">
           <p>
-            Ask the assistant about your workspace. Without a language model configured, the offline assistant searches your stickies, links, transcripts, tasks and news
-            and lists what it finds, with where it found it.
+            Ask the assistant about your data and your workspace. Without a language model configured, the offline assistant answers questions about your returns,
+            custodian comparisons, files, tasks and news with figures and links to the pages they come from, and otherwise searches your stickies, links,
+            transcripts, tasks and news and lists what it finds. It can't forecast or give advice.
           </p>
           <div className="toolbar" role="group" aria-label="Suggestions">
             {SUGGESTIONS.map((s) => (
@@ -104,7 +113,8 @@ function Message({ message }: { message: ConversationMessage }) {
         {message.provider && <span className="badge badge-neutral">{message.provider === 'offline' ? 'offline assistant' : message.provider}</span>}
         <span className="hint">{formatDateTime(message.createdAt)}</span>
       </div>
-      <div className="message-text">{message.content}</div>
+      {/* The assistant writes links (to dashboard pages and cited records) in Markdown: rendered as links, nothing else as markup. */}
+      <div className="message-text">{mine ? message.content : <MarkdownText content={message.content} />}</div>
     </li>
   );
 }
