@@ -412,10 +412,9 @@ async function analyzeNews({ collected, limit, report }: AnalystContext): Promis
     related: scored.filter((s) => s.matches.length > 0).length,
   });
 
-  const details: Finding[] = scored.slice(0, limit).map(({ article, score, matches }) => ({
-    text: `${markdownSafe(article.source) || 'Unknown source'}, ${shortDate(article.publishedAt)}: ${excerpt(article.title, 160) || excerpt(article.url, 160)}${
-      matches.length > 0 ? ` (related to: ${matches.slice(0, 3).join(', ')})` : ''
-    }`,
+  const details: Finding[] = scored.slice(0, limit).map(({ article, score }) => ({
+    // The words that ranked it (matches) only order the list: shown, they read as noise. Tags the user set on the article say something.
+    text: `${markdownSafe(article.source) || 'Unknown source'}, ${shortDate(article.publishedAt)}: ${excerpt(article.title, 160) || excerpt(article.url, 160)}${userTags(article.tags)}`,
     weight: 0.55 + 0.45 * score,
     references: [newsReference(article)],
   }));
@@ -456,6 +455,12 @@ interface ScoredArticle {
   /** 0..1: 70% overlap with interest terms (saturating), 30% recency within the window. */
   score: number;
   matches: string[];
+}
+
+/** " (tags: rates, Fed)" for the tags the user set on an article (at most three), or nothing. */
+function userTags(tags: readonly string[] | undefined): string {
+  const set = [...new Set((tags ?? []).map((tag) => markdownSafe(tag.trim())).filter(Boolean))].slice(0, 3);
+  return set.length > 0 ? ` (tags: ${set.join(', ')})` : '';
 }
 
 function scoreArticle(article: CollectedNews, interests: Map<string, string>, window: CollectedWorkspace): ScoredArticle {

@@ -247,7 +247,8 @@ describe('news analyst', () => {
   it('ranks headlines related to the other sources above unrelated ones', async () => {
     const { analysis } = await run('news', workspace());
     expect(analysis.findings.map((f) => f.text)).toEqual([
-      'Reuters, Nov 15: Markets rally on budget deal (related to: budget, hiring)',
+      // The words it was ranked by are not shown ("related to: budget, hiring" read as noise).
+      'Reuters, Nov 15: Markets rally on budget deal',
       'AP, Nov 18: Cat rescued from tree',
       'Reuters, Nov 11: Weather turns cold',
       '3 articles from 2 sources: Reuters (2), AP (1).',
@@ -255,6 +256,15 @@ describe('news analyst', () => {
     expect(analysis.findings[0].references).toEqual([{ kind: 'news', id: 'n2', title: 'Markets rally on budget deal' }]);
     expect(analysis.metrics).toEqual({ articles: 3, sources: 2, bySource: ['Reuters: 2', 'AP: 1'] });
     expectSafeFindings(analysis);
+  });
+
+  it('shows the tags the user set on an article, and only those', async () => {
+    const tagged = workspace();
+    tagged.news = tagged.news!.map((article) => (article.id === 'n3' ? { ...article, tags: ['weather', 'Ops', 'weather', 'x', 'y'] } : article));
+    const { analysis } = await run('news', tagged);
+    expect(analysis.findings.map((f) => f.text)).toContain('Reuters, Nov 11: Weather turns cold (tags: weather, Ops, x)');
+    expect(analysis.findings.map((f) => f.text)).toContain('Reuters, Nov 15: Markets rally on budget deal');
+    expect(analysis.findings.map((f) => f.text).join('\n')).not.toContain('related to');
   });
 });
 
