@@ -8,6 +8,7 @@ import type { Browser } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { callApi, createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
 import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
+import { expectNoHorizontalScroll, expectOneLine, expectWithinWidth, PHONE } from './phone.ts';
 
 describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, system', () => {
   let server: TestServer;
@@ -74,6 +75,16 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     await panel.getByLabel('Expires').selectOption({ label: '30 days' });
     // A member cannot ask for admin: the choice is not offered.
     await expectCount(panel.getByRole('checkbox', { name: 'admin' }), 0);
+    // Each scope says what it allows, next to its name.
+    for (const [scope, allows] of [
+      ['read:pnl', 'List uploaded files and read cash transactions'],
+      ['read:returns', 'Read return comparisons, daily returns and the benchmark'],
+      ['write:upload', 'Upload pnl and performance CSV files'],
+      ['read:workspace', 'Read your stickies, links, transcripts, tasks, news and summaries'],
+      ['write:workspace', 'Change your workspace, chat, and start or cancel summaries'],
+    ]) {
+      await expect.poll(() => panel.locator('label', { has: page.getByRole('checkbox') }).filter({ hasText: scope }).textContent()).toBe(`${scope} ${allows}`);
+    }
     // Creating a key asks for the password again: first forgotten, then wrong, then right.
     await panel.getByRole('button', { name: 'Create API key' }).click();
     await panel.getByRole('alert').filter({ hasText: 'Enter your current password to create an API key.' }).waitFor();
@@ -197,7 +208,7 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
   });
 
   it("at a phone's width the navigation folds behind the Menu button and is keyboard usable", async () => {
-    const session = await signInToDashboard(browser, server.url, admin, { width: 390, height: 844 });
+    const session = await signInToDashboard(browser, server.url, admin, PHONE);
     const { page } = session;
     const nav = page.getByRole('navigation', { name: 'Main' });
     await expect.poll(() => nav.isVisible()).toBe(false);
@@ -211,9 +222,19 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     // Nothing is wider than the screen.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await openPage(page, '/settings', 'API keys & tokens');
-    await page.getByRole('table', { name: 'Your API keys' }).waitFor();
-    // Wide tables scroll inside their frame; the page itself does not.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    const keys = page.getByRole('table', { name: 'Your API keys' });
+    await keys.waitFor();
+    // The page does not scroll sideways; each key is a card with its status and Revoke on the screen.
+    await expectNoHorizontalScroll(page);
+    const row = keys.locator('tbody > tr').first();
+    await expectWithinWidth(page, row.getByRole('cell').first());
+    const status = row.locator('.badge', { hasText: 'Active' });
+    await expectWithinWidth(page, status);
+    await expectOneLine(status);
+    await expectWithinWidth(page, row.getByRole('button', { name: /^Revoke / }));
+    // What each scope allows, in words beside its name.
+    const panel = page.getByRole('region', { name: 'API keys', exact: true });
+    await expectWithinWidth(page, panel.getByText('Read return comparisons, daily returns and the benchmark'));
     await screenshot(page, 'settings-phone');
     expect(session.problems).toEqual([]);
     await session.context.close();

@@ -66,14 +66,22 @@ const kinds: CredentialKind[] = [
   },
 ];
 
+/**
+ * What each scope lets a credential do, in words: the one list the form and the table read.
+ * The scopes themselves are defined by the service (src/auth/scopes.ts; docs/authentication.md).
+ */
 const SCOPES: { scope: string; description: string }[] = [
-  { scope: 'read:pnl', description: 'read uploaded files and cash transactions' },
-  { scope: 'read:returns', description: 'read return comparisons and daily returns' },
-  { scope: 'write:upload', description: 'upload files' },
-  { scope: 'read:workspace', description: 'read stickies, links, transcripts, tasks, news' },
-  { scope: 'write:workspace', description: 'change the workspace, chat, summaries' },
-  { scope: 'admin', description: 'administration (admins only)' },
+  { scope: 'read:pnl', description: 'List uploaded files and read cash transactions' },
+  { scope: 'read:returns', description: 'Read return comparisons, daily returns and the benchmark' },
+  { scope: 'write:upload', description: 'Upload pnl and performance CSV files' },
+  { scope: 'read:workspace', description: 'Read your stickies, links, transcripts, tasks, news and summaries' },
+  { scope: 'write:workspace', description: 'Change your workspace, chat, and start or cancel summaries' },
+  { scope: 'admin', description: 'Everything above, plus administration such as running the self-test (admins only)' },
 ];
+
+function scopeDescription(scope: string): string | undefined {
+  return SCOPES.find((s) => s.scope === scope)?.description;
+}
 
 const EXPIRIES = [
   { value: '30d', label: '30 days' },
@@ -136,7 +144,7 @@ function CredentialsPanel({ kind, passwordRequired }: { kind: CredentialKind; pa
       {data && data.items.length === 0 && <EmptyState>You have no {kind.plural} yet.</EmptyState>}
       {data && data.items.length > 0 && (
         <div className="table-wrap" tabIndex={0}>
-          <table className="data" aria-label={`Your ${kind.plural}`}>
+          <table className="data stack" aria-label={`Your ${kind.plural}`}>
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -155,14 +163,20 @@ function CredentialsPanel({ kind, passwordRequired }: { kind: CredentialKind; pa
               {data.items.map((item) => (
                 <tr key={item.id}>
                   <td>{item.name}</td>
-                  <td>
+                  <td data-label="Prefix">
                     <code>{item.prefix}…</code>
                   </td>
-                  <td>{item.scopes.map((s) => <span key={s} className="tag">{s}</span>)}</td>
-                  <td>{formatDateTime(item.createdAt)}</td>
-                  <td>{formatDateTime(item.lastUsedAt, 'Never')}</td>
-                  <td>{formatDateTime(item.expiresAt, 'Never')}</td>
-                  <td>{statusOf(item)}</td>
+                  <td data-label="Scopes">
+                    {item.scopes.map((s) => (
+                      <span key={s} className="tag" title={scopeDescription(s)}>
+                        {s}
+                      </span>
+                    ))}
+                  </td>
+                  <td data-label="Created">{formatDateTime(item.createdAt)}</td>
+                  <td data-label="Last used">{formatDateTime(item.lastUsedAt, 'Never')}</td>
+                  <td data-label="Expires">{formatDateTime(item.expiresAt, 'Never')}</td>
+                  <td data-label="Status">{statusOf(item)}</td>
                   <td>
                     {!item.revokedAt && (
                       <ConfirmButton
@@ -246,15 +260,17 @@ function CreateCredentialForm({
       </div>
       <fieldset>
         <legend>Scopes</legend>
-        <div className="form-row">
+        <div className="scope-list">
           {available.map(({ scope, description }) => (
-            <label key={scope} className="checkbox" title={description}>
+            <label key={scope} className="checkbox scope-option">
               <input
                 type="checkbox"
                 checked={scopes.includes(scope)}
                 onChange={(e) => setScopes((current) => (e.target.checked ? [...current, scope] : current.filter((s) => s !== scope)))}
               />
-              {scope}
+              <span>
+                <code className="scope-name">{scope}</code> <span className="scope-description">{description}</span>
+              </span>
             </label>
           ))}
         </div>

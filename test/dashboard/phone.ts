@@ -1,0 +1,44 @@
+/**
+ * Checks for a page at a phone's width (390 x 844): nothing scrolls sideways, the things a user
+ * needs are on the screen, and short labels such as status badges stay on one line. Each check
+ * polls: the page may still be laying out after the action before it.
+ */
+import type { Locator, Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+export const PHONE = { width: 390, height: 844 };
+
+/** The page is no wider than the screen: no horizontal page scroll. */
+export async function expectNoHorizontalScroll(page: Page): Promise<void> {
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+}
+
+/** The element is laid out entirely between the screen's left and right edges (scrolled to, if below). */
+export async function expectWithinWidth(page: Page, locator: Locator): Promise<void> {
+  await locator.scrollIntoViewIfNeeded();
+  const width = page.viewportSize()!.width;
+  await expect
+    .poll(async () => {
+      const box = await locator.boundingBox();
+      return box !== null && box.width > 0 && box.x >= 0 && box.x + box.width <= width;
+    })
+    .toBe(true);
+}
+
+/** The element's text is laid out on a single line (a badge cut mid-word takes two). */
+export async function expectOneLine(locator: Locator): Promise<void> {
+  await expect
+    .poll(() =>
+      locator.evaluate((element) => {
+        const range = document.createRange();
+        range.selectNodeContents(element);
+        return new Set([...range.getClientRects()].filter((rect) => rect.width > 0).map((rect) => Math.round(rect.top))).size;
+      }),
+    )
+    .toBe(1);
+}
+
+/** A table's rows do not leave large gaps: no row is taller than `maxPx`. */
+export async function expectRowsAtMost(table: Locator, maxPx: number): Promise<void> {
+  await expect.poll(() => table.locator('tbody > tr').evaluateAll((rows) => Math.max(...rows.map((row) => row.getBoundingClientRect().height)))).toBeLessThanOrEqual(maxPx);
+}
