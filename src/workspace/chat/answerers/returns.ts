@@ -30,7 +30,7 @@ export class ReturnsAnswerer implements Answerer<'returns'> {
     const result = await this.deps.returns.dietzDaily({ orgIds: new Set([entity.orgId]), entityName: entity.entityName, startDate: period.start, endDate: period.end });
     const coverage = await this.coverage(entity.id);
     const range = `from the close of ${period.start} to ${period.end}`;
-    const lines = [`${describeEntity(entity)}, ${range} (${period.label}${period.assumed ? ': you named no period' : ''}):`];
+    const lines = [`${describeEntity(entity)}, ${period.label}${period.assumed ? ' (you named no period)' : ''}: ${range}`];
 
     const twr = result.timeWeightedReturn;
     const mwr = result.modifiedDietzReturn;
@@ -58,9 +58,8 @@ export class ReturnsAnswerer implements Answerer<'returns'> {
             : `- Modified Dietz (money-weighted) return: not available (${mwr.nullReason})`,
         );
       }
-      if (coverage && (coverage.first > period.start || coverage.last < period.end)) {
-        lines.push(`- Note: the data for this account covers ${coverage.first} to ${coverage.last}, so the figures cover only that part of the period.`);
-      }
+      if (coverage && coverage.first > period.start) lines.push(`- The data for this account begins on ${coverage.first}: the figures start there.`);
+      if (coverage && coverage.last < period.end) lines.push(`- The latest valuation is on ${coverage.last}: the figures end there.`);
       lines.push('- Not annualized.');
     }
     lines.push(
