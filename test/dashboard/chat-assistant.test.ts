@@ -48,7 +48,7 @@ describe.skipIf(!browserAvailable)('Chat page: the offline assistant answers a r
       value *= 1 + 0.003 * Math.cos(offset / 4);
       lines.push(`CA-3001,Cedar Arch Fund,${new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)},${value.toFixed(2)},,,`);
     }
-    await loadFiles(server.url, user.key, user.orgId, [{ name: 'cedar-pnl.csv', content: `${lines.join('\n')}\n` }]);
+    await loadFiles(server.url, user.key, user.orgId, [{ name: 'cedar-pnl.csv', content: `${lines.join('\n')}\n` }], 120_000);
   });
 
   afterAll(async () => {

@@ -64,11 +64,11 @@ beforeAll(async () => {
   await loadFiles(server.url, owner.key, owner.orgId, [
     { name: 'harbor-pnl.csv', content: pnl },
     { name: 'harbor-performance.csv', content: performanceCsv(pnl) },
-  ]);
+  ], 120_000); // generous: ingest on a loaded machine
   const bad = await uploadCsv(server.url, { 'x-api-key': owner.key }, owner.orgId, 'broken-pnl.csv', 'account_code,entity_name,date,market_value\nHG-2001,Harbor Growth Fund LP,not-a-date,12\n');
   expect(bad.status).toBe(201);
   ids.badFile = bad.body.data.id;
-  await waitForFileStatus(server.url, owner.key, owner.orgId, ids.badFile, ['failed']);
+  await waitForFileStatus(server.url, owner.key, owner.orgId, ids.badFile, ['failed'], 120_000);
 
   const prisma = server.services.prisma;
   ids.overdue = (await prisma.task.create({ data: { userId: owner.userId, title: 'Send the Q3 fee report', assignee: 'Ana Lima', dueDate: new Date(`${day(-3)}T00:00:00Z`), labels: [] } })).id;
