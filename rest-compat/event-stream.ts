@@ -19,7 +19,7 @@
  */
 import type { Request, Response } from 'express';
 import type { ExecutionResult } from 'graphql';
-import { executeOperation, subscribeSource } from '../schema/execute.ts';
+import type { OperationRunner, PreparedOperation } from '../schema/pipeline/index.ts';
 import type { RequestContext } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
 import { rateLimitHeaders } from '../src/ratelimit/rate-limiter.ts';
@@ -30,6 +30,12 @@ import type { StreamEvent, StreamRoute, StreamRun } from './route.ts';
 
 export interface PreparedStream {
   route: StreamRoute;
+  operations: OperationRunner;
+  /** The route's operation (starts a run), and the stream's own: find, latest, subscription. */
+  start: PreparedOperation;
+  find: PreparedOperation;
+  latest: PreparedOperation;
+  subscription: PreparedOperation;
   /** Variables of the start operation (the run's options). */
   startSpecs: VariableSpec[];
   /** Variables of the find operation ($runId under the follow parameter's name). */
@@ -37,7 +43,7 @@ export interface PreparedStream {
 }
 
 export async function handleEventStream(prepared: PreparedStream, ctx: RequestContext, req: Request, res: Response): Promise<void> {
-  const { route } = prepared;
+  const { route, operations } = prepared;
   const stream = route.stream;
   // A client can hang up while the run is found or started: its subscription must not outlive it.
   let subscription: AsyncIterableIterator<unknown> | undefined;
@@ -56,11 +62,11 @@ export async function handleEventStream(prepared: PreparedStream, ctx: RequestCo
   const fail = (result: ExecutionResult) => sendError(res, result.errors![0], (field) => restFieldName(specsForError, field));
   if (query[stream.followParam] !== undefined) {
     const variables = buildVariables(prepared.findSpecs, [{ source: 'query', values: { [stream.followParam]: query[stream.followParam] } }]);
-    const found = await executeOperation(ctx, stream.find.operation, variables);
+    const found = await operations.execute(ctx, prepared.find, variables);
     if (found.errors?.length) return fail(found);
     run = (found.data as Record<string, StreamRun>)[stream.find.field];
   } else if (lastEventId !== undefined) {
-    const latest = await executeOperation(ctx, stream.latest.operation, {});
+    const latest = await operations.execute(ctx, prepared.latest, {});
     if (latest.errors?.length) return fail(latest);
     const connection = (latest.data as Record<string, { edges: { node: StreamRun }[] }>)[stream.latest.field];
     run = connection.edges[0]?.node ?? null;
@@ -68,7 +74,7 @@ export async function handleEventStream(prepared: PreparedStream, ctx: RequestCo
   } else {
     refuseCrossSiteStart(req);
     const variables = buildVariables(prepared.startSpecs, [{ source: 'query', values: query }]);
-    const started = await executeOperation(ctx, route.operation, variables);
+    const started = await operations.execute(ctx, prepared.start, variables);
     const decisions = await ctx.budgets.settled();
     if (started.errors?.length) {
       sendError(res, started.errors[0], (field) => restFieldName(prepared.startSpecs, field), decisions);
@@ -83,7 +89,7 @@ export async function handleEventStream(prepared: PreparedStream, ctx: RequestCo
     return;
   }
 
-  const source = await subscribeSource(ctx, stream.subscription.operation, { runId: run.id, after });
+  const source = await operations.sourceEvents(ctx, prepared.subscription, { runId: run.id, after });
   if (!(Symbol.asyncIterator in source)) return fail(source);
   subscription = source;
   if (gone) {

@@ -24,14 +24,22 @@ export interface VariableSpec {
 
 /** The operation's variables, each with the REST name clients use for it. */
 export function variableSpecs(route: RestRoute, document: DocumentNode): VariableSpec[] {
-  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  if (!operation) throw new Error(`${route.method} ${route.path}: the document has no operation`);
   const restNames = Object.fromEntries(Object.entries(route.params ?? {}).map(([rest, variable]) => [variable, rest]));
+  return operationVariables(document, `${route.method} ${route.path}`, (variable) => restNames[variable] ?? snakeName(variable));
+}
+
+/**
+ * The operation's variables with the names a front gives them (REST: snake_case; MCP tools: as
+ * in GraphQL). The one reading of variable definitions every front shares.
+ */
+export function operationVariables(document: DocumentNode, label: string, nameOf: (variable: string) => string): VariableSpec[] {
+  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  if (!operation) throw new Error(`${label}: the document has no operation`);
   return (operation.variableDefinitions ?? []).map((definition) => {
     const variable = definition.variable.name.value;
     const type = typeFromAST(getSchema(), definition.type as never) as GraphQLInputType | undefined;
-    if (!type) throw new Error(`${route.method} ${route.path}: unknown type for $${variable}`);
-    return { variable, restName: restNames[variable] ?? snakeName(variable), type, hasDefault: definition.defaultValue !== undefined };
+    if (!type) throw new Error(`${label}: unknown type for $${variable}`);
+    return { variable, restName: nameOf(variable), type, hasDefault: definition.defaultValue !== undefined };
   });
 }
 

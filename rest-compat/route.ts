@@ -1,5 +1,4 @@
 import type { ExecutionResult } from 'graphql';
-import type { Budget } from '../src/ratelimit/rate-limiter.ts';
 import type { Scope } from '../src/auth/scopes.ts';
 import { snakeName } from '../src/util/snake-case.ts';
 
@@ -22,8 +21,6 @@ interface RouteBase {
   params?: Record<string, string>;
   /** Request body: none (default), JSON object, or multipart form (one file field). */
   body?: 'none' | 'json' | 'multipart';
-  /** Budget charged before anything else (before the body is read). */
-  budget?: Budget;
   /** Checked before the body is read (uploads): credential and scope, as the schema would. */
   requires?: Scope | 'authenticated';
   /** Success status (default 200). */

@@ -1,6 +1,8 @@
 import express, { type Request, type Response, type Router } from 'express';
-import type { DocumentNode } from 'graphql';
-import { executeOperation, prepareDocument } from '../schema/execute.ts';
+import type { OperationRunner, PreparedOperation } from '../schema/pipeline/index.ts';
+import { getSchema } from '../schema/index.ts';
+import { operationBudget } from '../schema/plugins/rate-budget.ts';
+import type { Budget } from '../src/ratelimit/rate-limiter.ts';
 import { requireViewer, viewerHasScope, type RequestContext } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
 import { appErrorForDatabaseFailure } from '../src/db/db-errors.ts';
@@ -15,14 +17,21 @@ const JSON_BODY_LIMIT = '1mb';
 
 export interface RouterOptions {
   routes: RestRoute[];
+  /** The operation pipeline every front shares. */
+  operations: OperationRunner;
   context: (req: Request) => Promise<RequestContext>;
   maxUploadBytes: number;
 }
 
 interface PreparedRoute {
   route: RestRoute;
-  document: DocumentNode;
+  operation: PreparedOperation;
   specs: VariableSpec[];
+  /**
+   * Paid before the body is read: the budget of the operation's root field (its `rateBudget`).
+   * A stream route pays only when its operation starts something (the resolver charges then).
+   */
+  budget?: Budget;
   stream?: PreparedStream;
 }
 
@@ -34,14 +43,23 @@ interface PreparedRoute {
 export function createRestRouter(options: RouterOptions): Router {
   const router = express.Router();
   const prepared = options.routes.map((route): PreparedRoute => {
-    const document = prepareDocument(route.operation);
-    const specs = variableSpecs(route, document);
-    if (!route.stream) return { route, document, specs };
+    const { operations } = options;
+    const operation = operations.prepare(route.operation);
+    const specs = variableSpecs(route, operation.document);
+    if (!route.stream) return { route, operation, specs, budget: operationBudget(getSchema(), operation.document) };
     // Every operation of the stream is parsed and validated now, not on the first request.
-    prepareDocument(route.stream.latest.operation);
-    prepareDocument(route.stream.subscription.operation);
-    const findSpecs = variableSpecs({ ...route, params: { [route.stream.followParam]: 'runId' } }, prepareDocument(route.stream.find.operation));
-    return { route, document, specs, stream: { route, startSpecs: specs, findSpecs } };
+    const find = operations.prepare(route.stream.find.operation);
+    const stream: PreparedStream = {
+      route,
+      operations,
+      start: operation,
+      find,
+      latest: operations.prepare(route.stream.latest.operation),
+      subscription: operations.prepare(route.stream.subscription.operation),
+      startSpecs: specs,
+      findSpecs: variableSpecs({ ...route, params: { [route.stream.followParam]: 'runId' } }, find.document),
+    };
+    return { route, operation, specs, stream };
   });
   const jsonParser = express.json({ limit: JSON_BODY_LIMIT, strict: true, type: () => true });
 
@@ -76,7 +94,7 @@ export function createRestRouter(options: RouterOptions): Router {
       sendJson(res, route.unavailable.status ?? 503, route.unavailable.body);
       return;
     }
-    if (route.budget) await ctx.budgets.prepay(route.budget);
+    if (entry.budget) await ctx.budgets.prepay(entry.budget);
     if (route.requires) preflightAuth(ctx, route.requires);
     if (entry.stream) return handleEventStream(entry.stream, ctx, req, res);
 
@@ -91,7 +109,7 @@ export function createRestRouter(options: RouterOptions): Router {
       inputs.push({ source: 'form', values: form.fields }, { source: 'body', values: form.files });
     }
     const variables = buildVariables(specs, inputs);
-    const result = await executeOperation(ctx, route.operation, variables);
+    const result = await options.operations.execute(ctx, entry.operation, variables);
     const decisions = await ctx.budgets.settled();
     if (result.errors?.length) {
       sendError(res, result.errors[0], (field) => restFieldName(specs, field), decisions);

@@ -5,6 +5,8 @@ import RelayPlugin from '@pothos/plugin-relay';
 import ValidationPlugin from '@pothos/plugin-validation';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import SimpleObjectsPlugin from '@pothos/plugin-simple-objects';
+import RateBudgetPlugin from './plugins/rate-budget.ts';
+import PageSizePlugin from './plugins/page-size.ts';
 import type { FileUpload } from 'graphql-upload-ts';
 import type PrismaTypes from '../src/generated/pothos-prisma-types.ts';
 import { getDatamodel } from '../src/generated/pothos-prisma-types.ts';
@@ -37,7 +39,8 @@ export const builder = new SchemaBuilder<{
   };
 }>({
   defaultFieldNullability: false,
-  plugins: [ScopeAuthPlugin, ValidationPlugin, PrismaPlugin, RelayPlugin, ComplexityPlugin, SimpleObjectsPlugin],
+  // Rate budgets last: the innermost wrapper, so authorization and argument validation come first.
+  plugins: [ScopeAuthPlugin, ValidationPlugin, PrismaPlugin, RelayPlugin, ComplexityPlugin, SimpleObjectsPlugin, PageSizePlugin, RateBudgetPlugin],
   prisma: {
     client: (ctx) => ctx.services.prisma,
     dmmf: getDatamodel(),

@@ -3,7 +3,8 @@ import { builder } from './builder.ts';
 import { requireViewer } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
 import { forwardPage } from './pagination.ts';
-import { CONVERSATIONS_PAGE, type ChatReply, type SentMessage } from '../src/workspace/chat/chat-service.ts';
+import { PAGE_SIZES } from '../src/pagination.ts';
+import { type ChatReply, type SentMessage } from '../src/workspace/chat/chat-service.ts';
 import { CHAT_ROLES, type ChatMessage as ChatMessageShape, type ChatRole } from '../src/workspace/chat/types.ts';
 
 const MESSAGES_PER_CONVERSATION = { first: 200, max: 1000 } as const;
@@ -86,14 +87,15 @@ const SendChatMessagePayload = builder.objectRef<SentMessage>('SendChatMessagePa
 builder.queryFields((t) => ({
   conversations: t.prismaConnection({
     type: 'Conversation',
+    pageSize: PAGE_SIZES.conversations,
     cursor: 'id',
-    description: `The signed-in user's conversations, most recently active first (first: default ${CONVERSATIONS_PAGE.first}, max ${CONVERSATIONS_PAGE.max}).`,
+    description: `The signed-in user's conversations, most recently active first.`,
     authScopes: { scope: 'read:workspace' },
-    defaultSize: CONVERSATIONS_PAGE.first,
-    maxSize: CONVERSATIONS_PAGE.max,
-    resolve: (query, _parent, args, ctx) => {
+    defaultSize: PAGE_SIZES.conversations.first,
+    maxSize: PAGE_SIZES.conversations.max,
+    resolve: (query, _parent, args, ctx, info) => {
       // prismaConnection clamps `first` silently; out-of-range pages are a client error.
-      forwardPage(args, CONVERSATIONS_PAGE);
+      forwardPage(args, info);
       return ctx.services.prisma.conversation.findMany({
         ...query,
         where: { userId: requireViewer(ctx).user.id },
@@ -121,9 +123,9 @@ builder.mutationFields((t) => ({
       'The assistant\'s reply to a message list (1 to 50 messages, each 1 to 20,000 characters, at most 100,000 in all, the last from the user). ' +
       'Stateless: nothing is stored. BAD_GATEWAY / GATEWAY_TIMEOUT when the configured provider fails.',
     authScopes: { scope: 'write:workspace' },
+    rateBudget: 'chat',
     args: { messages: t.arg({ type: [ChatMessageInput], required: true }) },
     resolve: async (_parent, args, ctx) => {
-      await ctx.budgets.charge('chat');
       const viewer = requireViewer(ctx);
       return ctx.services.chat.reply(viewer.user.id, args.messages, viewer.scopes);
     },
@@ -134,9 +136,9 @@ builder.mutationFields((t) => ({
       'Appends a user message to a conversation (a new one when conversationId is left out), asks the provider with the ' +
       "conversation's history and stores the reply. When the provider fails nothing is stored.",
     authScopes: { scope: 'write:workspace' },
+    rateBudget: 'chat',
     args: { input: t.arg({ type: SendChatMessageInput, required: true }) },
     resolve: async (_parent, { input }, ctx) => {
-      await ctx.budgets.charge('chat');
       const viewer = requireViewer(ctx);
       return ctx.services.chat.send(viewer.user.id, input, viewer.scopes);
     },

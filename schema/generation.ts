@@ -3,13 +3,12 @@ import { builder } from './builder.ts';
 import { requireViewer } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
 import { forwardPage } from './pagination.ts';
+import { PAGE_SIZES } from '../src/pagination.ts';
 import { mapAsyncIterator } from '../src/util/async-iterator.ts';
 import { AGENT_STATUSES, FINAL_RUN_STATES, RUN_STATES, type GenerationEventRecord } from '../src/generation/run-store.ts';
 import { GENERATION_LIMITS } from '../src/generation/generation-service.ts';
 import { GENERATION_SOURCES, SUMMARY_LENGTHS, type GenerationOptions, type SourceReference } from '../src/generation/types.ts';
 
-const RUNS_PAGE = { first: 20, max: 100 } as const;
-const EVENTS_PAGE = { first: 500, max: 1000 } as const;
 
 const RunStateEnum = builder.enumType('GenerationRunState', { values: RUN_STATES });
 const AgentStatusEnum = builder.enumType('GenerationAgentStatus', { values: AGENT_STATUSES });
@@ -107,10 +106,11 @@ builder.prismaObject('GenerationRun', {
     finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
     events: t.field({
       type: [GenerationEvent],
-      description: `The event log after \`after\` (default 0), oldest first (first: default ${EVENTS_PAGE.first}, max ${EVENTS_PAGE.max}).`,
+      pageSize: PAGE_SIZES.generationEvents,
+      description: `The event log after \`after\` (default 0), oldest first.`,
       args: { after: t.arg.int({ required: false }), first: t.arg.int({ required: false }) },
-      resolve: (run, args, ctx) => {
-        const { limit } = forwardPage({ first: args.first }, EVENTS_PAGE);
+      resolve: (run, args, ctx, info) => {
+        const { limit } = forwardPage({ first: args.first }, info);
         const after = args.after ?? 0;
         if (!Number.isInteger(after) || after < 0) throw AppError.badInput('after', 'must be a non-negative integer');
         return ctx.services.generation.events(run.id, after, limit);
@@ -155,14 +155,15 @@ builder.queryFields((t) => ({
   }),
   generationRuns: t.prismaConnection({
     type: 'GenerationRun',
+    pageSize: PAGE_SIZES.generationRuns,
     cursor: 'id',
-    description: `The signed-in user's summary generations, newest first (first: default ${RUNS_PAGE.first}, max ${RUNS_PAGE.max}).`,
+    description: `The signed-in user's summary generations, newest first.`,
     authScopes: { scope: 'read:workspace' },
-    defaultSize: RUNS_PAGE.first,
-    maxSize: RUNS_PAGE.max,
+    defaultSize: PAGE_SIZES.generationRuns.first,
+    maxSize: PAGE_SIZES.generationRuns.max,
     args: { state: t.arg({ type: RunStateEnum, required: false }) },
-    resolve: (query, _parent, args, ctx) => {
-      forwardPage(args, RUNS_PAGE);
+    resolve: (query, _parent, args, ctx, info) => {
+      forwardPage(args, info);
       return ctx.services.prisma.generationRun.findMany({
         ...query,
         where: { userId: requireViewer(ctx).user.id, ...(args.state ? { state: args.state } : {}) },
@@ -179,9 +180,9 @@ builder.mutationFields((t) => ({
       'Starts a summary generation of your workspace (collector, analysts, writer, editor) as a background job and returns the queued run; ' +
       `follow it with the generationProgress subscription. CONFLICT when ${GENERATION_LIMITS.activeRunsPerUser} of your runs are already in progress.`,
     authScopes: { scope: 'write:workspace' },
+    rateBudget: 'generate',
     args: { input: t.arg({ type: StartGenerationInput, required: false }) },
     resolve: async (query, _parent, { input }, ctx) => {
-      await ctx.budgets.charge('generate');
       const run = await ctx.services.generation.start(requireViewer(ctx).user.id, input ?? {});
       return ctx.services.prisma.generationRun.findUniqueOrThrow({ ...query, where: { id: run.id } });
     },

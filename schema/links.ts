@@ -2,8 +2,9 @@
 import type { Link as LinkModel } from '../src/generated/prisma/client.ts';
 import { builder } from './builder.ts';
 import { forwardPage, toConnection } from './pagination.ts';
+import { PAGE_SIZES } from '../src/pagination.ts';
 import { requireViewer } from '../src/context.ts';
-import { LINKS_PAGE, linkCursor, type LinkFolderWithCount } from '../src/workspace/links/link-service.ts';
+import { linkCursor, type LinkFolderWithCount } from '../src/workspace/links/link-service.ts';
 
 const Link = builder.objectRef<LinkModel>('Link').implement({
   description: "A saved link of the caller's. The service stores the URL; it never fetches it.",
@@ -75,7 +76,8 @@ const LinkCounts = builder.simpleObject('LinkCounts', {
 builder.queryFields((t) => ({
   links: t.connection({
     type: Link,
-    description: `The caller's links, newest first (first: default ${LINKS_PAGE.first}, max ${LINKS_PAGE.max}).`,
+    pageSize: PAGE_SIZES.links,
+    description: `The caller's links, newest first.`,
     authScopes: { scope: 'read:workspace' },
     args: {
       folderId: t.arg({ type: 'UUID', required: false, description: 'Only links in this folder (NOT_FOUND unless it is the caller\'s).' }),
@@ -83,8 +85,8 @@ builder.queryFields((t) => ({
       starred: t.arg.boolean({ required: false, description: 'true: starred only; false: not starred only.' }),
       search: t.arg.string({ required: false, description: 'Only links whose URL or title contains this text (any case) or that carry it as a tag; at most 200 characters.' }),
     },
-    resolve: async (_parent, args, ctx) => {
-      const { limit, cursor } = forwardPage(args, LINKS_PAGE);
+    resolve: async (_parent, args, ctx, info) => {
+      const { limit, cursor } = forwardPage(args, info);
       const page = await ctx.services.links.list(requireViewer(ctx).user.id, { folderId: args.folderId, unfiled: args.unfiled, starred: args.starred, search: args.search, limit, cursor });
       return toConnection(page, linkCursor);
     },

@@ -2,12 +2,12 @@
 import type { NewsArticle as NewsArticleModel } from '../src/generated/prisma/client.ts';
 import { builder } from './builder.ts';
 import { forwardPage, toConnection } from './pagination.ts';
+import { PAGE_SIZES } from '../src/pagination.ts';
 import { requireViewer } from '../src/context.ts';
 import {
   DIGEST_MAX_GROUPS,
   DIGEST_TOP_ARTICLES,
   DIGEST_TOP_PER_GROUP,
-  NEWS_PAGE,
   newsCursor,
   type DigestSourceGroup,
   type DigestTagGroup,
@@ -87,14 +87,15 @@ const CreateNewsArticleInput = builder.inputType('CreateNewsArticleInput', {
 builder.queryFields((t) => ({
   newsArticles: t.connection({
     type: NewsArticle,
-    description: `The caller's articles, most recently published first (first: default ${NEWS_PAGE.first}, max ${NEWS_PAGE.max}).`,
+    pageSize: PAGE_SIZES.news,
+    description: `The caller's articles, most recently published first.`,
     authScopes: { scope: 'read:workspace' },
     args: {
       tag: t.arg.string({ required: false, description: 'Only articles with this tag (case-insensitive).' }),
       source: t.arg.string({ required: false, description: 'Only articles from this source (case-insensitive, exact).' }),
     },
-    resolve: async (_parent, args, ctx) => {
-      const { limit, cursor } = forwardPage(args, NEWS_PAGE);
+    resolve: async (_parent, args, ctx, info) => {
+      const { limit, cursor } = forwardPage(args, info);
       const page = await ctx.services.news.list(requireViewer(ctx).user.id, { tag: args.tag, source: args.source, limit, cursor });
       return toConnection(page, newsCursor);
     },

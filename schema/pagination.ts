@@ -1,4 +1,7 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import { AppError } from '../src/errors.ts';
+import type { PageSize } from '../src/pagination.ts';
+import { pageSizeHere } from './plugins/page-size.ts';
 
 /** A page as the domain services return it: rows, whether more follow, and the cursor after the last row. */
 export interface ServicePage<T> {
@@ -14,8 +17,12 @@ export interface ConnectionArgs {
   before?: string | null;
 }
 
-/** Forward pagination only: `first` (default and maximum per field) and `after`. */
-export function forwardPage(args: ConnectionArgs, defaults: { first: number; max: number }) {
+/**
+ * Forward pagination only: `first` (default and maximum: the field's pageSize, or the size given)
+ * and `after`.
+ */
+export function forwardPage(args: ConnectionArgs, sizeOrInfo: PageSize | GraphQLResolveInfo) {
+  const defaults = 'fieldName' in sizeOrInfo ? pageSizeHere(sizeOrInfo) : sizeOrInfo;
   if (args.last != null || args.before != null) throw AppError.badInput('last', 'backward pagination is not supported; use first and after');
   const first = args.first ?? defaults.first;
   if (!Number.isInteger(first) || first < 1 || first > defaults.max) throw AppError.badInput('first', `must be an integer between 1 and ${defaults.max}`);

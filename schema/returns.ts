@@ -1,5 +1,6 @@
 import { builder } from './builder.ts';
 import { forwardPage, toConnection } from './pagination.ts';
+import { PAGE_SIZES } from '../src/pagination.ts';
 import { encodeCursor, type CashTransactionRow, type ComparisonRow, type DailyReturnWithCumulative, type LabelledReturn } from '../src/returns/returns-service.ts';
 
 const ComparisonStatusEnum = builder.enumType('ComparisonStatus', {
@@ -86,41 +87,43 @@ const CashTransaction = builder.objectRef<CashTransactionRow>('CashTransaction')
 builder.queryFields((t) => ({
   returnComparison: t.connection({
     type: ReturnComparison,
-    description: 'Custodian vs computed daily returns, newest first. Rate budget: returns.',
+    pageSize: PAGE_SIZES.returnComparison,
+    description: 'Custodian vs computed daily returns, newest first.',
     authScopes: { scope: 'read:returns' },
+    rateBudget: 'returns',
     args: {
       accountCode: t.arg.string({ required: false }),
       status: t.arg({ type: ComparisonStatusEnum, required: false }),
     },
-    resolve: async (_parent, args, ctx) => {
-      await ctx.budgets.charge('returns');
-      const { limit, cursor } = forwardPage(args, { first: 50, max: 500 });
+    resolve: async (_parent, args, ctx, info) => {
+      const { limit, cursor } = forwardPage(args, info);
       const page = await ctx.services.returns.comparison({ orgIds: await ctx.organizationIds(), accountCode: args.accountCode, status: args.status, limit, cursor });
       return toConnection(page, (row) => encodeCursor({ date: row.date, accountCode: row.accountCode }));
     },
   }),
   dietzDailyReturns: t.field({
     type: DietzDaily,
-    description: 'Daily Modified Dietz returns of one entity over [startDate, endDate], with the linked time-weighted and the single-period money-weighted return. Rate budget: returns.',
+    description: 'Daily Modified Dietz returns of one entity over [startDate, endDate], with the linked time-weighted and the single-period money-weighted return.',
     authScopes: { scope: 'read:returns' },
+    rateBudget: 'returns',
     args: {
       entityName: t.arg.string({ required: true }),
       startDate: t.arg({ type: 'Date', required: true }),
       endDate: t.arg({ type: 'Date', required: true }),
     },
     resolve: async (_parent, args, ctx) => {
-      await ctx.budgets.charge('returns');
       return ctx.services.returns.dietzDaily({ orgIds: await ctx.organizationIds(), ...args });
     },
   }),
   cashTransactions: t.connection({
     type: CashTransaction,
-    description: 'Cash flows of one entity, newest first. Rate budget: returns.',
+    pageSize: PAGE_SIZES.cashTransactions,
+    description: 'Cash flows of one entity, newest first.',
     authScopes: { scope: 'read:pnl' },
+    rateBudget: 'returns',
     args: { entityName: t.arg.string({ required: true }) },
-    resolve: async (_parent, args, ctx) => {
-      await ctx.budgets.charge('returns');
-      const { limit, cursor } = forwardPage(args, { first: 100, max: 1000 });
+    resolve: async (_parent, args, ctx, info) => {
+      const { limit, cursor } = forwardPage(args, info);
       const page = await ctx.services.returns.cashTransactions({ orgIds: await ctx.organizationIds(), entityName: args.entityName, limit, cursor });
       return toConnection(page, (row) => encodeCursor({ date: row.date, id: row.id }));
     },

@@ -82,9 +82,9 @@ builder.queryField('benchmark', (t) =>
       }),
     }),
     authScopes: { scope: 'read:returns' },
-    description: 'Runs the comparison query once for timing. Rate budget: returns (it costs what a comparison costs).',
+    rateBudget: 'returns',
+    description: 'Runs the comparison query once for timing. It costs what a comparison costs.',
     resolve: async (_parent, _args, ctx) => {
-      await ctx.budgets.charge('returns');
       return ctx.services.benchmark.run(await ctx.organizationIds());
     },
   }),

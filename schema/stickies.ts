@@ -2,7 +2,8 @@
 import { builder } from './builder.ts';
 import { requireViewer } from '../src/context.ts';
 import { forwardPage, toConnection } from './pagination.ts';
-import { STICKIES_PAGE, VERSIONS_PAGE, stickyCursor, versionCursor } from '../src/workspace/stickies/sticky-service.ts';
+import { PAGE_SIZES } from '../src/pagination.ts';
+import { stickyCursor, versionCursor } from '../src/workspace/stickies/sticky-service.ts';
 
 const StickyActionEnum = builder.enumType('StickyAction', {
   description: 'What a sticky version records.',
@@ -64,7 +65,8 @@ const StickyTagCount = builder.simpleObject('StickyTagCount', {
 builder.queryFields((t) => ({
   stickies: t.connection({
     type: Sticky,
-    description: `The signed-in user's stickies, most recently updated first (first: default ${STICKIES_PAGE.first}, max ${STICKIES_PAGE.max}).`,
+    pageSize: PAGE_SIZES.stickies,
+    description: `The signed-in user's stickies, most recently updated first.`,
     authScopes: { scope: 'read:workspace' },
     args: {
       tags: t.arg.stringList({ required: false, description: 'Only stickies carrying ALL of these tags.' }),
@@ -72,8 +74,8 @@ builder.queryFields((t) => ({
       trashedOnly: t.arg.boolean({ required: false, defaultValue: false, description: 'Only stickies in the trash (wins over includeDeleted).' }),
       search: t.arg.string({ required: false, description: 'Only stickies whose content contains this text (any case) or that carry it as a tag; at most 200 characters.' }),
     },
-    resolve: async (_parent, args, ctx) => {
-      const { limit, cursor } = forwardPage(args, STICKIES_PAGE);
+    resolve: async (_parent, args, ctx, info) => {
+      const { limit, cursor } = forwardPage(args, info);
       const page = await ctx.services.stickies.list(requireViewer(ctx).user.id, { tags: args.tags, includeDeleted: args.includeDeleted, trashedOnly: args.trashedOnly, search: args.search, limit, cursor });
       return toConnection(page, stickyCursor);
     },
@@ -93,11 +95,12 @@ builder.queryFields((t) => ({
   }),
   stickyVersions: t.connection({
     type: StickyVersion,
-    description: `A sticky's version history, newest first (first: default ${VERSIONS_PAGE.first}, max ${VERSIONS_PAGE.max}).`,
+    pageSize: PAGE_SIZES.stickyVersions,
+    description: `A sticky's version history, newest first.`,
     authScopes: { scope: 'read:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
-    resolve: async (_parent, args, ctx) => {
-      const { limit, cursor } = forwardPage(args, VERSIONS_PAGE);
+    resolve: async (_parent, args, ctx, info) => {
+      const { limit, cursor } = forwardPage(args, info);
       const page = await ctx.services.stickies.versions(requireViewer(ctx).user.id, args.id, { limit, cursor });
       return toConnection(page, versionCursor);
     },

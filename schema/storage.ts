@@ -3,9 +3,9 @@ import { requireMembership, requireViewer } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
 import { tooLarge } from '../src/storage/blob-store.ts';
 import { forwardPage } from './pagination.ts';
+import { PAGE_SIZES } from '../src/pagination.ts';
 import { PERFORMANCE_COLUMNS, PNL_COLUMNS } from '../src/ingest/csv-formats.ts';
 
-const FILES_PAGE = { first: 50, max: 500 };
 
 const FileTypeEnum = builder.enumType('FileType', { values: ['pnl', 'performance'] as const });
 const FileStatusEnum = builder.enumType('FileStatus', {
@@ -99,18 +99,19 @@ builder.queryFields((t) => ({
   }),
   files: t.prismaConnection({
     type: 'UploadedFile',
+    pageSize: PAGE_SIZES.files,
     cursor: 'id',
     description: "An organization's uploaded files, newest first. Needs membership of the organization.",
     authScopes: { scope: 'read:pnl' },
-    defaultSize: FILES_PAGE.first,
-    maxSize: FILES_PAGE.max,
+    defaultSize: PAGE_SIZES.files.first,
+    maxSize: PAGE_SIZES.files.max,
     args: {
       orgId: t.arg({ type: 'UUID', required: true }),
       status: t.arg({ type: FileStatusEnum, required: false }),
     },
-    resolve: async (query, _parent, args, ctx) => {
+    resolve: async (query, _parent, args, ctx, info) => {
       // prismaConnection clamps `first` silently; out-of-range pages are a client error (400 limit).
-      forwardPage(args, FILES_PAGE);
+      forwardPage(args, info);
       await requireMembership(ctx, args.orgId);
       return ctx.services.prisma.uploadedFile.findMany({
         ...query,
@@ -134,15 +135,15 @@ builder.queryFields((t) => ({
 builder.mutationField('uploadFile', (t) =>
   t.prismaField({
     type: 'UploadedFile',
-    description: 'Upload a pnl or performance CSV (GraphQL multipart request). The file is queued for ingest. Rate budget: upload.',
+    description: 'Upload a pnl or performance CSV (GraphQL multipart request). The file is queued for ingest.',
     authScopes: { scope: 'write:upload' },
+    rateBudget: 'upload',
     args: {
       file: t.arg({ type: 'Upload', required: true }),
       orgId: t.arg({ type: 'UUID', required: true }),
       fileType: t.arg({ type: FileTypeEnum, required: false, description: 'Detected from the header row when omitted.' }),
     },
     resolve: async (_query, _parent, args, ctx) => {
-      await ctx.budgets.charge('upload');
       const viewer = requireViewer(ctx);
       const maxBytes = ctx.services.config.storage.maxUploadBytes;
       // The Upload promise rejects when the multipart body cannot be parsed (a malformed part

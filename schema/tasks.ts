@@ -2,7 +2,8 @@
 import { builder } from './builder.ts';
 import { requireViewer } from '../src/context.ts';
 import { forwardPage, toConnection } from './pagination.ts';
-import { ASSIGNEE_LENGTH, TASKS_PAGE } from '../src/workspace/tasks/task-service.ts';
+import { PAGE_SIZES } from '../src/pagination.ts';
+import { ASSIGNEE_LENGTH } from '../src/workspace/tasks/task-service.ts';
 import { TASK_PRIORITIES, TASK_STATUSES, type TaskCommentRecord, type TaskRecord } from '../src/workspace/tasks/types.ts';
 
 const TaskStatusEnum = builder.enumType('TaskStatus', {
@@ -83,15 +84,16 @@ const AddTaskCommentInput = builder.inputType('AddTaskCommentInput', {
 builder.queryFields((t) => ({
   tasks: t.connection({
     type: Task,
-    description: `The signed-in user's tasks, most recently updated first (first: default ${TASKS_PAGE.first}, max ${TASKS_PAGE.max}).`,
+    pageSize: PAGE_SIZES.tasks,
+    description: `The signed-in user's tasks, most recently updated first.`,
     authScopes: { scope: 'read:workspace' },
     args: {
       status: t.arg({ type: [TaskStatusEnum], required: false, description: 'Any of these statuses.' }),
       assignee: t.arg.string({ required: false, description: 'Exact assignee, case-insensitive.' }),
       label: t.arg.string({ required: false, description: 'Tasks carrying this label.' }),
     },
-    resolve: async (_parent, args, ctx) => {
-      const { limit, cursor } = forwardPage(args, TASKS_PAGE);
+    resolve: async (_parent, args, ctx, info) => {
+      const { limit, cursor } = forwardPage(args, info);
       const page = await ctx.services.tasks.list(requireViewer(ctx).user.id, { statuses: args.status, assignee: args.assignee, label: args.label, limit, cursor });
       return toConnection(page, page.cursorOf);
     },

@@ -2,11 +2,11 @@
 import { builder } from './builder.ts';
 import { requireViewer } from '../src/context.ts';
 import { forwardPage, toConnection } from './pagination.ts';
+import { PAGE_SIZES } from '../src/pagination.ts';
 import type { TranscriptDetail, TranscriptSentenceRecord, TranscriptSummary } from '../src/workspace/transcripts/types.ts';
 import type { TranscriptFormat } from '../src/workspace/transcripts/parsers.ts';
 
 /** GET /api/transcripts: `limit` default 20, maximum 100. */
-export const TRANSCRIPTS_PAGE = { first: 20, max: 100 };
 
 const TranscriptFormatEnum = builder.enumType('TranscriptFormat', {
   description: 'Import formats: WebVTT (speakers from `<v Name>` or a `Name: ` prefix), SRT (a `Name: ` prefix), or the JSON format documented in docs/workspace.md (Transcripts, Import).',
@@ -73,10 +73,11 @@ builder.queryFields((t) => ({
   }),
   transcripts: t.connection({
     type: TranscriptSummaryRef,
+    pageSize: PAGE_SIZES.transcripts,
     description: "The caller's transcripts from the configured provider, newest first by occurredAt (first: default 20, max 100).",
     authScopes: { scope: 'read:workspace' },
-    resolve: async (_parent, args, ctx) => {
-      const { limit, cursor } = forwardPage(args, TRANSCRIPTS_PAGE);
+    resolve: async (_parent, args, ctx, info) => {
+      const { limit, cursor } = forwardPage(args, info);
       const page = await ctx.services.transcripts.list(requireViewer(ctx).user.id, { limit, cursor });
       return toConnection(page, (row) => row.cursor);
     },

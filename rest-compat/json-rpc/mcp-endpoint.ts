@@ -22,11 +22,13 @@ import { z } from 'zod';
 import { createMcpHandler, McpServer, ProtocolError, ProtocolErrorCode, type AuthInfo, type ServerContext } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { originValidation } from '@modelcontextprotocol/express';
-import { executeOperation } from '../../schema/execute.ts';
+import type { OperationRunner } from '../../schema/pipeline/index.ts';
 import { bearerToken, type RequestContext } from '../../src/context.ts';
 import type { Services } from '../../src/services.ts';
 import { isFinalEvent } from '../../src/generation/run-store.ts';
-import { TOOLS, type ToolDefinition } from './tools.ts';
+import type { ToolDefinition } from './tools.ts';
+import { prepareTools, toolVariables, type PreparedTool, type ToolCatalog } from './tool-catalog.ts';
+import { AppError } from '../../src/errors.ts';
 import { MAX_INPUT_DEPTH } from '../../schema/input-guards.ts';
 
 export const TOOLS_PAGE_SIZE = 10;
@@ -35,6 +37,8 @@ export const FORBIDDEN_ERROR_CODE = -32003;
 
 interface EndpointOptions {
   services: Services;
+  /** The operation pipeline every front shares. */
+  operations: OperationRunner;
   context: (req: Request) => Promise<RequestContext>;
   version: string;
 }
@@ -42,7 +46,9 @@ interface EndpointOptions {
 type ToolResult = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 
 export function jsonRpcEndpoint(options: EndpointOptions): RequestHandler[] {
-  const handler = createMcpHandler((request: { authInfo?: AuthInfo }) => buildServer(options, request.authInfo), {
+  const catalog = prepareTools(options.operations);
+  const listing = toolListing(catalog);
+  const handler = createMcpHandler((request: { authInfo?: AuthInfo }) => buildServer(options, catalog, listing, request.authInfo), {
     onerror: (error: Error) => options.services.log.debug({ err: error }, 'mcp request rejected'),
   });
   const node = toNodeHandler(handler);
@@ -147,38 +153,42 @@ function refuse(res: Response, message: string): void {
   res.status(401).set('WWW-Authenticate', 'Bearer realm="gateway", error="invalid_token"').json({ error: message });
 }
 
-function buildServer(options: EndpointOptions, authInfo: AuthInfo | undefined): McpServer {
+function buildServer(options: EndpointOptions, catalog: ToolCatalog, listing: ToolListing, authInfo: AuthInfo | undefined): McpServer {
   const server = new McpServer({ name: 'gateway', version: options.version }, { capabilities: { tools: { listChanged: false } } });
-  paginateToolList(server);
+  paginateToolList(server, listing);
   // Our own tools/call (the SDK's turns every error into a tool result): a refusal for want of a
   // scope must reach the client as a JSON-RPC error.
   server.server.setRequestHandler('tools/call', async (request: { params: { name: string; arguments?: Record<string, unknown> } }, extra: ServerContext) => {
-    const tool = TOOLS_BY_NAME.get(request.params.name);
+    const tool = catalog.get(request.params.name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    const parsed = tool.input.safeParse(request.params.arguments ?? {});
-    if (!parsed.success) return toolError(`Invalid arguments for ${tool.name}: ${z.prettifyError(parsed.error)}`);
+    let variables: Record<string, unknown>;
     try {
-      return await runTool(tool, parsed.data, extra, authInfo);
+      variables = toolVariables(tool, request.params.arguments);
+    } catch (error) {
+      if (error instanceof AppError) return toolError(`Invalid arguments for ${tool.definition.name}: ${error.message}`);
+      throw error;
+    }
+    try {
+      return await runTool(options.operations, catalog, tool, variables, extra, authInfo);
     } catch (error) {
       if (error instanceof ProtocolError) throw error;
       // -32603 without internals; the details go to the log.
-      options.services.log.error({ err: error, tool: tool.name }, 'tool failed');
+      options.services.log.error({ err: error, tool: tool.definition.name }, 'tool failed');
       throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
     }
   });
   return server;
 }
 
-const TOOLS_BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
-
 function toolError(message: string): ToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-async function runTool(tool: ToolDefinition, args: Record<string, unknown>, extra: ServerContext, authInfo: AuthInfo | undefined): Promise<ToolResult> {
+async function runTool(operations: OperationRunner, catalog: ToolCatalog, prepared: PreparedTool, args: Record<string, unknown>, extra: ServerContext, authInfo: AuthInfo | undefined): Promise<ToolResult> {
+  const tool = prepared.definition;
   const ctx = (authInfo?.extra as { ctx?: RequestContext } | undefined)?.ctx;
   if (!ctx) throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
-  const result = await executeOperation(ctx, tool.operation, args);
+  const result = await operations.execute(ctx, prepared.operation, args);
   if (result.errors?.length) {
     const error = result.errors[0];
     const code = error.extensions.code;
@@ -190,7 +200,7 @@ async function runTool(tool: ToolDefinition, args: Record<string, unknown>, extr
     return toolError(error.message);
   }
   let structured = (tool.result ?? ((data) => data))((result.data ?? {}) as Record<string, unknown>);
-  if (tool.name === 'start_summary_generation') structured = await waitForRun(ctx, structured, extra);
+  if (tool.name === 'start_summary_generation') structured = await waitForRun(operations, catalog, ctx, structured, extra);
   const checked = tool.output.safeParse(structured);
   if (!checked.success) {
     ctx.log.error({ tool: tool.name, problem: z.prettifyError(checked.error) }, 'tool result does not match its output schema');
@@ -203,7 +213,7 @@ async function runTool(tool: ToolDefinition, args: Record<string, unknown>, extr
  * The summary tool waits for its run, relaying each agent's progress as an MCP progress
  * notification when the client sent a progressToken, and returns the finished run.
  */
-async function waitForRun(ctx: RequestContext, started: Record<string, unknown>, extra: ServerContext): Promise<Record<string, unknown>> {
+async function waitForRun(operations: OperationRunner, catalog: ToolCatalog, ctx: RequestContext, started: Record<string, unknown>, extra: ServerContext): Promise<Record<string, unknown>> {
   const runId = String(started.id);
   const userId = ctx.viewer!.user.id;
   const token = extra.mcpReq._meta?.progressToken;
@@ -219,7 +229,7 @@ async function waitForRun(ctx: RequestContext, started: Record<string, unknown>,
     }
     if (isFinalEvent(event)) break;
   }
-  const fetched = await executeOperation(ctx, TOOLS.find((tool) => tool.name === 'get_summary_generation')!.operation, { id: runId });
+  const fetched = await operations.execute(ctx, catalog.get('get_summary_generation')!.operation, { id: runId });
   return (fetched.data as { generationRun: Record<string, unknown> }).generationRun;
 }
 
@@ -227,15 +237,21 @@ async function waitForRun(ctx: RequestContext, started: Record<string, unknown>,
  * tools/list in pages of TOOLS_PAGE_SIZE in the table's (stable) order; the cursor is the offset
  * of the next page. The SDK lists every tool at once, so its handler is replaced.
  */
-function paginateToolList(server: McpServer): void {
-  const listed = TOOLS.map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: jsonSchema(tool.input, 'input'),
-    outputSchema: jsonSchema(tool.output, 'output'),
-    annotations: tool.annotations,
+type ToolListing = ReturnType<typeof toolListing>;
+
+/** What tools/list shows, in the table's order: the input schema is the operation's variables. */
+function toolListing(catalog: ToolCatalog) {
+  return [...catalog.values()].map(({ definition, inputSchema }) => ({
+    name: definition.name,
+    title: definition.title,
+    description: definition.description,
+    inputSchema,
+    outputSchema: jsonSchema(definition.output),
+    annotations: definition.annotations,
   }));
+}
+
+function paginateToolList(server: McpServer, listed: ToolListing): void {
   server.server.setRequestHandler('tools/list', async (request: { params?: { cursor?: string } }) => {
     const cursor = request.params?.cursor;
     const start = cursor === undefined ? 0 : Number(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -245,7 +261,7 @@ function paginateToolList(server: McpServer): void {
   });
 }
 
-function jsonSchema(schema: ToolDefinition['input'], io: 'input' | 'output'): { type: 'object'; [key: string]: unknown } {
-  const standard = (schema as unknown as { '~standard': { jsonSchema: Record<'input' | 'output', (options: { target: string }) => Record<string, unknown>> } })['~standard'];
-  return { type: 'object', ...standard.jsonSchema[io]({ target: 'draft-2020-12' }) };
+function jsonSchema(schema: ToolDefinition['output']): { type: 'object'; [key: string]: unknown } {
+  const standard = (schema as unknown as { '~standard': { jsonSchema: Record<'output', (options: { target: string }) => Record<string, unknown>> } })['~standard'];
+  return { type: 'object', ...standard.jsonSchema.output({ target: 'draft-2020-12' }) };
 }

@@ -17,9 +17,8 @@ export interface ToolDefinition {
   name: string;
   title: string;
   description: string;
-  /** One named GraphQL operation; its variables are the tool's input. */
+  /** One named GraphQL operation; its variables are the tool's input (inputSchema is generated from them). */
   operation: string;
-  input: z.ZodObject;
   output: z.ZodObject;
   annotations: ToolAnnotations;
   /** The operation's data -> the tool's structured result (default: the data itself). */
@@ -35,10 +34,6 @@ const uuid = z.string().uuid();
 const timestamp = z.string().describe('ISO 8601 timestamp');
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe('YYYY-MM-DD');
 const decimal = z.string().describe('decimal number as a string');
-const page = {
-  first: z.number().int().min(1).max(100).optional().describe('page size (default 20)'),
-  after: z.string().optional().describe('nextCursor of the previous page'),
-};
 
 /** `{ items, nextCursor }` for a relay connection of `node`. */
 function connection<T extends z.ZodType>(node: T) {
@@ -139,7 +134,6 @@ export const TOOLS: ToolDefinition[] = [
     description: "Your sticky notes, most recently changed first. Filter by tags (a sticky must carry every tag); page with first/after.",
     operation: `query ToolListStickies($tags: [String!], $first: Int, $after: String) {
       stickies(tags: $tags, first: $first, after: $after) { edges { node { ${STICKY} } } ${PAGE_INFO} } }`,
-    input: z.object({ tags: z.array(z.string()).optional().describe('only stickies carrying all these tags'), ...page }),
     output: connection(Sticky),
     annotations: READ,
     result: fromConnection('stickies'),
@@ -150,7 +144,6 @@ export const TOOLS: ToolDefinition[] = [
     description: 'Your stickies whose content contains the text (any case) or that carry it as a tag, most recently changed first.',
     operation: `query ToolSearchStickies($search: String!, $first: Int, $after: String) {
       stickies(search: $search, first: $first, after: $after) { edges { node { ${STICKY} } } ${PAGE_INFO} } }`,
-    input: z.object({ search: z.string().min(1).max(200), ...page }),
     output: connection(Sticky),
     annotations: READ,
     result: fromConnection('stickies'),
@@ -160,7 +153,6 @@ export const TOOLS: ToolDefinition[] = [
     title: 'Create a sticky',
     description: 'Creates a sticky note (1 to 10,000 characters) with optional tags.',
     operation: `mutation ToolCreateSticky($content: String!, $tags: [String!]) { createSticky(input: { content: $content, tags: $tags }) { ${STICKY} } }`,
-    input: z.object({ content: z.string().min(1), tags: z.array(z.string()).optional() }),
     output: Sticky,
     annotations: CREATE,
     result: field('createSticky'),
@@ -170,7 +162,6 @@ export const TOOLS: ToolDefinition[] = [
     title: 'Update a sticky',
     description: 'Changes the content and/or tags of one of your stickies (a new version; its history is kept).',
     operation: `mutation ToolUpdateSticky($id: UUID!, $content: String, $tags: [String!]) { updateSticky(input: { id: $id, content: $content, tags: $tags }) { ${STICKY} } }`,
-    input: z.object({ id: uuid, content: z.string().min(1).optional(), tags: z.array(z.string()).optional() }),
     output: Sticky,
     annotations: UPDATE,
     result: field('updateSticky'),
@@ -181,7 +172,6 @@ export const TOOLS: ToolDefinition[] = [
     description: 'Your saved links, newest first; filter by folder or starred.',
     operation: `query ToolListLinks($folderId: UUID, $starred: Boolean, $first: Int, $after: String) {
       links(folderId: $folderId, starred: $starred, first: $first, after: $after) { edges { node { ${LINK} } } ${PAGE_INFO} } }`,
-    input: z.object({ folderId: uuid.optional(), starred: z.boolean().optional(), ...page }),
     output: connection(Link),
     annotations: READ,
     result: fromConnection('links'),
@@ -192,7 +182,6 @@ export const TOOLS: ToolDefinition[] = [
     description: 'Your links whose URL or title contains the text (any case) or that carry it as a tag, newest first.',
     operation: `query ToolSearchLinks($search: String!, $first: Int, $after: String) {
       links(search: $search, first: $first, after: $after) { edges { node { ${LINK} } } ${PAGE_INFO} } }`,
-    input: z.object({ search: z.string().min(1).max(200), ...page }),
     output: connection(Link),
     annotations: READ,
     result: fromConnection('links'),
@@ -203,7 +192,6 @@ export const TOOLS: ToolDefinition[] = [
     description: 'Saves an http(s) link with an optional title, folder, tags and star.',
     operation: `mutation ToolCreateLink($url: String!, $title: String, $folderId: UUID, $tags: [String!], $starred: Boolean) {
       createLink(input: { url: $url, title: $title, folderId: $folderId, tags: $tags, starred: $starred }) { ${LINK} } }`,
-    input: z.object({ url: z.string(), title: z.string().optional(), folderId: uuid.optional(), tags: z.array(z.string()).optional(), starred: z.boolean().optional() }),
     output: Link,
     annotations: CREATE,
     result: field('createLink'),
@@ -214,7 +202,6 @@ export const TOOLS: ToolDefinition[] = [
     description: 'Changes the URL, title, folder, tags or star of one of your links.',
     operation: `mutation ToolUpdateLink($id: UUID!, $url: String, $title: String, $folderId: UUID, $tags: [String!], $starred: Boolean) {
       updateLink(input: { id: $id, url: $url, title: $title, folderId: $folderId, tags: $tags, starred: $starred }) { ${LINK} } }`,
-    input: z.object({ id: uuid, url: z.string().optional(), title: z.string().optional(), folderId: uuid.optional(), tags: z.array(z.string()).optional(), starred: z.boolean().optional() }),
     output: Link,
     annotations: UPDATE,
     result: field('updateLink'),
@@ -224,7 +211,6 @@ export const TOOLS: ToolDefinition[] = [
     title: 'List meeting transcripts',
     description: 'Your meeting transcripts, most recent meeting first (title, time, duration, participants).',
     operation: `query ToolListTranscripts($first: Int, $after: String) { transcripts(first: $first, after: $after) { edges { node { ${TRANSCRIPT_SUMMARY} } } ${PAGE_INFO} } }`,
-    input: z.object(page),
     output: connection(TranscriptSummary),
     annotations: READ,
     result: fromConnection('transcripts'),
@@ -234,7 +220,6 @@ export const TOOLS: ToolDefinition[] = [
     title: 'Read a transcript',
     description: 'One meeting transcript with every sentence: speaker, text and timestamps (seconds from the start).',
     operation: `query ToolGetTranscript($id: UUID!) { transcript(id: $id) { ${TRANSCRIPT_SUMMARY} sentences { speaker text startSeconds endSeconds } } }`,
-    input: z.object({ id: uuid }),
     output: TranscriptSummary.extend({ sentences: z.array(Sentence) }),
     annotations: READ,
     result: field('transcript'),
@@ -244,7 +229,6 @@ export const TOOLS: ToolDefinition[] = [
     title: 'Ask the assistant',
     description: 'The assistant\'s reply to a conversation (the last message from the user). It answers from your workspace (or the configured model).',
     operation: `mutation ToolChat($messages: [ChatMessageInput!]!) { chat(messages: $messages) { message { role content } provider } }`,
-    input: z.object({ messages: z.array(z.object({ role: z.enum(['user', 'assistant', 'system']), content: z.string().min(1) })).min(1).max(50) }),
     output: z.object({ message: z.object({ role: z.string(), content: z.string() }), provider: z.string() }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     result: field('chat'),
@@ -255,7 +239,6 @@ export const TOOLS: ToolDefinition[] = [
     description: 'Your project tasks; filter by status, assignee or label.',
     operation: `query ToolListTasks($status: [TaskStatus!], $assignee: String, $label: String, $first: Int, $after: String) {
       tasks(status: $status, assignee: $assignee, label: $label, first: $first, after: $after) { edges { node { ${TASK} } } ${PAGE_INFO} } }`,
-    input: z.object({ status: z.array(TaskStatus).optional(), assignee: z.string().optional(), label: z.string().optional(), ...page }),
     output: connection(Task),
     annotations: READ,
     result: fromConnection('tasks'),
@@ -265,7 +248,6 @@ export const TOOLS: ToolDefinition[] = [
     title: 'Read a task',
     description: 'One of your tasks with its comments, oldest first.',
     operation: `query ToolGetTask($id: UUID!) { task(id: $id) { ${TASK} comments { ${COMMENT} } } }`,
-    input: z.object({ id: uuid }),
     output: Task.extend({ comments: z.array(Comment) }),
     annotations: READ,
     result: field('task'),
@@ -276,15 +258,6 @@ export const TOOLS: ToolDefinition[] = [
     description: 'Creates a project task.',
     operation: `mutation ToolCreateTask($title: String!, $description: String, $status: TaskStatus, $priority: TaskPriority, $assignee: String, $dueDate: Date, $labels: [String!]) {
       createTask(input: { title: $title, description: $description, status: $status, priority: $priority, assignee: $assignee, dueDate: $dueDate, labels: $labels }) { ${TASK} } }`,
-    input: z.object({
-      title: z.string().min(1),
-      description: z.string().optional(),
-      status: TaskStatus.optional(),
-      priority: TaskPriority.optional(),
-      assignee: z.string().optional(),
-      dueDate: date.optional(),
-      labels: z.array(z.string()).optional(),
-    }),
     output: Task,
     annotations: CREATE,
     result: field('createTask'),
@@ -294,7 +267,6 @@ export const TOOLS: ToolDefinition[] = [
     title: 'Comment on a task',
     description: 'Adds a comment to one of your tasks.',
     operation: `mutation ToolAddTaskComment($taskId: UUID!, $body: String!) { addTaskComment(input: { taskId: $taskId, body: $body }) { ${COMMENT} } }`,
-    input: z.object({ taskId: uuid, body: z.string().min(1) }),
     output: Comment,
     annotations: CREATE,
     result: field('addTaskComment'),
@@ -305,7 +277,6 @@ export const TOOLS: ToolDefinition[] = [
     description: 'News articles, newest first; filter by tag or source.',
     operation: `query ToolListNews($tag: String, $source: String, $first: Int, $after: String) {
       newsArticles(tag: $tag, source: $source, first: $first, after: $after) { edges { node { ${NEWS} } } ${PAGE_INFO} } }`,
-    input: z.object({ tag: z.string().optional(), source: z.string().optional(), ...page }),
     output: connection(News),
     annotations: READ,
     result: fromConnection('newsArticles'),
@@ -315,7 +286,6 @@ export const TOOLS: ToolDefinition[] = [
     title: 'Weekly news digest',
     description: 'The weekly digest: top articles and counts by tag and source, for an ISO week (e.g. 2026-W47; default the current week).',
     operation: `query ToolNewsDigest($week: String) { newsDigest(week: $week) { week periodStart periodEnd totalArticles topArticles { ${NEWS} } } }`,
-    input: z.object({ week: z.string().regex(/^\d{4}-W\d{2}$/).optional() }),
     output: z.object({ week: z.string().nullable(), periodStart: timestamp, periodEnd: timestamp, totalArticles: z.number().int(), topArticles: z.array(News) }),
     annotations: READ,
     result: field('newsDigest'),
@@ -327,7 +297,6 @@ export const TOOLS: ToolDefinition[] = [
     operation: `query ToolReturnsComparison($accountCode: String, $status: ComparisonStatus, $first: Int, $after: String) {
       returnComparison(accountCode: $accountCode, status: $status, first: $first, after: $after) {
         edges { node { accountCode entityName date custodianReturn computedReturn differenceBps status reason } } ${PAGE_INFO} } }`,
-    input: z.object({ accountCode: z.string().optional(), status: z.enum(['match', 'review', 'investigate']).optional(), ...page }),
     output: connection(Comparison),
     annotations: READ,
     result: fromConnection('returnComparison'),
@@ -341,7 +310,6 @@ export const TOOLS: ToolDefinition[] = [
         accountCode entityName startDate endDate
         timeWeightedReturn { value method weighting nullReason } modifiedDietzReturn { value method weighting nullReason }
         days { date beginValue endValue netFlow weightedFlow returnValue nullReason } } }`,
-    input: z.object({ entityName: z.string().min(1), startDate: date, endDate: date }),
     output: z.object({ accountCode: z.string(), entityName: z.string(), startDate: date, endDate: date, timeWeightedReturn: PeriodReturn, modifiedDietzReturn: PeriodReturn, days: z.array(DailyReturn) }),
     annotations: READ,
     result: field('dietzDailyReturns'),
@@ -352,7 +320,6 @@ export const TOOLS: ToolDefinition[] = [
     description: 'Files uploaded to one of your organizations, newest first, with their ingest status.',
     operation: `query ToolListFiles($orgId: UUID!, $first: Int, $after: String) {
       files(orgId: $orgId, first: $first, after: $after) { edges { node { id fileName fileType status statusDetail sizeBytes rowCount errorCount createdAt processedAt } } ${PAGE_INFO} } }`,
-    input: z.object({ orgId: uuid, ...page }),
     output: connection(File),
     annotations: READ,
     result: fromConnection('files'),
@@ -365,11 +332,6 @@ export const TOOLS: ToolDefinition[] = [
       'Reports each agent\'s progress as MCP progress notifications when the request has a progressToken.',
     operation: `mutation ToolStartGeneration($days: Int, $sources: [GenerationSource!], $length: SummaryLength) {
       startGeneration(input: { days: $days, sources: $sources, length: $length }) { ${RUN} } }`,
-    input: z.object({
-      days: z.number().int().min(1).max(90).optional().describe('look-back window, default 7'),
-      sources: z.array(z.enum(['stickies', 'links', 'transcripts', 'tasks', 'news'])).optional(),
-      length: z.enum(['short', 'medium', 'long']).optional(),
-    }),
     output: Run,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     result: field('startGeneration'),
@@ -379,7 +341,6 @@ export const TOOLS: ToolDefinition[] = [
     title: 'Read a summary generation',
     description: 'One of your summary generations: its state and, once completed, the summary and its references.',
     operation: `query ToolGetGeneration($id: UUID!) { generationRun(id: $id) { ${RUN} } }`,
-    input: z.object({ id: uuid }),
     output: Run,
     annotations: READ,
     result: field('generationRun'),

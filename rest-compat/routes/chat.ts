@@ -5,7 +5,6 @@ export const chatRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/chat',
-    budget: 'chat',
     summary: 'The assistant reply to a message list (1-50 messages, roles user/assistant/system, the last from the user). Stateless.',
     body: 'json',
     operation: `mutation Chat($messages: [ChatMessageInput!]!) { chat(messages: $messages) { message { role content } } }`,

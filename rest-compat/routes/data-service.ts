@@ -43,7 +43,6 @@ export const dataServiceRoutes: RestRoute[] = [
     method: 'GET',
     path: '/api/returns/comparison',
     summary: 'Custodian vs computed daily returns, newest first (limit default 50, max 500).',
-    budget: 'returns',
     params: { limit: 'first', cursor: 'after' },
     operation: `query Comparison($accountCode: String, $status: ComparisonStatus, $first: Int = 50, $after: String) {
       returnComparison(accountCode: $accountCode, status: $status, first: $first, after: $after) {
@@ -56,7 +55,6 @@ export const dataServiceRoutes: RestRoute[] = [
     method: 'GET',
     path: '/api/returns/dietz-daily',
     summary: 'Daily Modified Dietz returns of an entity over a date range, with linked (time-weighted) and single-period (money-weighted) returns.',
-    budget: 'returns',
     operation: `query DietzDaily($entityName: String!, $startDate: Date!, $endDate: Date!) {
       dietzDailyReturns(entityName: $entityName, startDate: $startDate, endDate: $endDate) {
         entityName accountCode startDate endDate annualized
@@ -70,7 +68,6 @@ export const dataServiceRoutes: RestRoute[] = [
     method: 'GET',
     path: '/api/returns/cash-transactions',
     summary: 'Cash flows of an entity, newest first (limit default 100, max 1000).',
-    budget: 'returns',
     params: { limit: 'first', cursor: 'after' },
     operation: `query CashTransactions($entityName: String!, $first: Int = 100, $after: String) {
       cashTransactions(entityName: $entityName, first: $first, after: $after) {
@@ -83,7 +80,6 @@ export const dataServiceRoutes: RestRoute[] = [
     method: 'POST',
     path: '/api/storage/upload',
     summary: 'Upload a pnl or performance CSV (multipart: file, org_id, file_type); queued for ingest.',
-    budget: 'upload',
     requires: 'write:upload',
     body: 'multipart',
     status: 201,
@@ -106,7 +102,6 @@ export const dataServiceRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/benchmark',
-    budget: 'returns',
     summary: 'Times a representative returns query and rates it fast/good/slow/critical.',
     operation: `query Benchmark { benchmark { query description executionTimeMs rating rowCount thresholds { fastMs goodMs slowMs } measuredAt } }`,
     respond: single('benchmark'),

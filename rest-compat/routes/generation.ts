@@ -1,4 +1,5 @@
-import type { RestRoute, StreamEvent } from '../route.ts';
+import { isFinalEvent as isFinal } from '../../src/generation/run-store.ts';
+import type { RestRoute } from '../route.ts';
 
 const RUN_FIELDS = 'id state lastSequence finished';
 
@@ -21,11 +22,11 @@ export const generationRoutes: RestRoute[] = [
       startField: 'startGeneration',
       find: { operation: `query GenerationRunToFollow($runId: UUID!) { generationRun(id: $runId) { ${RUN_FIELDS} } }`, field: 'generationRun' },
       latest: { operation: `query LatestGenerationRun { generationRuns(first: 1) { edges { node { ${RUN_FIELDS} } } } }`, field: 'generationRuns' },
+      // The stream takes the subscription's source events (its subscribe resolver checks access
+      // and ownership) and renders each one itself with `payload`, once for all its followers: the
+      // selection below is required by GraphQL and is not executed.
       subscription: {
-        operation: `subscription GenerationEvents($runId: UUID!, $after: Int) {
-          generationProgress(runId: $runId, after: $after) {
-            ... on GenerationEvent { sequence agent status progress message data }
-            ... on GenerationHeartbeat { at lastSequence } } }`,
+        operation: `subscription GenerationEvents($runId: UUID!, $after: Int) { generationProgress(runId: $runId, after: $after) { __typename } }`,
       },
       eventName: (event) => (event.agent !== 'run' ? 'progress' : isFinal(event) ? 'done' : 'run'),
       payload: ({ agent, status, progress, message, data }) => ({ agent, status, progress, message, data }),
@@ -34,7 +35,3 @@ export const generationRoutes: RestRoute[] = [
     },
   },
 ];
-
-function isFinal(event: StreamEvent): boolean {
-  return event.agent === 'run' && (event.status === 'complete' || event.status === 'failed');
-}

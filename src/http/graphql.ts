@@ -1,13 +1,11 @@
 import type { NextFunction, Request, Response } from 'express';
-import { execute, GraphQLError, Kind, parse, specifiedRules, validate, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode, type ValidationRule } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { graphqlSseSingleConnection } from './graphql-sse.ts';
 import { processRequest, type GraphQLOperation } from 'graphql-upload-ts';
 import { getSchema } from '../../schema/index.ts';
-import { maskError } from '../../schema/execute.ts';
-import { checkOperationInputs } from '../../schema/input-guards.ts';
+import { createOperationRunner, operationPlugins, type OperationRunner } from '../../schema/pipeline/index.ts';
 import type { Services } from '../services.ts';
-import type { RequestContext } from '../context.ts';
 import { contextFor, requestLog } from './request-context.ts';
 import { AppError, HTTP_STATUS_BY_CODE, MESSAGES } from '../errors.ts';
 import { rateLimitHeaders } from '../ratelimit/rate-limiter.ts';
@@ -15,14 +13,20 @@ import { rateLimitHeaders } from '../ratelimit/rate-limiter.ts';
 /** Where graphql-sse clients in single-connection mode connect (distinct connections: /graphql itself). */
 export const GRAPHQL_SSE_ENDPOINT = '/graphql/stream';
 
+export interface GraphqlEndpoint {
+  handler: (req: Request, res: Response, next: NextFunction) => Promise<void>;
+  /** The same pipeline for the other fronts (REST, MCP): yoga's getEnveloped. */
+  operations: OperationRunner;
+}
+
 /**
  * GraphQL over HTTP at /graphql: graphql-yoga for queries and mutations (GraphiQL in
  * development), subscriptions over server-sent events with the graphql-sse protocol (distinct
  * connections mode at /graphql, single connection mode at /graphql/stream), and the GraphQL
- * multipart request spec (graphql-upload-ts) for uploads, executed in-process against the same
- * schema, with the same validation rules (depth limit included) and the same error masking.
+ * multipart request spec (graphql-upload-ts) for uploads. Every operation, uploads included, runs
+ * through the pipeline's plugins (schema/pipeline); this file adds only what is HTTP.
  */
-export function graphqlEndpoint(services: Services) {
+export function graphqlEndpoint(services: Services): GraphqlEndpoint {
   const yoga = createYoga<{ req: Request; res: Response }>({
     schema: getSchema(),
     graphqlEndpoint: '/graphql',
@@ -41,51 +45,13 @@ export function graphqlEndpoint(services: Services) {
         throw new GraphQLError(MESSAGES.internal, { extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: requestLog(req).bindings().requestId, http: { status: 500 } } });
       }
     },
-    // Our own masking (below) needs the request context for the log line and request id.
+    // Masking is the pipeline's (it needs the request context for the log line and request id).
     maskedErrors: false,
-    plugins: [
-      graphqlSseSingleConnection(GRAPHQL_SSE_ENDPOINT),
-      <Plugin<Record<string, unknown>, { req: Request; res: Response }>>{
-        // The Pothos complexity plugin measures from the root fields' resolvers and skips
-        // introspection (`__schema { types { fields { type { ofType ...`), so the depth limit
-        // is also enforced here, on the whole document, before anything runs.
-        onValidate({ addValidationRule }) {
-          addValidationRule(maxDepthRule(services.config.graphql.maxDepth));
-        },
-        onExecute({ args, setResultAndStopExecution }) {
-          const ctx = args.contextValue as unknown as RequestContext;
-          const refused = checkOperationInputs(args.document, args.variableValues);
-          if (refused) return setResultAndStopExecution({ errors: [requestError(refused)] });
-          return {
-            onExecuteDone({ result, setResult }) {
-              if (!('errors' in result) || !result.errors) return;
-              setResult({ ...result, errors: result.errors.map((error: unknown) => maskError(error, ctx)) });
-            },
-          };
-        },
-        onSubscribe({ args, setResultAndStopExecution }) {
-          const refused = checkOperationInputs(args.document, args.variableValues);
-          if (refused) setResultAndStopExecution({ errors: [requestError(refused)] });
-        },
-        onRequest({ url, request, endResponse }) {
-          // yoga parses GET parameters with JSON.parse and answers a broken one with a 500.
-          if (request.method !== 'GET') return;
-          const broken = unparsableJsonParam(url.searchParams);
-          if (broken) endResponse(Response.json({ errors: [{ message: `Invalid ${broken}: not a JSON object`, extensions: { code: 'BAD_USER_INPUT' } }] }, { status: 400 }));
-        },
-        async onResponse({ response, serverContext }) {
-          // Progress streams must reach the client event by event: no proxy buffering.
-          if (response.headers.get('content-type')?.startsWith('text/event-stream')) response.headers.set('X-Accel-Buffering', 'no');
-          if (!serverContext?.req) return;
-          const ctx = await contextFor(services, serverContext.req).catch(() => undefined);
-          const decisions = ctx ? await ctx.budgets.settled().catch(() => []) : [];
-          for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) response.headers.set(name, value);
-        },
-      },
-    ],
+    plugins: [graphqlSseSingleConnection(GRAPHQL_SSE_ENDPOINT), ...(operationPlugins({ maxDepth: services.config.graphql.maxDepth }) as Plugin[]), httpConventions(services)],
   });
+  const operations = createOperationRunner(yoga.getEnveloped);
 
-  return async (req: Request, res: Response, next: NextFunction) => {
+  const handler = async (req: Request, res: Response, next: NextFunction) => {
     try {
       if (req.method === 'POST' && /^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '')) {
         if (declaredTooLarge(req, services.config.storage.maxUploadBytes)) {
@@ -93,7 +59,7 @@ export function graphqlEndpoint(services: Services) {
           res.status(413).json({ errors: [{ message: `Request body exceeds the upload limit of ${services.config.storage.maxUploadBytes} bytes`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
           return;
         }
-        await multipartOperation(services, req, res);
+        await multipartOperation(services, operations, req, res);
         return;
       }
       if (req.method === 'POST' && !GRAPHQL_POST_TYPES.test(req.headers['content-type'] ?? 'application/json')) {
@@ -106,9 +72,30 @@ export function graphqlEndpoint(services: Services) {
       next(error);
     }
   };
+  return { handler, operations };
 }
 
-async function multipartOperation(services: Services, req: Request, res: Response): Promise<void> {
+/** What only HTTP needs: GET parameter checks, SSE headers, rate-limit headers. */
+function httpConventions(services: Services): Plugin<Record<string, unknown>, { req: Request; res: Response }> {
+  return {
+    onRequest({ url, request, endResponse }) {
+      // yoga parses GET parameters with JSON.parse and answers a broken one with a 500.
+      if (request.method !== 'GET') return;
+      const broken = unparsableJsonParam(url.searchParams);
+      if (broken) endResponse(Response.json({ errors: [{ message: `Invalid ${broken}: not a JSON object`, extensions: { code: 'BAD_USER_INPUT' } }] }, { status: 400 }));
+    },
+    async onResponse({ response, serverContext }) {
+      // Progress streams must reach the client event by event: no proxy buffering.
+      if (response.headers.get('content-type')?.startsWith('text/event-stream')) response.headers.set('X-Accel-Buffering', 'no');
+      if (!serverContext?.req) return;
+      const ctx = await contextFor(services, serverContext.req).catch(() => undefined);
+      const decisions = ctx ? await ctx.budgets.settled().catch(() => []) : [];
+      for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) response.headers.set(name, value);
+    },
+  };
+}
+
+async function multipartOperation(services: Services, operations: OperationRunner, req: Request, res: Response): Promise<void> {
   const ctx = await contextFor(services, req);
   let operation: GraphQLOperation | GraphQLOperation[];
   try {
@@ -130,33 +117,19 @@ async function multipartOperation(services: Services, req: Request, res: Respons
     res.status(400).json({ errors: [{ message: 'Batched multipart operations are not supported', extensions: { code: 'BAD_USER_INPUT' } }] });
     return;
   }
-  // The client's document: parsed and validated here (with the depth limit), a mistake in it is
-  // a 400 like on any other /graphql request, and it is not added to the prepared-document cache.
-  let document: DocumentNode;
-  try {
-    document = parse(operation.query);
-  } catch (error) {
-    res.status(400).json({ errors: [{ message: (error as Error).message, extensions: { code: 'BAD_USER_INPUT' } }] });
+  // The client's document: parsed and validated through the pipeline (depth limit included); a
+  // mistake in it is a 400 like on any other /graphql request; it is not cached.
+  const parsed = operations.parseClientDocument(operation.query);
+  if ('errors' in parsed) {
+    res.status(400).json({ errors: (parsed.errors ?? []).map((error) => ({ message: error.message, extensions: { code: 'BAD_USER_INPUT' } })) });
     return;
   }
-  const invalid = validate(getSchema(), document, [...specifiedRules, maxDepthRule(services.config.graphql.maxDepth)]);
-  if (invalid.length > 0) {
-    res.status(400).json({ errors: invalid.map((error) => ({ message: error.message, extensions: { code: 'BAD_USER_INPUT' } })) });
-    return;
-  }
-  const refusedInput = checkOperationInputs(document, operation.variables ?? {});
+  const result = await operations.execute(ctx, parsed.document, operation.variables ?? {}, operation.operationName ?? undefined);
+  const refusedInput = result.errors?.find((error) => (error.extensions.http as { status?: number } | undefined)?.status === 400 && !result.data);
   if (refusedInput) {
-    res.status(400).json({ errors: [{ message: refusedInput.message, extensions: refusedInput.extensions }] });
+    res.status(400).json({ errors: [{ message: refusedInput.message, extensions: withoutHttp(refusedInput.extensions) }] });
     return;
   }
-  const executed = await execute({
-    schema: getSchema(),
-    document,
-    variableValues: operation.variables ?? {},
-    operationName: operation.operationName ?? undefined,
-    contextValue: ctx,
-  });
-  const result = executed.errors ? { ...executed, errors: executed.errors.map((error) => maskError(error, ctx)) } : executed;
   const decisions = await ctx.budgets.settled();
   res.set(rateLimitHeaders(decisions));
   // Refusals of the request itself keep their HTTP status (429, 413), as on the REST route;
@@ -171,9 +144,10 @@ async function multipartOperation(services: Services, req: Request, res: Respons
 /** Body types yoga reads on POST (multipart is handled before it). */
 const GRAPHQL_POST_TYPES = /^\s*application\/(json|graphql|graphql\+json|graphql-response\+json|x-www-form-urlencoded)\s*(;|$)/i;
 
-/** A GraphQL request error (400) for input refused before execution. */
-function requestError(error: AppError): GraphQLError {
-  return new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } });
+/** The extensions as sent to a client: the `http` hint is for the server only. */
+function withoutHttp(extensions: Record<string, unknown>): Record<string, unknown> {
+  const { http: _http, ...rest } = extensions;
+  return rest;
 }
 
 /** The name of a GET parameter that must be a JSON object and is not, if any. */
@@ -203,44 +177,3 @@ function declaredTooLarge(req: Request, maxUploadBytes: number): boolean {
 
 /** Room for the operations/map fields and part headers beside the file. */
 const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
-
-/** Refuses operations nested deeper than `maxDepth` fields (fragments expanded, introspection included). */
-export function maxDepthRule(maxDepth: number): ValidationRule {
-  return (context) => {
-    const fragments = new Map<string, FragmentDefinitionNode>();
-    for (const definition of context.getDocument().definitions) {
-      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-    }
-    const fragmentDepths = new Map<string, number>();
-    const depthOf = (selectionSet: SelectionSetNode, visiting: Set<string>): number => {
-      let max = 0;
-      for (const selection of selectionSet.selections) {
-        let depth = 0;
-        if (selection.kind === Kind.FIELD) depth = 1 + (selection.selectionSet ? depthOf(selection.selectionSet, visiting) : 0);
-        else if (selection.kind === Kind.INLINE_FRAGMENT) depth = depthOf(selection.selectionSet, visiting);
-        else {
-          const name = selection.name.value;
-          const fragment = fragments.get(name);
-          if (fragment && !visiting.has(name)) {
-            if (!fragmentDepths.has(name)) {
-              visiting.add(name);
-              fragmentDepths.set(name, depthOf(fragment.selectionSet, visiting));
-              visiting.delete(name);
-            }
-            depth = fragmentDepths.get(name)!;
-          }
-        }
-        max = Math.max(max, depth);
-      }
-      return max;
-    };
-    return {
-      OperationDefinition(node) {
-        const depth = depthOf(node.selectionSet, new Set());
-        if (depth > maxDepth) {
-          context.reportError(new GraphQLError(`Query depth ${depth} exceeds the limit of ${maxDepth}`, { nodes: [node], extensions: { code: 'BAD_USER_INPUT' } }));
-        }
-      },
-    };
-  };
-}

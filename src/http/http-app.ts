@@ -34,12 +34,15 @@ export function createHttpApp(services: Services, lifecycle: { stopping: boolean
   app.use(csrfProtection(services.config.cors.origins));
 
   app.use(authPages(services));
-  app.use('/graphql', graphqlEndpoint(services));
+  // One pipeline: /graphql is built on it, and REST and MCP run their operations through it.
+  const graphql = graphqlEndpoint(services);
+  app.use('/graphql', graphql.handler);
   // The spec's JSON-RPC tool endpoint, an MCP server (reads its own body: no JSON parser before it).
-  app.all('/api/service', ...jsonRpcEndpoint({ services, context: (req) => contextFor(services, req), version: services.version }));
+  app.all('/api/service', ...jsonRpcEndpoint({ services, operations: graphql.operations, context: (req) => contextFor(services, req), version: services.version }));
   app.use(
     createRestRouter({
       routes: restRoutes,
+      operations: graphql.operations,
       context: (req) => contextFor(services, req),
       maxUploadBytes: services.config.storage.maxUploadBytes,
     }),

@@ -22,7 +22,8 @@ import {
 import { getSchema } from '../../schema/index.ts';
 import { restRoutes } from '../../rest-compat/routes/index.ts';
 import { variableSpecs } from '../../rest-compat/params.ts';
-import { prepareDocument } from '../../schema/execute.ts';
+import { standaloneRunner } from '../../schema/pipeline/index.ts';
+import { loadConfig } from '../../src/config.ts';
 import type { RestRoute } from '../../rest-compat/route.ts';
 import type { Field, Shape } from './values.ts';
 
@@ -126,8 +127,9 @@ export interface RestTarget {
 }
 
 export function restTargets(): RestTarget[] {
+  const operations = standaloneRunner(loadConfig({}).graphql);
   return restRoutes.map((route) => {
-    const specs = variableSpecs(route, prepareDocument(route.operation));
+    const specs = variableSpecs(route, operations.prepare(route.operation).document);
     const fields: RestField[] = specs.map((spec) => {
       const shape = shapeOfGraphQL(spec.type);
       const source: RestSource = route.path.includes(`:${spec.restName}`)

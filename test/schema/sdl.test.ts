@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { sortedSchema } from '../../schema/index.ts';
-import { prepareDocument } from '../../schema/execute.ts';
+import { standaloneRunner } from '../../schema/pipeline/index.ts';
+import { loadConfig } from '../../src/config.ts';
 import { restRoutes } from '../../rest-compat/routes/index.ts';
 
 describe('GraphQL schema', () => {
@@ -12,8 +13,9 @@ describe('GraphQL schema', () => {
   });
 
   it('validates every REST route operation against the schema', () => {
+    const operations = standaloneRunner(loadConfig({}).graphql);
     for (const route of restRoutes) {
-      expect(() => prepareDocument(route.operation), `${route.method} ${route.path}`).not.toThrow();
+      expect(() => operations.prepare(route.operation), `${route.method} ${route.path}`).not.toThrow();
     }
   });
 });

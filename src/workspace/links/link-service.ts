@@ -4,7 +4,6 @@ import { decodeCursor, encodeCursor } from '../../returns/returns-service.ts';
 import { LIMITS, boundedText, normalizeTags, normalizeUrl, optionalText, searchText } from '../validation.ts';
 
 /** `GET /api/links` / `links`: default and maximum page size. */
-export const LINKS_PAGE = { first: 50, max: 200 } as const;
 /** Folders are listed whole (never paged), so their number per user is capped. */
 export const MAX_FOLDERS_PER_USER = 500;
 /**

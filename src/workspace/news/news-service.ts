@@ -6,7 +6,6 @@ import { parseIsoWeek } from './iso-week.ts';
 import { escapeLike } from '../../util/like.ts';
 
 /** `GET /api/news` / `newsArticles`: default and maximum page size. */
-export const NEWS_PAGE = { first: 20, max: 100 } as const;
 /** How far in the future `publishedAt` may lie (clock skew, embargoed items). */
 export const MAX_FUTURE_MS = 24 * 60 * 60 * 1000;
 const EARLIEST_PUBLISHED = Date.UTC(1970, 0, 1);

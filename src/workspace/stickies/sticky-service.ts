@@ -9,8 +9,6 @@ export type { Sticky, StickyVersion };
 export const DEFAULT_TRASH_RETENTION_DAYS = 30;
 /** How often the app runs `purgeExpired` (also once at start). */
 export const PURGE_INTERVAL_MS = 3_600_000;
-export const STICKIES_PAGE = { first: 50, max: 200 } as const;
-export const VERSIONS_PAGE = { first: 50, max: 200 } as const;
 
 const DAY_MS = 86_400_000;
 /** A write whose precondition keeps flipping under concurrent writers gives up after this many tries. */

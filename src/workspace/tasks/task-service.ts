@@ -7,7 +7,6 @@ import { BuiltinTaskProvider } from './builtin-provider.ts';
 import { HttpTaskProvider } from './http-provider.ts';
 import type { CommentAuthor, TaskChanges, TaskPage, TaskCommentRecord, TaskPriority, TaskProvider, TaskRecord, TaskStatus } from './types.ts';
 
-export const TASKS_PAGE = { first: 50, max: 200 } as const;
 export const ASSIGNEE_LENGTH = 200;
 
 export interface CreateTaskInput {

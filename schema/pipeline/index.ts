@@ -1,0 +1,34 @@
+/**
+ * The operation pipeline: the envelop plugins every operation passes through, whatever front it
+ * came in by. /graphql (graphql-yoga) is built with them; the other fronts run operations through
+ * yoga's own getEnveloped (operation-runner.ts), so each policy is attached here, once.
+ */
+import * as graphql from 'graphql';
+import { envelop, useEngine, useSchema, type Plugin } from '@envelop/core';
+import { getSchema } from '../index.ts';
+import { useDepthLimit } from './use-depth-limit.ts';
+import { useErrorMasking } from './use-error-masking.ts';
+import { useInputGuards } from './use-input-guards.ts';
+import { createOperationRunner, useSourceEvents, type OperationRunner } from './operation-runner.ts';
+
+export interface PipelineOptions {
+  /** GRAPHQL_MAX_DEPTH. */
+  maxDepth: number;
+}
+
+/** The plugins, in order: validation rules, then refusals before execution, then masking of what comes out. */
+export function operationPlugins(options: PipelineOptions): Plugin[] {
+  return [useDepthLimit(options.maxDepth), useInputGuards(), useSourceEvents(), useErrorMasking() as Plugin];
+}
+
+/**
+ * A runner over the same plugins without an HTTP server (tests, scripts). The service itself runs
+ * operations through yoga's getEnveloped (src/http/graphql.ts), which adds yoga's own engine.
+ */
+export function standaloneRunner(options: PipelineOptions): OperationRunner {
+  return createOperationRunner(envelop({ plugins: [useEngine(graphql), useSchema(getSchema()), ...operationPlugins(options)] }));
+}
+
+export { createOperationRunner, type OperationRunner, type PreparedOperation } from './operation-runner.ts';
+export { maskError } from './use-error-masking.ts';
+export { maxDepthRule } from './use-depth-limit.ts';

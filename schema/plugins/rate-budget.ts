@@ -1,0 +1,68 @@
+/**
+ * `rateBudget: 'returns'` on a field: the fact is stated once, on the field, and every front
+ * derives from it. Resolving the field charges one point of that budget (after authorization and
+ * argument validation, so a refused request costs nothing); the field's description says so; and
+ * `extensions.rateBudget` lets a front read it (the REST router prepays a route's budget before it
+ * reads the body, and OpenAPI/MCP listings can show it).
+ */
+import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
+import { getOperationAST, Kind, type DocumentNode, type GraphQLField, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import type { Budget, RequestBudgets } from '../../src/ratelimit/rate-limiter.ts';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  export namespace PothosSchemaTypes {
+    export interface Plugins<Types extends SchemaTypes> {
+      rateBudget: RateBudgetPlugin<Types>;
+    }
+    export interface FieldOptions<Types extends SchemaTypes, ParentShape, Type, Nullable, Args, ResolveShape, ResolveReturnShape> {
+      /** The rate budget one resolution of this field costs a point of. */
+      rateBudget?: Budget;
+    }
+  }
+}
+
+/** The budget a schema field costs, if any (read from the extensions this plugin sets). */
+export function rateBudgetOf(field: Pick<GraphQLField<unknown, unknown>, 'extensions'> | undefined): Budget | undefined {
+  return (field?.extensions as { rateBudget?: Budget } | undefined)?.rateBudget;
+}
+
+export class RateBudgetPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
+  override onOutputFieldConfig(fieldConfig: PothosOutputFieldConfig<Types>): PothosOutputFieldConfig<Types> {
+    const budget = fieldConfig.pothosOptions.rateBudget;
+    if (!budget) return fieldConfig;
+    const said = `Rate budget: ${budget}.`;
+    return {
+      ...fieldConfig,
+      description: fieldConfig.description ? `${fieldConfig.description} ${said}` : said,
+      extensions: { ...fieldConfig.extensions, rateBudget: budget },
+    };
+  }
+
+  override wrapResolve(resolver: GraphQLFieldResolver<unknown, Types['Context'], object>, fieldConfig: PothosOutputFieldConfig<Types>): GraphQLFieldResolver<unknown, Types['Context'], object> {
+    const budget = fieldConfig.pothosOptions.rateBudget;
+    if (!budget) return resolver;
+    return async (parent, args, context, info) => {
+      await (context as { budgets: RequestBudgets }).budgets.charge(budget);
+      return resolver(parent, args, context, info);
+    };
+  }
+}
+
+const pluginName = 'rateBudget';
+SchemaBuilder.registerPlugin(pluginName, RateBudgetPlugin);
+
+export default pluginName;
+
+/**
+ * The budget an operation costs when it selects a single root field with one (REST routes and MCP
+ * tools run such operations): what a front can charge before it reads a request body.
+ */
+export function operationBudget(schema: GraphQLSchema, document: DocumentNode): Budget | undefined {
+  const operation = getOperationAST(document);
+  if (!operation) return undefined;
+  const rootType = schema.getRootType(operation.operation);
+  const fields = operation.selectionSet.selections.filter((selection) => selection.kind === Kind.FIELD);
+  const budgets = new Set(fields.map((field) => rateBudgetOf(rootType?.getFields()[field.name.value])).filter((budget) => budget !== undefined));
+  return budgets.size === 1 ? [...budgets][0] : undefined;
+}
