@@ -7,7 +7,6 @@ import { OfflineChatProvider } from './offline-provider.ts';
 import { OpenAiChatProvider } from './openai-provider.ts';
 import { CHAT_LIMITS, CHAT_ROLES, type ChatMessage, type ChatProvider, type ChatRole } from './types.ts';
 
-export const CONVERSATIONS_PAGE = { first: 20, max: 100 } as const;
 
 /** Appending to a conversation waits for another writer of the same conversation. */
 const TX_OPTIONS = { maxWait: 10_000, timeout: 15_000 } as const;
