@@ -13,6 +13,7 @@ import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboar
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, type TestUser } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
+import { expectNoHorizontalScroll, expectOneLine, expectWithinWidth, PHONE } from './phone.ts';
 
 const LIMIT = 8192;
 const HARBOR = 'Bayview Growth Fund LP';
@@ -192,6 +193,13 @@ describe.skipIf(!browserAvailable)('Returns page', () => {
     await table.waitFor();
     // 28 comparisons (14 days of 2 accounts): a full first page and a second one.
     await expectCount(table.locator('tbody tr'), 25);
+    // Each row's reason is a sentence, not a formula.
+    const reasons = await table.locator('td.reason').allTextContents();
+    expect(reasons.length).toBe(25);
+    for (const reason of reasons) {
+      expect(reason).toMatch(/^(Within the match threshold: [\d.]+ bps apart \(threshold [\d.]+ bps\)|Over the match threshold, within the review threshold: .+|Over the review threshold: .+|Opposite signs: .+|The (custodian|computed) return is missing|Both returns are missing|computed return undefined: .+)$/);
+      expect(reason).not.toMatch(/\||<=|>/);
+    }
     await page.getByRole('navigation', { name: 'Comparisons pages' }).getByRole('button', { name: 'Next' }).click();
     await page.getByText('Page 2').waitFor();
     // The pager moves at once; the rows follow when the second page arrives.
@@ -280,16 +288,33 @@ describe.skipIf(!browserAvailable)('Returns page', () => {
   });
 
   it('fits a 390 px wide phone', async () => {
-    const session = await signInToDashboard(browser, server.url, user, { width: 390, height: 844 });
+    const session = await signInToDashboard(browser, server.url, user, PHONE);
     const { page } = session;
     await openPage(page, '/files', 'Files');
     await page.getByLabel(/^Organization/).selectOption({ label: 'Zephyr Capital' });
     await fileRow(page, 'pnl-sample.csv').waitFor();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectNoHorizontalScroll(page);
+    // Each file is a card: its name, and its status badge whole, on one line, on the screen.
+    for (const name of ['pnl-sample.csv', 'pnl-with-errors.csv']) {
+      const row = fileRow(page, name);
+      await expectWithinWidth(page, row.getByRole('rowheader'));
+      const badge = row.locator('.badge');
+      await expectWithinWidth(page, badge);
+      await expectOneLine(badge);
+    }
+    await expectWithinWidth(page, fileRow(page, 'pnl-with-errors.csv').getByRole('button', { name: /Show \d+ row errors/ }));
     await screenshot(page, 'files-390');
     await openPage(page, '/returns', 'Returns');
     await page.getByRole('img', { name: /Chart of the daily Modified Dietz returns/ }).waitFor();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectNoHorizontalScroll(page);
+    // The comparison's main columns are on the screen: the entity, the difference, the status and the reason in words.
+    const comparison = page.getByRole('table', { name: 'Custodian vs computed daily returns' }).locator('tbody > tr').first();
+    await expectWithinWidth(page, comparison.getByRole('button', { name: /Chart the daily returns of/ }));
+    await expectWithinWidth(page, comparison.locator('td[data-label="Diff. (bps)"]'));
+    await expectWithinWidth(page, comparison.locator('.badge'));
+    await expectOneLine(comparison.locator('.badge'));
+    await expectWithinWidth(page, comparison.locator('td.reason'));
+    await expect.poll(() => comparison.locator('td.reason').textContent()).toMatch(/bps apart|missing|Opposite signs/);
     await screenshot(page, 'returns-390');
     expect(session.problems).toEqual([]);
     await session.context.close();

@@ -42,3 +42,28 @@ export async function expectOneLine(locator: Locator): Promise<void> {
 export async function expectRowsAtMost(table: Locator, maxPx: number): Promise<void> {
   await expect.poll(() => table.locator('tbody > tr').evaluateAll((rows) => Math.max(...rows.map((row) => row.getBoundingClientRect().height)))).toBeLessThanOrEqual(maxPx);
 }
+
+/**
+ * No cell of the table's body stands much taller than its content (a row stretched by one tall
+ * cell leaves the others with large empty gaps), and the table fits its frame: no column is hidden
+ * off the side.
+ */
+export async function expectCompactRows(table: Locator, maxGapPx = 24): Promise<void> {
+  const measure = () =>
+    table.evaluate((element) => {
+      let gap = 0;
+      for (const cell of element.querySelectorAll('tbody td, tbody th')) {
+        const range = document.createRange();
+        range.selectNodeContents(cell);
+        const content = range.getBoundingClientRect();
+        if (content.height === 0) continue;
+        const style = getComputedStyle(cell);
+        const padding = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+        gap = Math.max(gap, cell.getBoundingClientRect().height - padding - content.height);
+      }
+      const frame = element.parentElement!;
+      return { gap: Math.round(gap), overflow: frame.scrollWidth - frame.clientWidth };
+    });
+  await expect.poll(async () => (await measure()).overflow).toBeLessThanOrEqual(0);
+  await expect.poll(async () => (await measure()).gap).toBeLessThanOrEqual(maxGapPx);
+}

@@ -7,6 +7,7 @@ import type { Browser } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, type TestUser } from '../helpers/fixtures.ts';
 import { browserAvailable, launchBrowser, openPage, signInToDashboard, expectCount } from '../helpers/browser.ts';
+import { expectNoHorizontalScroll, expectWithinWidth, PHONE } from './phone.ts';
 
 describe.skipIf(!browserAvailable)('dashboard: transcripts from an external provider', () => {
   let server: TestServer;
@@ -37,6 +38,19 @@ describe.skipIf(!browserAvailable)('dashboard: transcripts from an external prov
     await alert.waitFor();
     expect((await alert.textContent())!.length).toBeGreaterThan('Could not load your transcripts: '.length);
     // A 502 from /graphql is logged by the browser as a failed resource; nothing else may be.
+    expect(session.problems.filter((p) => !/status of 50[234]/.test(p))).toEqual([]);
+    await session.context.close();
+  });
+
+  it('at a phone\'s width the read-only note and the failure fit the screen', async () => {
+    const session = await signInToDashboard(browser, server.url, user, PHONE);
+    const { page } = session;
+    await openPage(page, '/transcripts', 'Transcripts');
+    const alert = page.getByRole('alert').filter({ hasText: 'Could not load your transcripts' });
+    await alert.waitFor();
+    await expectNoHorizontalScroll(page);
+    await expectWithinWidth(page, page.getByText('read-only here'));
+    await expectWithinWidth(page, alert);
     expect(session.problems.filter((p) => !/status of 50[234]/.test(p))).toEqual([]);
     await session.context.close();
   });

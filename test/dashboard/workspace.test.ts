@@ -13,6 +13,7 @@ import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboar
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, type TestUser } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
+import { expectCompactRows, expectNoHorizontalScroll, expectOneLine, expectWithinWidth, PHONE } from './phone.ts';
 import { seedTranscripts } from '../../src/seed/workspace-transcripts.ts';
 import { seedTasks } from '../../src/seed/workspace-tasks.ts';
 import { seedNews } from '../../src/seed/workspace-news.ts';
@@ -281,23 +282,35 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
   });
 
   it('transcripts, tasks and news fit a phone', async () => {
-    const session = await signInToDashboard(browser, server.url, user, { width: 390, height: 844 });
+    const session = await signInToDashboard(browser, server.url, user, PHONE);
     const { page } = session;
-    for (const [route, heading, name] of [
-      ['/transcripts', 'Transcripts', 'transcripts-390'],
-      ['/tasks', 'Tasks', 'tasks-390'],
-      ['/news', 'News', 'news-390'],
+    for (const [route, heading, name, table] of [
+      ['/transcripts', 'Transcripts', 'transcripts-390', 'Transcripts'],
+      ['/tasks', 'Tasks', 'tasks-390', 'Tasks'],
+      ['/news', 'News', 'news-390', null],
     ] as const) {
       await openPage(page, route, heading);
       await page.locator('.panel').last().getByRole('link').first().waitFor();
-      // Wide tables scroll inside their .table-wrap; the page itself never scrolls sideways.
-      expect(await page.evaluate(() => document.documentElement.scrollWidth), route).toBeLessThanOrEqual(390);
+      // The page never scrolls sideways.
+      await expectNoHorizontalScroll(page);
+      if (table) {
+        // Each row is a compact card: its title on the screen, no column hidden off the side, no large gaps.
+        const rows = page.getByRole('table', { name: table, exact: true });
+        await expectCompactRows(rows);
+        await expectWithinWidth(page, rows.locator('tbody > tr').first().getByRole('link').first());
+      }
       await screenshot(page, name);
     }
+    // A task's status and priority are whole, on the screen.
+    await openPage(page, '/tasks', 'Tasks');
+    const task = page.getByRole('table', { name: 'Tasks', exact: true }).locator('tbody > tr').first();
+    await expectWithinWidth(page, task.getByRole('combobox'));
+    await expectWithinWidth(page, task.locator('.badge'));
+    await expectOneLine(task.locator('.badge'));
     await openPage(page, '/transcripts', 'Transcripts');
     await page.getByRole('link', { name: 'Weekly Investment Committee' }).click();
     await page.getByRole('heading', { level: 1, name: 'Weekly Investment Committee' }).waitFor();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectNoHorizontalScroll(page);
     await screenshot(page, 'transcript-390');
     expect(session.problems).toEqual([]);
     await session.context.close();

@@ -33,3 +33,8 @@ export function formatPercent(fraction: string | number | null | undefined, digi
 export function isoDateDaysAgo(days: number): string {
   return new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
 }
+
+/** "1 row error", "3 row errors"; `many` for irregular plurals ("1 sticky", "2 stickies"). */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
+}

@@ -3,7 +3,7 @@ import { gql, useMutation, useQuery } from 'urql';
 import { Page, Panel } from '../components/page.tsx';
 import { EmptyState, ErrorNotice, Loading, SuccessNotice } from '../components/notice.tsx';
 import { Badge, toneOf } from '../components/badge.tsx';
-import { formatBytes, formatDateTime } from '../components/format.ts';
+import { formatBytes, formatDateTime, plural } from '../components/format.ts';
 import { usePolling } from '../api/use-polling.ts';
 import { useViewer } from '../viewer.tsx';
 
@@ -92,7 +92,7 @@ export default function SystemPage() {
             <Stat
               label="Worker"
               value={<Badge tone={data.serviceStatus.worker.state === 'stopped' ? 'danger' : 'success'}>{data.serviceStatus.worker.state}</Badge>}
-              detail={`${data.serviceStatus.worker.processed} jobs done, ${data.serviceStatus.worker.failed} failed; last poll ${formatDateTime(data.serviceStatus.worker.lastPollAt, 'never')}`}
+              detail={`${plural(data.serviceStatus.worker.processed, 'job')} done, ${data.serviceStatus.worker.failed} failed; last poll ${formatDateTime(data.serviceStatus.worker.lastPollAt, 'never')}`}
             />
             <Stat
               label="Self-test scheduler"
@@ -122,7 +122,7 @@ function Stat({ label, value, detail }: { label: string; value: React.ReactNode;
 function SelfTestTable({ runs }: { runs: SelfTestRun[] }) {
   return (
     <div className="table-wrap" tabIndex={0}>
-      <table className="data" aria-label="Self-test history">
+      <table className="data stack" aria-label="Self-test history">
         <thead>
           <tr>
             <th scope="col">Started</th>
@@ -136,12 +136,12 @@ function SelfTestTable({ runs }: { runs: SelfTestRun[] }) {
           {runs.map((run) => (
             <tr key={run.id}>
               <td>{formatDateTime(run.startedAt)}</td>
-              <td>{run.trigger}</td>
-              <td>
+              <td data-label="Trigger">{run.trigger}</td>
+              <td data-label="Status">
                 <Badge tone={toneOf(run.status)}>{run.status}</Badge>
               </td>
-              <td className="num">{run.durationMs === null ? '—' : `${run.durationMs} ms`}</td>
-              <td>
+              <td data-label="Duration" className="num">{run.durationMs === null ? '—' : `${run.durationMs} ms`}</td>
+              <td data-label="Checks">
                 {run.checks.map((check) => (
                   <span key={check.name} className="tag" title={check.detail ?? undefined}>
                     {check.passed ? '✓' : '✗'} {check.name}

@@ -3,6 +3,7 @@ import { useQuery } from 'urql';
 import { Badge, toneOf } from '../../components/badge.tsx';
 import { EmptyState, ErrorNotice, Loading } from '../../components/notice.tsx';
 import { formatBytes, formatDateTime } from '../../components/format.ts';
+import { finishedAnnouncement } from './status-words.ts';
 import { IN_PROGRESS, ROW_ERRORS_SHOWN, RowErrorsQuery, RowWarningsQuery, type RowError, type UploadedFile } from './queries.ts';
 
 const COLUMNS = 7;
@@ -31,7 +32,7 @@ export function FileTable({ files, filtered }: { files: UploadedFile[]; filtered
         <EmptyState>{filtered ? 'No files with this status.' : 'No files uploaded to this organization yet. Upload one above.'}</EmptyState>
       ) : (
         <div className="table-wrap" tabIndex={0}>
-          <table className="data files-table" aria-label="Uploaded files">
+          <table className="data files-table stack" aria-label="Uploaded files">
             <thead>
               <tr>
                 <th scope="col">File</th>
@@ -61,15 +62,15 @@ export function FileTable({ files, filtered }: { files: UploadedFile[]; filtered
                       <th scope="row" className="file-name">
                         {file.fileName}
                       </th>
-                      <td>{file.fileType}</td>
-                      <td>
+                      <td data-label="Type">{file.fileType}</td>
+                      <td data-label="Status">
                         <Badge tone={toneOf(file.status)}>{file.status}</Badge>
                         {IN_PROGRESS.has(file.status) && <span className="spinner inline-spinner" aria-hidden="true" />}
                         {file.statusDetail && <div className="hint status-detail">{file.statusDetail}</div>}
                       </td>
-                      <td className="num">{file.rowCount === null ? '—' : count.format(file.rowCount)}</td>
-                      <td className="num">{formatBytes(file.sizeBytes)}</td>
-                      <td>
+                      <td data-label="Rows" className="num">{file.rowCount === null ? '—' : count.format(file.rowCount)}</td>
+                      <td data-label="Size" className="num">{formatBytes(file.sizeBytes)}</td>
+                      <td data-label="Uploaded">
                         <time dateTime={file.createdAt}>{formatDateTime(file.createdAt)}</time>
                       </td>
                       <td>
@@ -185,11 +186,7 @@ function useStatusAnnouncements(files: UploadedFile[]): string {
     for (const file of files) {
       const before = previous.current.get(file.id);
       if (before && before !== file.status && !IN_PROGRESS.has(file.status)) {
-        finished.push(
-          file.status === 'failed'
-            ? `${file.fileName} failed${file.errorCount > 0 ? ` with ${file.errorCount} row errors` : ''}.`
-            : `${file.fileName} is ${file.status}${file.warningCount > 0 ? ` with ${file.warningCount} ${file.warningCount === 1 ? 'warning' : 'warnings'}` : ''}.`,
-        );
+        finished.push(finishedAnnouncement(file));
       }
       previous.current.set(file.id, file.status);
     }

@@ -73,7 +73,7 @@ export function RunsList() {
       )}
       {runs.length > 0 && (
         <div className="table-wrap" tabIndex={0}>
-          <table className="data gen-runs-table">
+          <table className="data gen-runs-table stack">
             <caption className="visually-hidden">Your summaries, newest first</caption>
             <thead>
               <tr>
@@ -93,7 +93,7 @@ export function RunsList() {
                   <td>
                     <Link href={`/generation/${run.id}`}>{formatDateTime(run.createdAt)}</Link>
                   </td>
-                  <td>
+                  <td data-label="State">
                     <Badge tone={toneOf(run.state)}>{RUN_STATE_LABELS[run.state]}</Badge>
                     {run.degraded && (
                       <>
@@ -102,10 +102,10 @@ export function RunsList() {
                       </>
                     )}
                   </td>
-                  <td>{sourcesText(run.options.sources)}</td>
-                  <td className="num">{run.options.days}</td>
-                  <td>{lengthText(run.options.length)}</td>
-                  <td>{result(run)}</td>
+                  <td data-label="Sources">{sourcesText(run.options.sources)}</td>
+                  <td data-label="Days" className="num">{run.options.days}</td>
+                  <td data-label="Length">{lengthText(run.options.length)}</td>
+                  <td data-label="Result">{result(run)}</td>
                 </tr>
               ))}
             </tbody>

@@ -88,7 +88,7 @@ export function ComparisonPanel({ accountCodes, onChart }: { accountCodes: strin
       )}
       {rows.length > 0 && (
         <div className="table-wrap" tabIndex={0}>
-          <table className="data comparison-table" aria-label="Custodian vs computed daily returns" aria-busy={fetching}>
+          <table className="data stack comparison-table" aria-label="Custodian vs computed daily returns" aria-busy={fetching}>
             <thead>
               <tr>
                 <th scope="col">Date</th>
@@ -110,7 +110,7 @@ export function ComparisonPanel({ accountCodes, onChart }: { accountCodes: strin
             <tbody>
               {rows.map((row) => (
                 <tr key={`${row.accountCode}|${row.date}`}>
-                  <td className="nowrap">
+                  <td data-label="Date" className="nowrap">
                     <time dateTime={row.date}>{formatDate(row.date)}</time>
                   </td>
                   <td className="entity">
@@ -119,14 +119,14 @@ export function ComparisonPanel({ accountCodes, onChart }: { accountCodes: strin
                       {row.entityName}
                     </button>
                   </td>
-                  <td className="nowrap">{row.accountCode}</td>
-                  <td className="num">{signedPercent(row.custodianReturn)}</td>
-                  <td className="num">{signedPercent(row.computedReturn)}</td>
-                  <td className="num">{signedBps(row.differenceBps)}</td>
-                  <td>
+                  <td data-label="Account" className="nowrap">{row.accountCode}</td>
+                  <td data-label="Custodian" className="num">{signedPercent(row.custodianReturn)}</td>
+                  <td data-label="Computed" className="num">{signedPercent(row.computedReturn)}</td>
+                  <td data-label="Diff. (bps)" className="num">{signedBps(row.differenceBps)}</td>
+                  <td data-label="Status">
                     <Badge tone={toneOf(row.status)}>{row.status}</Badge>
                   </td>
-                  <td className="reason">{row.reason}</td>
+                  <td data-label="Reason" className="reason">{row.reason}</td>
                 </tr>
               ))}
             </tbody>

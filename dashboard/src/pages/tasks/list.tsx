@@ -126,7 +126,7 @@ export function TaskList() {
         {data && tasks.length === 0 && <EmptyState>{filtered ? 'No task matches these filters.' : pager.page === 1 ? 'You have no tasks yet. Create one with “New task”.' : 'No more tasks.'}</EmptyState>}
         {tasks.length > 0 && (
           <div className="table-wrap" tabIndex={0}>
-            <table className="data tasks-table" aria-label="Tasks">
+            <table className="data tasks-table stack" aria-label="Tasks">
               <thead>
                 <tr>
                   <th scope="col">Task</th>
@@ -144,7 +144,7 @@ export function TaskList() {
                     <td className="task-title">
                       <Link href={`/tasks/${task.id}`}>{task.title}</Link>
                     </td>
-                    <td>
+                    <td data-label="Status">
                       <StatusSelect
                         task={task}
                         onMoved={(title, to) => setMoved(`“${title}” moved to ${STATUS_LABELS[to]}.`)}
@@ -154,10 +154,10 @@ export function TaskList() {
                         }}
                       />
                     </td>
-                    <td>
+                    <td data-label="Priority">
                       <Badge tone={PRIORITY_TONES[task.priority]}>{task.priority}</Badge>
                     </td>
-                    <td>
+                    <td data-label="Assignee">
                       {task.assignee ? (
                         <button type="button" className="link-button" onClick={() => setAssigneeText(task.assignee ?? '')}>
                           {task.assignee}
@@ -167,11 +167,11 @@ export function TaskList() {
                         <span className="hint">—</span>
                       )}
                     </td>
-                    <td className="nowrap">
+                    <td data-label="Due" className="nowrap">
                       {formatDate(task.dueDate)}
                       {isOverdue(task) && <span className="overdue"> overdue</span>}
                     </td>
-                    <td>
+                    <td data-label="Labels">
                       {task.labels.map((l) => (
                         <button key={l} type="button" className="tag tag-button" onClick={() => setLabelText(l)}>
                           {l}
@@ -179,7 +179,7 @@ export function TaskList() {
                         </button>
                       ))}
                     </td>
-                    <td className="nowrap">{formatDateTime(task.updatedAt)}</td>
+                    <td data-label="Updated" className="nowrap">{formatDateTime(task.updatedAt)}</td>
                   </tr>
                 ))}
               </tbody>

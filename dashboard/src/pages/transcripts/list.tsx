@@ -45,7 +45,7 @@ export function TranscriptList() {
         )}
         {transcripts.length > 0 && (
           <div className="table-wrap" tabIndex={0}>
-            <table className="data" aria-label="Transcripts">
+            <table className="data stack" aria-label="Transcripts">
               <thead>
                 <tr>
                   <th scope="col">Title</th>
@@ -65,12 +65,12 @@ export function TranscriptList() {
                     <td>
                       <Link href={`/transcripts/${t.id}`}>{t.title}</Link>
                     </td>
-                    <td className="nowrap">{formatDateTime(t.occurredAt)}</td>
-                    <td className="num">
+                    <td data-label="When" className="nowrap">{formatDateTime(t.occurredAt)}</td>
+                    <td data-label="Duration" className="num">
                       <time dateTime={isoDuration(t.durationSeconds)}>{formatDuration(t.durationSeconds)}</time>
                     </td>
-                    <td>{t.participants.length > 0 ? t.participants.join(', ') : <span className="hint">not named</span>}</td>
-                    <td className="num">{t.sentenceCount}</td>
+                    <td data-label="Speakers">{t.participants.length > 0 ? t.participants.join(', ') : <span className="hint">not named</span>}</td>
+                    <td data-label="Sentences" className="num">{t.sentenceCount}</td>
                   </tr>
                 ))}
               </tbody>

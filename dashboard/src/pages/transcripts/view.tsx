@@ -4,7 +4,7 @@ import { useMutation, useQuery } from 'urql';
 import { Page, Panel } from '../../components/page.tsx';
 import { EmptyState, ErrorNotice, Loading, SuccessNotice } from '../../components/notice.tsx';
 import { ConfirmButton } from '../../components/confirm-button.tsx';
-import { formatDateTime } from '../../components/format.ts';
+import { formatDateTime, plural } from '../../components/format.ts';
 import { useNavigationState } from '../../components/navigation-state.ts';
 import { useDebounced } from '../../components/use-debounced.ts';
 import { DeleteTranscript, TranscriptQuery, TRANSCRIPT_LISTS, UUID_PATTERN, formatClock, formatDuration, isoDuration, useTranscriptsWritable, type Sentence, type Transcript } from './api.ts';
@@ -46,7 +46,7 @@ export function TranscriptView({ id }: { id: string }) {
       title={transcript.title}
       intro={
         <>
-          {formatDateTime(transcript.occurredAt)} · <time dateTime={isoDuration(transcript.durationSeconds)}>{formatDuration(transcript.durationSeconds)}</time> · {transcript.sentenceCount} sentences
+          {formatDateTime(transcript.occurredAt)} · <time dateTime={isoDuration(transcript.durationSeconds)}>{formatDuration(transcript.durationSeconds)}</time> · {plural(transcript.sentenceCount, 'sentence')}
           {transcript.participants.length > 0 && <> · {transcript.participants.join(', ')}</>}
         </>
       }
@@ -55,7 +55,7 @@ export function TranscriptView({ id }: { id: string }) {
           <ConfirmButton
             label="Delete"
             ariaLabel={`Delete the transcript ${transcript.title}`}
-            question={`Delete “${transcript.title}” and its ${transcript.sentenceCount} sentences? This cannot be undone.`}
+            question={`Delete “${transcript.title}” and its ${plural(transcript.sentenceCount, 'sentence')}? This cannot be undone.`}
             confirmLabel="Delete"
             disabled={deletion.fetching}
             onConfirm={() => void onDelete(transcript)}
@@ -66,7 +66,7 @@ export function TranscriptView({ id }: { id: string }) {
       {BACK}
       {imported && (
         <SuccessNotice>
-          Imported “{imported.title}”: {imported.sentenceCount} sentences.
+          Imported “{imported.title}”: {plural(imported.sentenceCount, 'sentence')}.
         </SuccessNotice>
       )}
       <ErrorNotice error={deletion.error} title="Could not delete the transcript" />
@@ -105,7 +105,7 @@ function Sentences({ transcript }: { transcript: Transcript }) {
         </label>
       </div>
       <p className="hint" role="status" aria-live="polite">
-        {filtered ? `Showing ${shown.length} of ${transcript.sentences.length} sentences.` : ''}
+        {filtered ? `Showing ${shown.length} of ${plural(transcript.sentences.length, 'sentence')}.` : ''}
       </p>
       {transcript.sentences.length === 0 && <EmptyState>This transcript has no sentences.</EmptyState>}
       {transcript.sentences.length > 0 && shown.length === 0 && <EmptyState>No sentence matches. Choose another speaker or other words.</EmptyState>}
