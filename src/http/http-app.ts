@@ -11,7 +11,7 @@ import { corsPolicy } from './cors.ts';
 import { authPages } from './auth-pages.ts';
 import { dashboardRoutes, wantsHtml } from './dashboard.ts';
 import { graphqlEndpoint } from './graphql.ts';
-import { jsonRpcEndpoint } from '../../rest-compat/json-rpc/mcp-endpoint.ts';
+import { mcpEndpoint } from '../../mcp/mcp-endpoint.ts';
 
 /** The HTTP surface: REST routes, /graphql, the sign-in pages and the web dashboard. */
 export function createHttpApp(services: Services, lifecycle: { stopping: boolean } = { stopping: false }) {
@@ -38,7 +38,7 @@ export function createHttpApp(services: Services, lifecycle: { stopping: boolean
   const graphql = graphqlEndpoint(services);
   app.use('/graphql', graphql.handler);
   // The spec's JSON-RPC tool endpoint, an MCP server (reads its own body: no JSON parser before it).
-  app.all('/api/service', ...jsonRpcEndpoint({ services, operations: graphql.operations, context: (req) => contextFor(services, req), version: services.version }));
+  app.all('/api/service', ...mcpEndpoint({ services, operations: graphql.operations, context: (req) => contextFor(services, req), version: services.version }));
   app.use(
     createRestRouter({
       routes: restRoutes,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { frontsTable, withFrontsTable } from '../../rest-compat/fronts-table.ts';
 import { restRoutes } from '../../rest-compat/routes/index.ts';
-import { TOOLS } from '../../rest-compat/json-rpc/tools.ts';
+import { TOOLS } from '../../mcp/tools.ts';
 
 describe("README's table of each operation on the three fronts", () => {
   it('is current (run `npm run schema:emit` after changing a route, a tool or a rate budget)', () => {

@@ -4,11 +4,11 @@
  * them (variables-schema.ts). A tool row states only its name, title, description, operation,
  * output and annotations; its input is the operation's.
  */
-import { getSchema } from '../../schema/index.ts';
-import type { OperationRunner, PreparedOperation } from '../../schema/pipeline/index.ts';
-import { AppError } from '../../src/errors.ts';
-import { buildVariables, operationVariables, type VariableSpec } from '../params.ts';
-import { variablesSchema } from '../variables-schema.ts';
+import { getSchema } from '../schema/index.ts';
+import type { OperationRunner, PreparedOperation } from '../schema/pipeline/index.ts';
+import { AppError } from '../src/errors.ts';
+import { buildVariables, operationVariables, type VariableSpec } from '../rest-compat/params.ts';
+import { variablesSchema } from '../rest-compat/variables-schema.ts';
 import { TOOLS, type ToolDefinition } from './tools.ts';
 
 export interface PreparedTool {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser } from '../helpers/fixtures.ts';
-import { TOOLS } from '../../rest-compat/json-rpc/tools.ts';
+import { TOOLS } from '../../mcp/tools.ts';
 
 let server: TestServer;
 let token: string;

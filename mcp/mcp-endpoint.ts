@@ -22,14 +22,14 @@ import { z } from 'zod';
 import { createMcpHandler, McpServer, ProtocolError, ProtocolErrorCode, type AuthInfo, type ServerContext } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { originValidation } from '@modelcontextprotocol/express';
-import type { OperationRunner } from '../../schema/pipeline/index.ts';
-import { bearerToken, type RequestContext } from '../../src/context.ts';
-import type { Services } from '../../src/services.ts';
-import { isFinalEvent } from '../../src/generation/run-store.ts';
+import type { OperationRunner } from '../schema/pipeline/index.ts';
+import { bearerToken, type RequestContext } from '../src/context.ts';
+import type { Services } from '../src/services.ts';
+import { isFinalEvent } from '../src/generation/run-store.ts';
 import type { ToolDefinition } from './tools.ts';
 import { prepareTools, toolVariables, type PreparedTool, type ToolCatalog } from './tool-catalog.ts';
-import { AppError } from '../../src/errors.ts';
-import { MAX_INPUT_DEPTH } from '../../schema/input-guards.ts';
+import { AppError } from '../src/errors.ts';
+import { MAX_INPUT_DEPTH } from '../schema/input-guards.ts';
 
 export const TOOLS_PAGE_SIZE = 10;
 /** JSON-RPC error code of a tool refused for want of a scope (the server-error range of JSON-RPC). */
@@ -45,7 +45,7 @@ interface EndpointOptions {
 
 type ToolResult = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 
-export function jsonRpcEndpoint(options: EndpointOptions): RequestHandler[] {
+export function mcpEndpoint(options: EndpointOptions): RequestHandler[] {
   const catalog = prepareTools(options.operations);
   const listing = toolListing(catalog);
   const handler = createMcpHandler((request: { authInfo?: AuthInfo }) => buildServer(options, catalog, listing, request.authInfo), {

@@ -10,7 +10,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser } from '../helpers/fixtures.ts';
 import { seedStickies } from '../../src/seed/workspace-stickies.ts';
-import { TOOLS } from '../../rest-compat/json-rpc/tools.ts';
+import { TOOLS } from '../../mcp/tools.ts';
 
 let server: TestServer;
 let token: string;

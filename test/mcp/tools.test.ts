@@ -26,8 +26,8 @@ import { seedNews } from '../../src/seed/workspace-news.ts';
 import type { Sticky as SeededSticky } from '../../src/workspace/stickies/sticky-service.ts';
 import type { TranscriptDetail } from '../../src/workspace/transcripts/types.ts';
 import type { TaskRecord } from '../../src/workspace/tasks/types.ts';
-import { TOOLS } from '../../rest-compat/json-rpc/tools.ts';
-import { FORBIDDEN_ERROR_CODE } from '../../rest-compat/json-rpc/mcp-endpoint.ts';
+import { TOOLS } from '../../mcp/tools.ts';
+import { FORBIDDEN_ERROR_CODE } from '../../mcp/mcp-endpoint.ts';
 
 const SCOPES = ['read:workspace', 'write:workspace', 'read:returns', 'read:pnl'];
 const HARBOR = 'Bayview Growth Fund LP';
