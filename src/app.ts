@@ -18,7 +18,8 @@ import { LocalBlobStore } from './storage/blob-store.ts';
 import { StorageService } from './storage/storage-service.ts';
 import { JobQueue } from './jobs/job-queue.ts';
 import { IngestService } from './ingest/ingest-service.ts';
-import { IngestWorker } from './ingest/ingest-worker.ts';
+import { ingestJob } from './ingest/ingest-job.ts';
+import { JobWorker } from './jobs/job-worker.ts';
 import { SelfTestScheduler } from './scheduler/self-test-scheduler.ts';
 import { builtInChecks } from './scheduler/self-test-checks.ts';
 import { HealthService } from './health/health-service.ts';
@@ -138,8 +139,13 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     blobs,
     storage: new StorageService({ prisma, blobs, jobs, config, log: log.child({ component: 'storage' }) }),
     jobs,
-    ingestWorker: new IngestWorker({ jobs, ingest, log: log.child({ component: 'worker' }), pollIntervalMs: config.worker.pollIntervalMs,
+    ingestWorker: new JobWorker({
+      ...ingestJob({ ingest, log: log.child({ component: 'ingest' }) }),
+      jobs,
+      log: log.child({ component: 'worker' }),
       workerId: `${hostname()}:${process.pid}`,
+      concurrency: 1,
+      pollIntervalMs: config.worker.pollIntervalMs,
       staleAfterMs: config.worker.staleAfterMs,
       // Only one process can open the embedded database, so a job left running was abandoned.
       ...(db.kind === 'pglite' ? { staleOnStartMs: 0 } : {}),

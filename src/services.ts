@@ -10,7 +10,7 @@ import type { ReturnsService } from './returns/returns-service.ts';
 import type { BlobStore } from './storage/blob-store.ts';
 import type { StorageService } from './storage/storage-service.ts';
 import type { JobQueue } from './jobs/job-queue.ts';
-import type { IngestWorker } from './ingest/ingest-worker.ts';
+import type { IngestJobPayload } from './ingest/ingest-job.ts';
 import type { SelfTestScheduler } from './scheduler/self-test-scheduler.ts';
 import type { HealthService } from './health/health-service.ts';
 import type { BenchmarkService } from './benchmark/benchmark-service.ts';
@@ -42,7 +42,8 @@ export interface Services {
   blobs: BlobStore;
   storage: StorageService;
   jobs: JobQueue;
-  ingestWorker: IngestWorker;
+  /** Runs the `ingest` jobs (src/ingest/ingest-job.ts); `GET /status` reports its state. */
+  ingestWorker: JobWorker<IngestJobPayload>;
   scheduler: SelfTestScheduler;
   health: HealthService;
   benchmark: BenchmarkService;

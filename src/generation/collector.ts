@@ -6,14 +6,25 @@
  * news published in it; tasks that are still open (whenever created) or were updated in it.
  * Each source is capped (COLLECT_LIMITS) so a large workspace cannot make a run unbounded.
  */
-import type { Services } from '../services.ts';
+import type { LinkService } from '../workspace/links/link-service.ts';
+import type { NewsService } from '../workspace/news/news-service.ts';
+import type { StickyService } from '../workspace/stickies/sticky-service.ts';
+import type { TaskService } from '../workspace/tasks/task-service.ts';
+import type { TranscriptService } from '../workspace/transcripts/transcript-service.ts';
 import type { AgentOutcome } from './agent-runner.ts';
 import type { CollectedWorkspace, GenerationOptions, GenerationSource } from './types.ts';
 
 export const COLLECT_LIMITS = { stickies: 200, links: 200, transcripts: 20, tasks: 200, taskComments: 50, news: 200 } as const;
 const PAGE = 100;
 
-type WorkspaceServices = Pick<Services, 'stickies' | 'links' | 'transcripts' | 'tasks' | 'news'>;
+/** The workspace services a run reads (the process's own, wired in src/app.ts). */
+export interface WorkspaceServices {
+  stickies: StickyService;
+  links: LinkService;
+  transcripts: TranscriptService;
+  tasks: TaskService;
+  news: NewsService;
+}
 type Report = (progress: number, message: string, data?: Record<string, unknown>) => Promise<void>;
 
 export interface WorkspaceCollector {

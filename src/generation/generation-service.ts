@@ -10,7 +10,8 @@ import { enqueueSql } from '../jobs/job-queue.ts';
 import type { PubSub } from '../pubsub/pubsub.ts';
 import { agentPlan, controlChannel } from './run-executor.ts';
 import type { ProgressHub, ProgressItem } from './progress-hub.ts';
-import { FINAL_RUN_STATES, RUN_AGENT, type GenerationRunRecord, type RunStore } from './run-store.ts';
+import { endRun } from './end-run.ts';
+import { isFinalState, RUN_AGENT, type GenerationRunRecord, type RunStore } from './run-store.ts';
 import { GENERATION_SOURCES, SUMMARY_LENGTHS, type GenerationOptions, type GenerationSource, type SummaryLength } from './types.ts';
 
 export const GENERATION_QUEUE = 'generation';
@@ -96,14 +97,14 @@ export class GenerationService {
   async cancel(userId: string, runId: string): Promise<GenerationRunRecord> {
     await this.get(userId, runId);
     const run = await this.deps.store.requestCancel(runId);
-    if (!run || FINAL_RUN_STATES.includes(run.state)) throw AppError.conflict(`The run has already ${run?.state === 'completed' ? 'completed' : 'ended'}`);
+    if (!run || isFinalState(run.state)) throw AppError.conflict(`The run has already ${run?.state === 'completed' ? 'completed' : 'ended'}`);
     if (run.state === 'queued') {
-      const event = await this.deps.store.append(
-        runId,
-        { agent: RUN_AGENT, status: 'failed', progress: 100, message: 'Generation cancelled by its owner', data: { run_id: runId, failed_agents: [], state: 'cancelled', error: 'Cancelled by its owner', reason: 'cancelled', duration_ms: null } },
-        { state: 'cancelled', error: 'Cancelled by its owner', finishedAt: 'now' },
-      );
-      if (event) await this.deps.hub.publish(event).catch(() => undefined);
+      await endRun(this.deps, runId, {
+        state: 'cancelled',
+        message: 'Generation cancelled by its owner',
+        update: { error: 'Cancelled by its owner' },
+        data: { error: 'Cancelled by its owner', reason: 'cancelled' },
+      });
     } else {
       await this.deps.pubsub.publish(controlChannel(runId), 'cancel');
     }
@@ -119,7 +120,7 @@ export class GenerationService {
     if (!Number.isInteger(after) || after < 0) throw AppError.badInput('after', 'must be a non-negative integer');
     if (after > run.lastSequence) throw AppError.badInput('after', `is beyond the run's last event (${run.lastSequence})`);
     // The client has seen the end of a finished run: nothing will ever follow.
-    if (FINAL_RUN_STATES.includes(run.state) && after >= run.lastSequence) return emptyIterator();
+    if (isFinalState(run.state) && after >= run.lastSequence) return emptyIterator();
     return this.deps.hub.follow(runId, after);
   }
 }

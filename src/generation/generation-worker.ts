@@ -8,13 +8,13 @@ import type { Logger } from '../log.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import { JobWorker } from '../jobs/job-worker.ts';
 import type { PubSub } from '../pubsub/pubsub.ts';
-import type { Services } from '../services.ts';
 import { OpenAiChatProvider } from '../workspace/chat/openai-provider.ts';
-import { ServiceCollector } from './collector.ts';
+import { ServiceCollector, type WorkspaceServices } from './collector.ts';
 import { GENERATION_QUEUE, GenerationService } from './generation-service.ts';
 import { ProgressHub } from './progress-hub.ts';
 import { RunExecutor } from './run-executor.ts';
-import { RUN_AGENT, RunStore } from './run-store.ts';
+import { endRun } from './end-run.ts';
+import { RunStore } from './run-store.ts';
 
 export interface GenerationJobPayload {
   runId: string;
@@ -25,7 +25,7 @@ export interface GenerationWiring {
   db: Database;
   jobs: JobQueue;
   pubsub: PubSub;
-  workspace: Pick<Services, 'stickies' | 'links' | 'transcripts' | 'tasks' | 'news'>;
+  workspace: WorkspaceServices;
   log: Logger;
   workerId: string;
 }
@@ -60,12 +60,12 @@ export function createGeneration(wiring: GenerationWiring) {
     handle: (job, signal) => executor.execute(job.payload.runId, signal),
     // Runs are not retried (agents would report from the start again): an abandoned run fails.
     onAbandoned: async ({ payload }) => {
-      const event = await store.append(
-        payload.runId,
-        { agent: RUN_AGENT, status: 'failed', progress: 100, message: 'Generation interrupted: its worker stopped; start a new run', data: { run_id: payload.runId, failed_agents: [], state: 'failed', error: 'Its worker stopped', reason: 'abandoned', duration_ms: null } },
-        { state: 'failed', error: 'Its worker stopped before the run finished', finishedAt: 'now' },
-      );
-      if (event) await hub.publish(event).catch(() => undefined);
+      await endRun({ store, hub, log }, payload.runId, {
+        state: 'failed',
+        message: 'Generation interrupted: its worker stopped; start a new run',
+        update: { error: 'Its worker stopped before the run finished' },
+        data: { error: 'Its worker stopped', reason: 'abandoned' },
+      });
     },
   });
   const service = new GenerationService({ pool: db.pool, store, hub, pubsub, wakeWorker: () => worker.wake() });

@@ -22,7 +22,8 @@ import { analyze, plural } from './analysts.ts';
 import { buildWriterPrompt, composeExtractiveSummary, numberReferences, renderReferences, renumberCitations } from './compose.ts';
 import { reviewCoverage } from './editor.ts';
 import type { ProgressHub } from './progress-hub.ts';
-import { FINAL_RUN_STATES, RUN_AGENT, type GenerationRunRecord, type RunStore, type RunUpdate } from './run-store.ts';
+import { endRun, type RunEnding } from './end-run.ts';
+import { isFinalState, RUN_AGENT, type GenerationRunRecord, type RunStore, type RunUpdate } from './run-store.ts';
 import { ANALYST_NAMES, ANALYST_SOURCES, type Analysis, type AnalystName, type CollectedWorkspace, type GenerationOptions, type WrittenSummary } from './types.ts';
 
 /** How often a running run reads its cancel flag, in case the cancel message was lost. */
@@ -50,13 +51,8 @@ export interface RunExecutorDeps {
   log: Logger;
 }
 
-/** The run's state when its stream ends, and why. */
-interface Ending {
-  update: RunUpdate;
-  status: 'complete' | 'failed';
-  message: string;
-  data: Record<string, unknown>;
-}
+/** The run's state when its stream ends, and why (endRun adds run_id, failed agents and duration). */
+type Ending = Omit<RunEnding, 'durationMs'>;
 
 /** The event log was closed under us (cancelled while queued, failed by the stale sweep). */
 class RunClosed extends Error {}
@@ -66,7 +62,7 @@ export class RunExecutor {
 
   async execute(runId: string, workerSignal: AbortSignal): Promise<void> {
     const run = await this.deps.store.get(runId);
-    if (!run || FINAL_RUN_STATES.includes(run.state)) return;
+    if (!run || isFinalState(run.state)) return;
     const log = this.deps.log.child({ runId });
     const controller = new AbortController();
     const onShutdown = () => controller.abort(new RunStopped('shutdown'));
@@ -128,7 +124,7 @@ export class RunExecutor {
 
     const collected = await runAgent('collector', `Collecting your records from the last ${plural(options.days, 'day')}`, (report, agentSignal) =>
       this.deps.collector.collect(run.userId, options, now, report, agentSignal), runnerOptions);
-    if (!collected.ok) return failedEnding(run.id, `The collector failed: ${collected.error}`, ['collector']);
+    if (!collected.ok) return failedEnding(`The collector failed: ${collected.error}`, ['collector']);
 
     await checkCancel();
     const analysts = plan.filter((agent): agent is AnalystName => (ANALYST_NAMES as readonly string[]).includes(agent));
@@ -145,13 +141,13 @@ export class RunExecutor {
       return [];
     });
     await checkCancel();
-    if (analyses.length === 0) return failedEnding(run.id, 'Every analyst failed', failedAgents);
+    if (analyses.length === 0) return failedEnding('Every analyst failed', failedAgents);
 
     let written = await runAgent('writer', this.deps.model ? 'Writing the summary with the configured model' : 'Writing the summary with the extractive summariser',
       this.writerWork(run.userId, analyses, collected.value, options, now), runnerOptions);
     if (!written.ok) {
       failedAgents.push('writer');
-      if (!this.deps.model) return failedEnding(run.id, `The writer failed: ${written.error}`, failedAgents);
+      if (!this.deps.model) return failedEnding(`The writer failed: ${written.error}`, failedAgents);
       // The model failed: the offline summariser still gives the user a summary.
       written = { ok: true, value: composeExtractiveSummary(analyses, collected.value, { length: options.length, now }) };
     }
@@ -172,7 +168,7 @@ export class RunExecutor {
     }, runnerOptions);
     if (!edited.ok) failedAgents.push('editor');
     const final = edited.ok ? edited.value : summary;
-    return completedEnding(run.id, final, failedAgents);
+    return completedEnding(final, failedAgents);
   }
 
   private writerWork(userId: string, analyses: Analysis[], collected: CollectedWorkspace, options: GenerationOptions, now: Date): AgentWork<WrittenSummary> {
@@ -201,14 +197,10 @@ export class RunExecutor {
     await this.deps.hub.publish(stored).catch((error: unknown) => this.deps.log.warn({ err: error, runId }, 'could not publish a generation event'));
   }
 
-  /** The final event: every ending's data has run_id, state, failed_agents and duration_ms. */
+  /** The final state and event (endRun); the failed agents are the ending's, or every agent that reported `failed`. */
   private async finish(runId: string, ending: Ending, started: number, failedAgents: ReadonlySet<string>): Promise<void> {
-    const failed = [...failedAgents];
-    await this.append(
-      runId,
-      { agent: RUN_AGENT, status: ending.status, progress: 100, message: ending.message, data: { run_id: runId, failed_agents: failed, ...ending.data, duration_ms: Date.now() - started } },
-      { failedAgents: failed, ...ending.update, finishedAt: 'now' },
-    );
+    const { store, hub, log } = this.deps;
+    await endRun({ store, hub, log }, runId, { ...ending, failedAgents: ending.failedAgents ?? [...failedAgents], durationMs: Date.now() - started });
   }
 }
 
@@ -235,37 +227,33 @@ function coveredMessage(checked: number): string {
   return checked === 1 ? 'The summary covers the 1 key finding' : `The summary covers all ${checked} key findings`;
 }
 
-function completedEnding(runId: string, summary: WrittenSummary, failedAgents: string[]): Ending {
+function completedEnding(summary: WrittenSummary, failedAgents: string[]): Ending {
   const degraded = failedAgents.length > 0;
   return {
-    status: 'complete',
+    state: 'completed',
     message: degraded ? `Summary ready (degraded: ${failedAgents.join(', ')} failed)` : 'Summary ready',
-    update: { state: 'completed', summary: summary.markdown, references: summary.references, summaryProvider: summary.provider, failedAgents },
-    data: { run_id: runId, state: 'completed', degraded, failed_agents: failedAgents, summary_provider: summary.provider, summary: summary.markdown, references: summary.references },
+    update: { summary: summary.markdown, references: summary.references, summaryProvider: summary.provider },
+    failedAgents,
+    data: { degraded, summary_provider: summary.provider, summary: summary.markdown, references: summary.references },
   };
 }
 
-function failedEnding(runId: string, error: string, failedAgents: string[]): Ending {
-  return {
-    status: 'failed',
-    message: `Generation failed: ${error}`,
-    update: { state: 'failed', error, failedAgents },
-    data: { run_id: runId, state: 'failed', error, failed_agents: failedAgents },
-  };
+function failedEnding(error: string, failedAgents: string[]): Ending {
+  return { state: 'failed', message: `Generation failed: ${error}`, update: { error }, failedAgents, data: { error } };
 }
 
 function stoppedEnding(reason: unknown): Ending {
   const stopped = reason instanceof RunStopped ? reason : new RunStopped('shutdown');
   const state = stopped.reason === 'cancelled' ? 'cancelled' : 'failed';
   return {
-    status: 'failed',
+    state,
     message: stopped.reason === 'cancelled' ? 'Generation cancelled by its owner' : 'Generation interrupted: the service shut down; start a new run',
-    update: { state, error: stopped.message },
-    data: { state, error: stopped.message, reason: stopped.reason },
+    update: { error: stopped.message },
+    data: { error: stopped.message, reason: stopped.reason },
   };
 }
 
 function unexpectedEnding(error: unknown, log: Logger): Ending {
   log.error({ err: error }, 'generation run failed');
-  return { status: 'failed', message: 'Generation failed: unexpected error', update: { state: 'failed', error: 'Unexpected error (see the service log)' }, data: { state: 'failed', error: 'Unexpected error' } };
+  return { state: 'failed', message: 'Generation failed: unexpected error', update: { error: 'Unexpected error (see the service log)' }, data: { error: 'Unexpected error' } };
 }

@@ -6,7 +6,7 @@
  * (the row lock on the run serialises them). A run in a final state (completed, failed,
  * cancelled) takes no more events: the statement matches no row and `append` returns null.
  * The same statement can change the run's columns, so a final state and its final event are
- * written together.
+ * written together (end-run.ts's endRun is how every path ends a run).
  */
 import type { SqlClient } from '../db/sql-client.ts';
 import type { GenerationOptions, SourceReference } from './types.ts';
@@ -16,7 +16,17 @@ export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
 export const RUN_STATES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type RunState = (typeof RUN_STATES)[number];
+/** The states a run ends in: it takes no more events (the one definition; the SQL below is built from it). */
 export const FINAL_RUN_STATES: readonly RunState[] = ['completed', 'failed', 'cancelled'];
+export type FinalRunState = 'completed' | 'failed' | 'cancelled';
+
+/** True when the run has ended (completed, failed or cancelled): its event log is complete. */
+export function isFinalState(state: RunState): state is FinalRunState {
+  return FINAL_RUN_STATES.includes(state);
+}
+
+/** FINAL_RUN_STATES as an SQL list, for `state NOT IN ...`. */
+const FINAL_STATES_SQL = `(${FINAL_RUN_STATES.map((state) => `'${state}'`).join(', ')})`;
 
 /** The agent name of run-level events (announcement, start, final event). */
 export const RUN_AGENT = 'run';
@@ -66,14 +76,13 @@ export interface RunUpdate {
 }
 
 /** True for the event that ends a run's stream (the run's own `complete` or `failed`). */
-export function isFinalEvent(event: Pick<GenerationEventRecord, 'agent' | 'status'>): boolean {
+export function isFinalEvent(event: Pick<GenerationEventRecord, 'agent' | 'status'> | Readonly<Record<string, unknown>>): boolean {
   return event.agent === RUN_AGENT && (event.status === 'complete' || event.status === 'failed');
 }
 
 const RUN_COLUMNS = `id, "userId", state::text AS state, options, "lastSequence", summary, "references", "summaryProvider",
   coalesce("failedAgents", '{}') AS "failedAgents", error, "cancelRequestedAt", "createdAt", "startedAt", "finishedAt", "updatedAt"`;
 const EVENT_COLUMNS = `"runId", sequence, agent, status, progress, message, data, "createdAt"`;
-const FINAL_STATES_SQL = `('completed', 'failed', 'cancelled')`;
 
 export class RunStore {
   constructor(private readonly pool: SqlClient) {}

@@ -61,7 +61,6 @@
  */
 import type pg from 'pg';
 import type { Logger } from '../log.ts';
-import type { BlobStore } from '../storage/blob-store.ts';
 import { defaultTiming } from '../returns/dietz.ts';
 import { recomputeDailyReturns } from '../returns/recompute.ts';
 import { pgArray } from '../db/sql-client.ts';
@@ -107,7 +106,7 @@ export interface BatchInfo {
 
 export interface IngestServiceDeps {
   pool: Pick<pg.Pool, 'connect' | 'query'>;
-  blobs: BlobStore;
+  blobs: IngestBlobs;
   log: Logger;
   /** rows per multi-row statement (default 1000) */
   batchSize?: number;
@@ -123,6 +122,12 @@ export interface IngestServiceDeps {
 }
 
 /** What the ingest worker needs. */
+/** What the ingest reads from the blob store (src/storage/blob-store.ts's BlobStore has it; ingest does not import storage). */
+export interface IngestBlobs {
+  exists(key: string): Promise<boolean>;
+  get(key: string): NodeJS.ReadableStream;
+}
+
 export interface FileIngester {
   ingestFile(fileId: string): Promise<IngestResult>;
   markFailed(fileId: string, detail: string): Promise<void>;
@@ -140,7 +145,7 @@ interface FileRecord {
 
 export class IngestService implements FileIngester {
   private readonly pool: IngestServiceDeps['pool'];
-  private readonly blobs: BlobStore;
+  private readonly blobs: IngestBlobs;
   private readonly log: Logger;
   private readonly batchSize: number;
   private readonly onBatch: IngestServiceDeps['onBatch'];

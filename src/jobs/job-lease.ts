@@ -17,7 +17,7 @@
  *   holds (they are alive even when a renewal was delayed by a busy database).
  */
 import type { Logger } from '../log.ts';
-import type { FailResult, JobOwner, JobQueue, JobRow, StaleResult } from './job-queue.ts';
+import type { FailOptions, FailResult, JobOwner, JobQueue, JobRow, StaleResult } from './job-queue.ts';
 
 /** JOB_STALE_AFTER's default. */
 export const DEFAULT_STALE_AFTER_MS = 15_000;
@@ -83,7 +83,7 @@ export class JobLease {
   }
 
   /** Records a failed attempt; null (and `lost`) when the job was no longer ours: nothing changed. */
-  async fail(error: unknown, opts: { retry: boolean }): Promise<FailResult | null> {
+  async fail(error: unknown, opts: Omit<FailOptions, 'owner'>): Promise<FailResult | null> {
     this.stop();
     const outcome = await this.options.jobs.fail(this.options.job.id, error, { ...opts, owner: this.owner });
     if (!outcome) this.markLost();

@@ -17,7 +17,8 @@
  * - `enqueue` can run inside the caller's transaction, so that a job exists if and only if the
  *   row it is about exists: pass `{ tx }` with a Prisma interactive-transaction client (or a
  *   pg client inside BEGIN/COMMIT). `enqueueSql` gives the raw statement for other callers.
- * - Backoff after a failed attempt n (1-based): min(backoffMaxMs, backoffBaseMs * 2^(n-1)).
+ * - Backoff after a failed attempt n (1-based): min(backoffMaxMs, backoffBaseMs * 2^(n-1)), with
+ *   the queue's options or the ones `fail` is given (a job definition's retry policy).
  * - Timestamps are TIMESTAMPTZ(3): PostgreSQL rounds now() to the millisecond on store, so a job
  *   enqueued "now" can be stored up to 0.5 ms in the future; `claim` allows for that (runAt < now() + 1 ms).
  * - `"updatedAt"` has no database default (Prisma's @updatedAt is client-side): every statement
@@ -87,6 +88,15 @@ export interface FailResult {
   state: 'queued' | 'failed';
   runAt: Date | null;
   attempts: number;
+}
+
+export interface FailOptions {
+  /** Queue the job again when it has attempts left. */
+  retry: boolean;
+  /** Only when held by this owner. */
+  owner?: JobOwner;
+  /** This job's backoff instead of the queue's (`backoffBaseMs`, `backoffMaxMs`). */
+  backoff?: { baseMs: number; maxMs: number };
 }
 
 export interface StaleResult {
@@ -187,7 +197,7 @@ export class JobQueue {
    * with an exponential backoff; otherwise it is `failed` for good. Null when the job was not
    * running (or not held by `opts.owner`): nothing was changed.
    */
-  async fail(id: string, error: unknown, opts: { retry: boolean; owner?: JobOwner }): Promise<FailResult | null> {
+  async fail(id: string, error: unknown, opts: FailOptions): Promise<FailResult | null> {
     const message = errorText(error);
     const { rows } = await this.pool.query<{ state: 'queued' | 'failed'; runAt: Date; attempts: number }>(
       `UPDATE "Job" SET
@@ -198,7 +208,7 @@ export class JobQueue {
           "lastError" = $2, "lockedAt" = NULL, "lockedBy" = NULL, "updatedAt" = now()
         WHERE id = $1 AND state = 'running' AND ${ownedBy('$6', '$7')}
         RETURNING state, "runAt", attempts`,
-      [id, message, opts.retry, this.backoffBaseMs, this.backoffMaxMs, opts.owner?.workerId ?? null, opts.owner?.attempt ?? null],
+      [id, message, opts.retry, opts.backoff?.baseMs ?? this.backoffBaseMs, opts.backoff?.maxMs ?? this.backoffMaxMs, opts.owner?.workerId ?? null, opts.owner?.attempt ?? null],
     );
     const row = rows[0];
     if (!row) return null;

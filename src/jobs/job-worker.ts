@@ -1,66 +1,115 @@
 /**
- * A worker for one queue of the durable job table that runs up to `concurrency` jobs at a time
- * (the generation runs; the ingest has its own one-at-a-time worker with file bookkeeping).
+ * The one job runner: a worker for one queue of the durable job table that runs up to
+ * `concurrency` jobs at a time. What a queue's jobs do is a `JobDefinition` kept beside its
+ * service (src/ingest/ingest-job.ts: the ingest; src/generation/generation-worker.ts: the
+ * summary generations); this file knows nothing about either.
  *
- * - Polls every `pollIntervalMs` while idle; `wake()` makes it poll at once (a job enqueued by
- *   this process starts without waiting for the next poll).
+ * - Polls every `pollIntervalMs` while idle and without pause while it has work and room;
+ *   `wake()` makes it poll at once (a job enqueued by this process starts without waiting for
+ *   the next poll). A failing poll (database down) is logged and retried after the poll
+ *   interval; the loop never dies.
  * - Each running job is held through a JobLease (job-lease.ts): its lock is renewed every
  *   `staleAfterMs / 5`; jobs of other workers whose lock is older than `staleAfterMs` (their
- *   worker died) are swept at start and then every `staleAfterMs / 5` and handed to
- *   `onAbandoned`, which decides what the job's record becomes.
+ *   worker died) are swept at start (threshold `staleOnStartMs`) and then every
+ *   `staleAfterMs / 5`, and handed to `onAbandoned` with what the sweep made of them
+ *   (`requeued`, or `failed` when their attempts were used up).
  * - The signal a handler gets aborts when the worker stops (after the grace period) or when the
  *   job was taken over by another worker (JobLost reason); a job taken over is then neither
- *   completed nor failed by this worker.
+ *   completed nor failed by this worker, and none of its hooks run.
+ * - A handler that returns completes the job. A handler that throws fails the attempt: when the
+ *   definition's `retry` says so and the job has attempts left, the job is queued again after an
+ *   exponential backoff (`backoff`, or the JobQueue's) and `onRetry` runs; otherwise the job is
+ *   failed for good and `onFailure` runs. A hook that throws is logged; it changes nothing.
  * - `stop(graceMs)` stops claiming, gives running handlers `graceMs` to finish, then aborts the
- *   signal they were given and waits for them.
- * - A handler that throws fails the job without retry (handlers record their own outcome).
+ *   signal they were given and waits for them (a handler that ignores its signal is awaited).
+ * - `runOnce()` claims and runs at most one job, for callers (and tests) that drive the worker.
  */
 import type { Logger } from '../log.ts';
-import type { JobQueue, JobRow } from './job-queue.ts';
-import { JobLease, StaleSweeper } from './job-lease.ts';
+import type { FailResult, JobQueue, JobRow } from './job-queue.ts';
+import { DEFAULT_STALE_AFTER_MS, JobLease, StaleSweeper } from './job-lease.ts';
 
-export interface JobWorkerOptions<P> {
+/** Whether, and how soon, a failed attempt is tried again. */
+export interface RetryPolicy {
+  /** True (or true for this error): retry while the job has attempts left (its `maxAttempts`). */
+  retry: boolean | ((error: unknown) => boolean);
+  /** Backoff after failed attempt n: min(maxMs, baseMs * 2^(n-1)); default: the JobQueue's. */
+  backoff?: { baseMs: number; maxMs: number };
+}
+
+/** What the jobs of one queue do; run by a JobWorker. */
+export interface JobDefinition<P> {
   queue: string;
+  handle(job: JobRow<P>, signal: AbortSignal): Promise<void>;
+  /** Default: no retry (a handler that throws fails its job). */
+  retryPolicy?: RetryPolicy;
+  /** A failed attempt was queued again (`outcome.runAt` says when it runs). */
+  onRetry?(job: JobRow<P>, error: unknown, outcome: FailResult): Promise<void>;
+  /** A failed attempt was the last one: the job is failed for good. */
+  onFailure?(job: JobRow<P>, error: unknown, outcome: FailResult): Promise<void>;
+  /** A job abandoned by a dead worker, requeued or failed by the sweep. */
+  onAbandoned?(job: { id: string; payload: P }, outcome: 'requeued' | 'failed'): Promise<void>;
+}
+
+export interface JobWorkerOptions<P> extends JobDefinition<P> {
   jobs: JobQueue;
   log: Logger;
   workerId: string;
-  concurrency: number;
+  /** Jobs run at once (default 1). */
+  concurrency?: number;
   pollIntervalMs: number;
-  staleAfterMs: number;
+  /** A running job whose lock is older than this was abandoned (JOB_STALE_AFTER, default 15 s). */
+  staleAfterMs?: number;
   /** Threshold of the first sweep (0 on the embedded database: only this process runs jobs). */
   staleOnStartMs?: number;
-  handle(job: JobRow<P>, signal: AbortSignal): Promise<void>;
-  /** A job abandoned by a dead worker (requeued or failed by the sweep). */
-  onAbandoned(job: { id: string; payload: P }): Promise<void>;
 }
 
+/** What `GET /status` reports (the ingest worker's). */
 export interface JobWorkerStatus {
-  state: 'stopped' | 'idle' | 'busy';
+  /** stopped: not started or stopped; running: polling the queue; idle: waiting for the next poll; busy: running a job (also while stopping) */
+  state: 'stopped' | 'running' | 'idle' | 'busy';
+  /** jobs running now */
   running: number;
+  /** the job running now (the oldest one, when several are) */
+  currentJobId: string | null;
+  /** jobs completed since start */
   processed: number;
+  /** attempts that ended with an error (retried or not) since start */
   failed: number;
+  lastPollAt: Date | null;
 }
 
 export class JobWorker<P> {
+  readonly queue: string;
+  readonly workerId: string;
   private readonly running = new Map<string, Promise<void>>();
-  private readonly stopController = new AbortController();
+  private readonly concurrency: number;
+  private readonly staleAfterMs: number;
+  private stopController = new AbortController();
   private started = false;
   private stopping = false;
+  private polling = false;
   private loop: Promise<void> | null = null;
   private wakeUp: (() => void) | null = null;
   private processed = 0;
   private failed = 0;
+  private lastPollAt: Date | null = null;
   private readonly sweeper: StaleSweeper;
 
   constructor(private readonly options: JobWorkerOptions<P>) {
+    this.queue = options.queue;
+    this.workerId = options.workerId;
+    this.concurrency = options.concurrency ?? 1;
+    this.staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
     this.sweeper = new StaleSweeper({
       jobs: options.jobs,
       queue: options.queue,
-      staleAfterMs: options.staleAfterMs,
+      staleAfterMs: this.staleAfterMs,
       log: options.log,
       held: () => this.running.keys(),
       onSwept: async ({ requeued, failed }) => {
-        for (const job of [...requeued, ...failed]) await this.options.onAbandoned({ id: job.id, payload: job.payload as P });
+        if (requeued.length > 0) options.log.warn({ queue: options.queue, jobs: requeued.map((job) => job.id) }, 'requeued abandoned jobs');
+        const abandoned = [...requeued.map((job) => [job, 'requeued'] as const), ...failed.map((job) => [job, 'failed'] as const)];
+        for (const [job, outcome] of abandoned) await options.onAbandoned?.({ id: job.id, payload: job.payload as P }, outcome);
         if (requeued.length > 0) this.wake();
       },
     });
@@ -69,6 +118,8 @@ export class JobWorker<P> {
   start(): void {
     if (this.started) return;
     this.started = true;
+    this.stopping = false;
+    if (this.stopController.signal.aborted) this.stopController = new AbortController();
     this.loop = this.run();
   }
 
@@ -89,11 +140,42 @@ export class JobWorker<P> {
     await finished;
     clearTimeout(grace);
     this.stopController.abort();
+    this.loop = null;
+    this.started = false;
   }
 
   status(): JobWorkerStatus {
-    const state = !this.started || this.stopping ? 'stopped' : this.running.size > 0 ? 'busy' : 'idle';
-    return { state, running: this.running.size, processed: this.processed, failed: this.failed };
+    const busy = this.running.size > 0;
+    let state: JobWorkerStatus['state'] = 'stopped';
+    if (this.started && !this.stopping) state = busy ? 'busy' : this.polling ? 'running' : 'idle';
+    else if (busy) state = 'busy'; // stopping, or driven by runOnce: finishing its jobs
+    return {
+      state,
+      running: this.running.size,
+      currentJobId: this.running.keys().next().value ?? null,
+      processed: this.processed,
+      failed: this.failed,
+      lastPollAt: this.lastPollAt,
+    };
+  }
+
+  /** Claims and runs at most one job (to its end). True when a job was run. */
+  async runOnce(): Promise<boolean> {
+    const job = await this.claim();
+    if (!job) return false;
+    await this.launch(job);
+    return true;
+  }
+
+  private async claim(): Promise<JobRow<P> | null> {
+    this.polling = true;
+    try {
+      const job = await this.options.jobs.claim<P>(this.options.queue, this.options.workerId);
+      this.lastPollAt = new Date();
+      return job;
+    } finally {
+      this.polling = false;
+    }
   }
 
   private async run(): Promise<void> {
@@ -103,28 +185,29 @@ export class JobWorker<P> {
       let claimed = false;
       try {
         if (first) {
-          await this.sweeper.sweep(this.options.staleOnStartMs ?? this.options.staleAfterMs);
+          await this.sweeper.sweep(this.options.staleOnStartMs ?? this.staleAfterMs);
           first = false;
           this.sweeper.start();
         }
-        if (this.running.size < this.options.concurrency) {
-          const job = await this.options.jobs.claim<P>(this.options.queue, this.options.workerId);
+        if (this.running.size < this.concurrency) {
+          const job = await this.claim();
           if (job) {
             claimed = true;
-            this.launch(job);
+            void this.launch(job);
           }
         }
       } catch (error) {
-        log.error({ err: error }, 'job worker poll failed');
+        log.error({ err: error, queue: this.options.queue }, 'job worker poll failed');
       }
-      const full = this.running.size >= this.options.concurrency;
+      const full = this.running.size >= this.concurrency;
       if ((!claimed || full) && !this.stopping) await this.sleep(this.options.pollIntervalMs);
     }
   }
 
-  private launch(job: JobRow<P>): void {
-    const { jobs, log, staleAfterMs } = this.options;
-    const lease = new JobLease({ jobs, job, staleAfterMs, log }).start();
+  /** Runs a claimed job to its end; never rejects. */
+  private launch(job: JobRow<P>): Promise<void> {
+    const { jobs, log } = this.options;
+    const lease = new JobLease({ jobs, job, staleAfterMs: this.staleAfterMs, log }).start();
     const signal = AbortSignal.any([this.stopController.signal, lease.signal]);
     const done = this.options
       .handle(job, signal)
@@ -132,18 +215,40 @@ export class JobWorker<P> {
         if (lease.lost || !(await lease.complete())) return; // the new holder records the outcome
         this.processed++;
       })
-      .catch(async (error: unknown) => {
-        if (lease.lost) return;
-        this.failed++;
-        log.error({ err: error, jobId: job.id }, 'job failed');
-        await lease.fail(error, { retry: false }).catch(() => undefined);
-      })
+      .catch((error: unknown) => this.failedAttempt(job, lease, error))
+      .catch((error: unknown) => log.error({ err: error, queue: job.queue, jobId: job.id }, 'could not record the outcome of a job'))
       .finally(() => {
         lease.stop();
         this.running.delete(job.id);
         this.wake();
       });
     this.running.set(job.id, done);
+    return done;
+  }
+
+  private async failedAttempt(job: JobRow<P>, lease: JobLease, error: unknown): Promise<void> {
+    if (lease.lost) return; // the new holder's attempt decides what becomes of the job
+    const { log, retryPolicy } = this.options;
+    this.failed++;
+    const retry = typeof retryPolicy?.retry === 'function' ? retryPolicy.retry(error) : (retryPolicy?.retry ?? false);
+    const outcome = await lease.fail(error, { retry, backoff: retryPolicy?.backoff });
+    if (!outcome) return;
+    const context = { err: error, queue: job.queue, jobId: job.id, attempt: job.attempts };
+    if (outcome.state === 'queued') {
+      log.warn({ ...context, retryAt: outcome.runAt }, 'job attempt failed; will retry');
+      await this.hook('onRetry', () => this.options.onRetry?.(job, error, outcome));
+    } else {
+      log.error(context, retry ? 'job failed for good (no attempts left)' : 'job failed');
+      await this.hook('onFailure', () => this.options.onFailure?.(job, error, outcome));
+    }
+  }
+
+  private async hook(name: string, call: () => Promise<void> | undefined): Promise<void> {
+    try {
+      await call();
+    } catch (error) {
+      this.options.log.error({ err: error, queue: this.options.queue, hook: name }, 'job hook failed');
+    }
   }
 
   private sleep(ms: number): Promise<void> {

@@ -37,13 +37,8 @@ import {
   sniffCsv,
   type FileType,
 } from '../ingest/csv-formats.ts';
+import { INGEST_QUEUE, type IngestJobPayload } from '../ingest/ingest-job.ts';
 import type { BlobStore } from './blob-store.ts';
-
-export const INGEST_QUEUE = 'ingest';
-
-export interface IngestJobPayload {
-  fileId: string;
-}
 
 export interface UploadInput {
   uploaderId: string;

@@ -4,12 +4,13 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.ts';
+import { createLogger, type Logger } from '../../src/log.ts';
 import { JobQueue } from '../../src/jobs/job-queue.ts';
 import { LocalBlobStore } from '../../src/storage/blob-store.ts';
 import { StorageService, type UploadInput } from '../../src/storage/storage-service.ts';
 import { IngestService, MAX_STORED_ROW_ERRORS, MAX_STORED_ROW_WARNINGS, type FileIngester, type IngestResult } from '../../src/ingest/ingest-service.ts';
-import { IngestWorker } from '../../src/ingest/ingest-worker.ts';
+import { ingestJob } from '../../src/ingest/ingest-job.ts';
+import { JobWorker, type JobWorkerOptions } from '../../src/jobs/job-worker.ts';
 import { parsePnl, type PnlRow } from '../../src/ingest/csv-formats.ts';
 import { dailySeries, defaultTiming } from '../../src/returns/dietz.ts';
 import { recomputeDailyReturns } from '../../src/returns/recompute.ts';
@@ -17,6 +18,12 @@ import { createTestDatabase, type TestDatabase } from '../helpers/test-database.
 
 const SAMPLES = new URL('../../samples/', import.meta.url);
 const log = createLogger('silent');
+
+/** The ingest worker as src/app.ts builds it: the generic JobWorker running the ingest job. */
+function ingestWorker(deps: { jobs: JobQueue; ingest: FileIngester; log: Logger } & Pick<JobWorkerOptions<unknown>, 'pollIntervalMs' | 'workerId' | 'staleAfterMs' | 'staleOnStartMs'>) {
+  const { ingest, ...options } = deps;
+  return new JobWorker({ ...ingestJob({ ingest, log: deps.log }), concurrency: 1, ...options });
+}
 
 let db: TestDatabase;
 let blobs: LocalBlobStore;
@@ -465,7 +472,7 @@ describe('IngestWorker', () => {
     const orgId = await newOrg();
     const good = await upload(orgId, sampleFile('pnl-sample.csv'));
     const bad = await upload(orgId, sampleFile('pnl-with-errors.csv'));
-    const worker = new IngestWorker({ jobs, ingest, log, pollIntervalMs: 20, workerId: 'test-worker' });
+    const worker = ingestWorker({ jobs, ingest, log, pollIntervalMs: 20, workerId: 'test-worker' });
     expect(await worker.runOnce()).toBe(true);
     expect(await worker.runOnce()).toBe(true);
     expect(await worker.runOnce()).toBe(false);
@@ -489,7 +496,7 @@ describe('IngestWorker', () => {
     await db.pool.query(`UPDATE "UploadedFile" SET status = 'processing' WHERE id = $1`, [file.id]);
 
     // single-process embedded database: every running job at start is abandoned (staleOnStartMs 0)
-    const worker = new IngestWorker({ jobs, ingest, log, pollIntervalMs: 20, workerId: 'w-restart', staleAfterMs: 60_000, staleOnStartMs: 0 });
+    const worker = ingestWorker({ jobs, ingest, log, pollIntervalMs: 20, workerId: 'w-restart', staleAfterMs: 60_000, staleOnStartMs: 0 });
     worker.start();
     try {
       for (let i = 0; i < 200 && (await storage.get(file.id))!.status !== 'processed'; i++) await new Promise((r) => setTimeout(r, 25));
@@ -515,7 +522,7 @@ describe('IngestWorker', () => {
       },
       async markFailed() {},
     };
-    const worker = new IngestWorker({ jobs, ingest: slow, log, pollIntervalMs: 10, workerId: 'w-stop' });
+    const worker = ingestWorker({ jobs, ingest: slow, log, pollIntervalMs: 10, workerId: 'w-stop' });
     worker.start();
     await started.promise;
     expect(worker.status()).toMatchObject({ state: 'busy', currentJobId: jobId });
@@ -543,7 +550,7 @@ describe('IngestWorker', () => {
       markRetrying: (fileId, detail) => ingest.markRetrying(fileId, detail),
     };
     await db.pool.query(`UPDATE "UploadedFile" SET status = 'processing' WHERE id = $1`, [file.id]);
-    const worker = new IngestWorker({ jobs, ingest: failing, log, pollIntervalMs: 5, workerId: 'w-fail' });
+    const worker = ingestWorker({ jobs, ingest: failing, log, pollIntervalMs: 5, workerId: 'w-fail' });
     expect(await worker.runOnce()).toBe(true);
     expect((await storage.get(file.id))!).toMatchObject({ status: 'processing' });
     expect((await storage.get(file.id))!.statusDetail).toMatch(/^Attempt 1 failed \(database went away\); retrying at/);

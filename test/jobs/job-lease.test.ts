@@ -7,11 +7,18 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { JobQueue, type JobRow } from '../../src/jobs/job-queue.ts';
-import { JobWorker } from '../../src/jobs/job-worker.ts';
+import { JobWorker, type JobWorkerOptions } from '../../src/jobs/job-worker.ts';
+import type { Logger } from '../../src/log.ts';
 import { JobLost } from '../../src/jobs/job-lease.ts';
-import { IngestWorker } from '../../src/ingest/ingest-worker.ts';
+import { ingestJob } from '../../src/ingest/ingest-job.ts';
 import type { FileIngester } from '../../src/ingest/ingest-service.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
+
+/** The ingest worker as src/app.ts builds it: the generic JobWorker running the ingest job. */
+function ingestWorker(deps: { jobs: JobQueue; ingest: FileIngester; log: Logger } & Pick<JobWorkerOptions<unknown>, 'pollIntervalMs' | 'workerId' | 'staleAfterMs' | 'staleOnStartMs'>) {
+  const { ingest, ...options } = deps;
+  return new JobWorker({ ...ingestJob({ ingest, log: deps.log }), concurrency: 1, ...options });
+}
 
 let db: TestDatabase;
 let jobs: JobQueue;
@@ -33,9 +40,14 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
 
 /** What another instance does when it finds the job's lock stale: requeue it and claim it. */
 async function takeOver(jobId: string, queue: string, newWorker: string): Promise<JobRow> {
-  await db.pool.query(`UPDATE "Job" SET "lockedAt" = now() - interval '1 hour' WHERE id = $1`, [jobId]);
-  const { requeued } = await jobs.requeueStale(60_000, queue);
-  expect(requeued.map((job) => job.id)).toEqual([jobId]);
+  // A live holder may renew its lock between the two statements (it renews every 200 ms here):
+  // then the lock is aged again, as it would be by the time another instance's sweep runs.
+  let requeued: string[] = [];
+  for (let tries = 0; tries < 20 && requeued.length === 0; tries++) {
+    await db.pool.query(`UPDATE "Job" SET "lockedAt" = now() - interval '1 hour' WHERE id = $1`, [jobId]);
+    requeued = (await jobs.requeueStale(60_000, queue)).requeued.map((job) => job.id);
+  }
+  expect(requeued).toEqual([jobId]);
   const claimed = await jobs.claim(queue, newWorker);
   expect(claimed?.id).toBe(jobId);
   return claimed!;
@@ -122,7 +134,7 @@ describe('job ownership', () => {
         fileMarks.push(`retrying ${fileId}`);
       },
     };
-    const worker = new IngestWorker({ jobs, ingest: ingester, log, pollIntervalMs: 20, workerId: 'w-old', staleAfterMs: 1000 });
+    const worker = ingestWorker({ jobs, ingest: ingester, log, pollIntervalMs: 20, workerId: 'w-old', staleAfterMs: 1000 });
     const { id } = await jobs.enqueue('ingest', { fileId: '00000000-0000-4000-8000-0000000000aa' });
     worker.start();
     try {
