@@ -14,7 +14,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { createSchema, dropSchema } from './postgres-schema.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -73,14 +73,9 @@ export async function startChildService(options: ChildOptions = {}): Promise<Chi
   if (options.reuse) {
     databaseEnv = options.reuse.env.DATABASE_URL ? { DATABASE_URL: options.reuse.env.DATABASE_URL } : {};
   } else if (baseUrl) {
-    schema = `test_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: baseUrl });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA "${schema}"`);
-    await admin.end();
-    const url = new URL(baseUrl);
-    url.searchParams.set('schema', schema);
-    databaseEnv = { DATABASE_URL: url.toString() };
+    const created = await createSchema(baseUrl);
+    schema = created.schema;
+    databaseEnv = { DATABASE_URL: created.url };
   }
   const port = await freePort();
   const env: Record<string, string> = {
@@ -171,12 +166,7 @@ export async function startChildService(options: ChildOptions = {}): Promise<Chi
         child.kill('SIGKILL');
         await exited;
       }
-      if (schema && baseUrl) {
-        const admin = new pg.Client({ connectionString: baseUrl });
-        await admin.connect();
-        await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await admin.end();
-      }
+      if (schema && baseUrl) await dropSchema(baseUrl, schema);
       await fs.rm(dataDir, { recursive: true, force: true });
       await fs.rm(tmpDir, { recursive: true, force: true });
     },

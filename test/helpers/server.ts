@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import { createSchema, dropSchema } from './postgres-schema.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService } from '../../src/app.ts';
 import { createLogger } from '../../src/log.ts';
@@ -22,16 +22,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const baseUrl = process.env.DATABASE_URL?.trim();
   let schema: string | undefined;
   let databaseUrl: string | undefined;
-  if (baseUrl) {
-    schema = `test_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: baseUrl });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA "${schema}"`);
-    await admin.end();
-    const url = new URL(baseUrl);
-    url.searchParams.set('schema', schema);
-    databaseUrl = url.toString();
-  }
+  if (baseUrl) ({ schema, url: databaseUrl } = await createSchema(baseUrl));
   const config = loadConfig({
     NODE_ENV: 'test',
     PORT: '0',
@@ -54,12 +45,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     dataDir,
     async close() {
       await service.stop();
-      if (baseUrl && schema) {
-        const admin = new pg.Client({ connectionString: baseUrl });
-        await admin.connect();
-        await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
-        await admin.end();
-      }
+      if (baseUrl && schema) await dropSchema(baseUrl, schema);
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -14,11 +14,10 @@
  *   beforeAll(async () => { db = await createTestDatabase(); }, 60_000);
  *   afterAll(() => db?.cleanup());
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import { createSchema, dropSchema } from './postgres-schema.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrator.ts';
 
@@ -54,21 +53,12 @@ export async function createTestDatabase(options: { poolSize?: number } = {}): P
     };
   }
 
-  const schema = `test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE SCHEMA "${schema}"`);
-  } finally {
-    await admin.end();
-  }
   // Prisma's `?schema=` convention, which openDatabase turns into search_path + Prisma's schema;
   // `db.url` can therefore be handed to a child service process as its DATABASE_URL.
-  const url = new URL(databaseUrl);
-  url.searchParams.set('schema', schema);
+  const { schema, url } = await createSchema(databaseUrl);
   let db: Database;
   try {
-    db = await openDatabase({ databaseUrl: url.toString(), dataDir: tmpDir, poolSize: options.poolSize });
+    db = await openDatabase({ databaseUrl: url, dataDir: tmpDir, poolSize: options.poolSize });
   } catch (error) {
     await dropSchema(databaseUrl, schema).catch(() => {});
     throw error;
@@ -97,14 +87,4 @@ export async function createTestDatabase(options: { poolSize?: number } = {}): P
       await fs.rm(tmpDir, { recursive: true, force: true });
     },
   };
-}
-
-async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
-  try {
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await admin.end();
-  }
 }
