@@ -39,6 +39,9 @@ export async function getJson(url: string, init: RequestInit = {}): Promise<{ st
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
 
+/** callApi's arguments after the base URL, for a file's own `call` bound to its server. */
+export type ApiCallArgs = [user: TestUser | null, method: Method, path: string, body?: unknown, headers?: Record<string, string>];
+
 /** A REST call as a script would make it: the user's API key, and a JSON body when one is given. */
 export function callApi(baseUrl: string, user: TestUser | null, method: Method, path: string, body?: unknown, headers: Record<string, string> = {}) {
   return getJson(`${baseUrl}${path}`, {

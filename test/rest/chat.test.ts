@@ -4,24 +4,18 @@
  * citations, isolation between users, and stored conversations.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { type TestServer } from '../helpers/server.ts';
+import { startServerWithUsers, WORKSPACE_MEMBER, WORKSPACE_READER } from '../helpers/server-with-users.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
 import { OFFLINE_INTRO } from '../../src/workspace/chat/offline-provider.ts';
 
 let server: TestServer;
-let owner: TestUser;
-let other: TestUser;
-let reader: TestUser;
-let outsider: TestUser;
+let owner: TestUser, other: TestUser, reader: TestUser, outsider: TestUser;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  server = await startTestServer();
-  owner = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'], role: 'member' });
-  other = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'], role: 'member' });
-  reader = await createUser(server.services, { scopes: ['read:workspace'], role: 'member' });
-  outsider = await createUser(server.services, { scopes: ['read:returns'], role: 'member' });
+  ({ server, owner, other, reader, outsider } = await startServerWithUsers({ owner: WORKSPACE_MEMBER, other: WORKSPACE_MEMBER, reader: { ...WORKSPACE_READER, role: 'member' }, outsider: { scopes: ['read:returns'], role: 'member' } }));
   const prisma = server.services.prisma;
 
   // The owner's workspace.

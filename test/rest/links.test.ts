@@ -4,8 +4,9 @@
  * its links, case-insensitive folder names under concurrency, route order, and GraphQL parity.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { createUser, getJson, type TestUser, callApi, type Method } from '../helpers/fixtures.ts';
+import { type TestServer } from '../helpers/server.ts';
+import { startServerWithUsers, EVERY_SCOPE, WORKSPACE_MEMBER, WORKSPACE_READER } from '../helpers/server-with-users.ts';
+import { createUser, getJson, type TestUser, callApi, type ApiCallArgs } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -15,27 +16,13 @@ const FOLDER_KEYS = ['id', 'name', 'link_count', 'created_at', 'updated_at'];
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
 let server: TestServer;
-/** read:workspace + write:workspace */
-let owner: TestUser;
-/** another user with every scope */
-let stranger: TestUser;
-/** read:workspace only */
-let reader: TestUser;
-/** no workspace scope */
-let outsider: TestUser;
-
+let owner: TestUser, stranger: TestUser, reader: TestUser, outsider: TestUser;
 beforeAll(async () => {
-  server = await startTestServer();
-  owner = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'], role: 'member' });
-  stranger = await createUser(server.services);
-  reader = await createUser(server.services, { scopes: ['read:workspace'] });
-  outsider = await createUser(server.services, { scopes: ['read:pnl'] });
+  ({ server, owner, stranger, reader, outsider } = await startServerWithUsers({ owner: WORKSPACE_MEMBER, stranger: EVERY_SCOPE, reader: WORKSPACE_READER, outsider: { scopes: ['read:pnl'] } }));
 });
 afterAll(() => server?.close());
 
-function call(user: TestUser | null, method: Method, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  return callApi(server.url, user, method, path, body, headers);
-}
+const call = (...args: ApiCallArgs) => callApi(server.url, ...args);
 
 async function createLink(user: TestUser, body: Record<string, unknown>) {
   const response = await call(user, 'POST', '/api/links', body);

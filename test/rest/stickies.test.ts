@@ -4,8 +4,9 @@
  * concurrent writers, and GraphQL parity.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { createUser, getJson, type TestUser, callApi, type Method } from '../helpers/fixtures.ts';
+import { type TestServer } from '../helpers/server.ts';
+import { startServerWithUsers, EVERY_SCOPE, WORKSPACE_READER } from '../helpers/server-with-users.ts';
+import { createUser, getJson, type TestUser, callApi, type ApiCallArgs } from '../helpers/fixtures.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -14,27 +15,13 @@ const VERSION_KEYS = ['version', 'action', 'content', 'tags', 'created_at'];
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
 let server: TestServer;
-/** admin key: every scope */
-let owner: TestUser;
-/** another user with every scope */
-let stranger: TestUser;
-/** read:workspace only */
-let reader: TestUser;
-/** a scope that is not a workspace scope */
-let outsider: TestUser;
-
+let owner: TestUser, stranger: TestUser, reader: TestUser, outsider: TestUser;
 beforeAll(async () => {
-  server = await startTestServer();
-  owner = await createUser(server.services);
-  stranger = await createUser(server.services);
-  reader = await createUser(server.services, { scopes: ['read:workspace'] });
-  outsider = await createUser(server.services, { scopes: ['read:pnl'] });
+  ({ server, owner, stranger, reader, outsider } = await startServerWithUsers({ owner: EVERY_SCOPE, stranger: EVERY_SCOPE, reader: WORKSPACE_READER, outsider: { scopes: ['read:pnl'] } }));
 });
 afterAll(() => server?.close());
 
-function call(user: TestUser | null, method: Method, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  return callApi(server.url, user, method, path, body, headers);
-}
+const call = (...args: ApiCallArgs) => callApi(server.url, ...args);
 
 async function create(user: TestUser, content: string, tags?: string[]) {
   const response = await call(user, 'POST', '/api/stickies', tags ? { content, tags } : { content });

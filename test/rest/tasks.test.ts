@@ -4,7 +4,8 @@
  * users, and GraphQL parity.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { type TestServer } from '../helpers/server.ts';
+import { startServerWithUsers, WORKSPACE_MEMBER, WORKSPACE_READER } from '../helpers/server-with-users.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
 import { TASK_TRANSITIONS } from '../../src/workspace/tasks/workflow.ts';
@@ -16,17 +17,9 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TASK_KEYS = ['id', 'title', 'description', 'status', 'priority', 'assignee', 'due_date', 'labels', 'created_at', 'updated_at', 'completed_at'];
 
 let server: TestServer;
-let owner: TestUser;
-let other: TestUser;
-let reader: TestUser;
-let outsider: TestUser;
-
+let owner: TestUser, other: TestUser, reader: TestUser, outsider: TestUser;
 beforeAll(async () => {
-  server = await startTestServer();
-  owner = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'], role: 'member' });
-  other = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'], role: 'member' });
-  reader = await createUser(server.services, { scopes: ['read:workspace'], role: 'member' });
-  outsider = await createUser(server.services, { scopes: ['read:returns'], role: 'member' });
+  ({ server, owner, other, reader, outsider } = await startServerWithUsers({ owner: WORKSPACE_MEMBER, other: WORKSPACE_MEMBER, reader: { ...WORKSPACE_READER, role: 'member' }, outsider: { scopes: ['read:returns'], role: 'member' } }));
 });
 afterAll(() => server?.close());
 

@@ -6,7 +6,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { type TestServer } from '../helpers/server.ts';
+import { startServerWithUsers, EVERY_SCOPE, WORKSPACE_READER } from '../helpers/server-with-users.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
 import { seedTranscripts } from '../../src/seed/workspace-transcripts.ts';
 
@@ -17,21 +18,9 @@ const DETAIL_KEYS = [...SUMMARY_KEYS, 'sentences'];
 const TRANSCRIPT_FIELDS = 'id title occurredAt durationSeconds participants sentenceCount sentences { speaker text startSeconds endSeconds }';
 
 let server: TestServer;
-/** read and write workspace */
-let owner: TestUser;
-/** another user with every scope */
-let stranger: TestUser;
-/** read:workspace only */
-let reader: TestUser;
-/** no workspace scope */
-let outsider: TestUser;
-
+let owner: TestUser, stranger: TestUser, reader: TestUser, outsider: TestUser;
 beforeAll(async () => {
-  server = await startTestServer();
-  owner = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'] });
-  stranger = await createUser(server.services);
-  reader = await createUser(server.services, { scopes: ['read:workspace'] });
-  outsider = await createUser(server.services, { scopes: ['read:returns'] });
+  ({ server, owner, stranger, reader, outsider } = await startServerWithUsers({ owner: { scopes: ['read:workspace', 'write:workspace'] }, stranger: EVERY_SCOPE, reader: WORKSPACE_READER, outsider: { scopes: ['read:returns'] } }));
 });
 afterAll(() => server?.close());
 
