@@ -5,9 +5,10 @@
  */
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeBrowserAndServer, startServerAndBrowser } from '../helpers/browser-and-server.ts';
 import type { Browser, Page } from 'playwright-core';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { browserAvailable, launchBrowser, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { browserAvailable, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
 import { DEMO_ADMIN_EMAIL, seedDemoData } from '../../src/seed/demo-seed.ts';
 
 const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -45,7 +46,7 @@ describe.skipIf(!browserAvailable)('dashboard accessibility (axe-core, WCAG 2.1 
   let apiKey: string;
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+    ({ server, browser } = await startServerAndBrowser({}));
     const seeded = await seedDemoData(server.services, { print: () => {} });
     password = seeded.adminPassword!;
     apiKey = seeded.apiKey!;
@@ -57,10 +58,7 @@ describe.skipIf(!browserAvailable)('dashboard accessibility (axe-core, WCAG 2.1 
     }
   }, 180_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => closeBrowserAndServer(browser, server));
 
   it('the overview lists what needs attention: returns to investigate and open tasks, as the API has them', async () => {
     const api = await fetch(`${server.url}/graphql`, {

@@ -5,10 +5,11 @@
  * rendering: only http(s) and the dashboard's hash routes become links, never raw HTML.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeBrowserAndServer, startServerAndBrowser } from '../helpers/browser-and-server.ts';
 import type { Browser } from 'playwright-core';
-import { browserAvailable, launchBrowser, openPage, signInToDashboard, expectCount } from '../helpers/browser.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
+import { browserAvailable, openPage, signInToDashboard, expectCount } from '../helpers/browser.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { getJson, type TestUser } from '../helpers/fixtures.ts';
 import { loadFiles } from '../helpers/returns-data.ts';
 import { parseMarkdown, safeHref } from '../../dashboard/src/pages/chat/markdown.ts';
 
@@ -35,13 +36,9 @@ describe('the Chat page renders the Markdown links of an answer safely', () => {
 });
 
 describe.skipIf(!browserAvailable)('Chat page: the offline assistant answers a returns question', () => {
-  let browser: Browser;
-  let server: TestServer;
-  let user: TestUser;
-
+  let server: TestServer, browser: Browser, user: TestUser;
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-    user = await createUser(server.services, { role: 'member', scopes: ['read:returns', 'read:pnl', 'write:upload'] });
+    ({ server, browser, user } = await startServerAndBrowser({ user: { role: 'member', scopes: ['read:returns', 'read:pnl', 'write:upload'] } }));
     const lines = ['account_code,entity_name,date,market_value,cash_flow,flow_timing,description'];
     let value = 5_000_000;
     for (let offset = -60; offset <= 0; offset += 1) {
@@ -51,10 +48,7 @@ describe.skipIf(!browserAvailable)('Chat page: the offline assistant answers a r
     await loadFiles(server.url, user.key, user.orgId, [{ name: 'cedar-pnl.csv', content: `${lines.join('\n')}\n` }], 120_000);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => closeBrowserAndServer(browser, server));
 
   it('shows the time-weighted return with a clickable link that opens the Returns page', async () => {
     const session = await signInToDashboard(browser, server.url, user);

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { closeBrowserAndServer } from '../helpers/browser-and-server.ts';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
@@ -35,10 +36,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+afterAll(() => closeBrowserAndServer(browser, server));
 
 const filesOf = (orgId: string) => server.services.prisma.uploadedFile.count({ where: { orgId } });
 const fileRow = (page: Page, name: string) => page.getByRole('table', { name: 'Uploaded files' }).locator('tbody > tr[data-file-id]', { hasText: name });

@@ -4,28 +4,18 @@
  * system page with a self-test run triggered from it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeBrowserAndServer, startServerAndBrowser } from '../helpers/browser-and-server.ts';
 import type { Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { callApi, createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
-import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { callApi, getJson, type TestUser } from '../helpers/fixtures.ts';
+import { browserAvailable, openPage, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
 import { expectCompactRows, expectNoHorizontalScroll, expectOneLine, expectWithinWidth, PHONE } from './phone.ts';
 
 describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, system', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let admin: TestUser;
-  let member: TestUser;
+  let server: TestServer, browser: Browser, admin: TestUser, member: TestUser;
+  beforeAll(async () => ({ server, browser, admin, member } = await startServerAndBrowser({ admin: { role: 'admin' }, member: { role: 'member', scopes: ['read:returns'] } })));
 
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-    admin = await createUser(server.services, { role: 'admin' });
-    member = await createUser(server.services, { role: 'member', scopes: ['read:returns'] });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => closeBrowserAndServer(browser, server));
 
   it('signs in through /login, shows the overview and every section in the navigation, and signs out', async () => {
     const session = await signInToDashboard(browser, server.url, admin);

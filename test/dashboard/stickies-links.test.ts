@@ -5,25 +5,17 @@
  * deleted (the links stay), links added into a folder, starred and filtered.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeBrowserAndServer, startServerAndBrowser } from '../helpers/browser-and-server.ts';
 import type { Browser, Page } from 'playwright-core';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { callApi, createUser, type TestUser } from '../helpers/fixtures.ts';
-import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { callApi, type TestUser } from '../helpers/fixtures.ts';
+import { browserAvailable, openPage, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
 
 describe.skipIf(!browserAvailable)('dashboard: stickies and links', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let user: TestUser;
+  let server: TestServer, browser: Browser, user: TestUser;
+  beforeAll(async () => ({ server, browser, user } = await startServerAndBrowser({ user: { role: 'member', scopes: ['read:workspace', 'write:workspace'] } })));
 
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-    user = await createUser(server.services, { role: 'member', scopes: ['read:workspace', 'write:workspace'] });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => closeBrowserAndServer(browser, server));
 
   async function addSticky(page: Page, content: string, tags: string) {
     const form = page.getByRole('form', { name: 'New sticky' });

@@ -3,30 +3,24 @@
  * and when the transcription service cannot be reached it says so in words.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeBrowserAndServer, startServerAndBrowser } from '../helpers/browser-and-server.ts';
 import type { Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { createUser, type TestUser } from '../helpers/fixtures.ts';
-import { browserAvailable, launchBrowser, openPage, signInToDashboard, expectCount } from '../helpers/browser.ts';
+import type { TestServer } from '../helpers/server.ts';
+import type { TestUser } from '../helpers/fixtures.ts';
+import { browserAvailable, openPage, signInToDashboard, expectCount } from '../helpers/browser.ts';
 import { expectNoHorizontalScroll, expectWithinWidth, PHONE } from './phone.ts';
 
 describe.skipIf(!browserAvailable)('dashboard: transcripts from an external provider', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let user: TestUser;
-
+  let server: TestServer, browser: Browser, user: TestUser;
   beforeAll(async () => {
-    [server, browser] = await Promise.all([
+    ({ server, browser, user } = await startServerAndBrowser(
+      { user: { role: 'member', scopes: ['read:workspace', 'write:workspace'] } },
       // Port 9 (discard) refuses connections: the provider is down.
-      startTestServer({ TRANSCRIPT_PROVIDER: 'http', TRANSCRIPT_API_URL: 'http://127.0.0.1:9/api', TRANSCRIPT_API_KEY: 'unused', TRANSCRIPT_API_TIMEOUT: '2s' }),
-      launchBrowser(),
-    ]);
-    user = await createUser(server.services, { role: 'member', scopes: ['read:workspace', 'write:workspace'] });
+      { TRANSCRIPT_PROVIDER: 'http', TRANSCRIPT_API_URL: 'http://127.0.0.1:9/api', TRANSCRIPT_API_KEY: 'unused', TRANSCRIPT_API_TIMEOUT: '2s' },
+    ));
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => closeBrowserAndServer(browser, server));
 
   it('offers no import, says the list is read-only, and shows the provider failure in words', async () => {
     const session = await signInToDashboard(browser, server.url, user);
