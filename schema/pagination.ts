@@ -1,14 +1,8 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { AppError } from '../src/errors.ts';
-import type { PageSize } from '../src/pagination.ts';
+import type { Page, PageSize } from '../src/pagination.ts';
 import { pageSizeHere } from './plugins/page-size.ts';
 
-/** A page as the domain services return it: rows, whether more follow, and the cursor after the last row. */
-export interface ServicePage<T> {
-  rows: T[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
 
 export interface ConnectionArgs {
   first?: number | null;
@@ -30,7 +24,7 @@ export function forwardPage(args: ConnectionArgs, sizeOrInfo: PageSize | GraphQL
 }
 
 /** Relay connection shape for a service page; each edge's cursor resumes after that row. */
-export function toConnection<T>(page: ServicePage<T>, cursorOf: (row: T) => string) {
+export function toConnection<T>(page: Page<T>, cursorOf: (row: T) => string) {
   const edges = page.rows.map((node) => ({ node, cursor: cursorOf(node) }));
   return {
     edges,

@@ -1,7 +1,7 @@
 import { builder } from './builder.ts';
 import { forwardPage, toConnection } from './pagination.ts';
-import { PAGE_SIZES } from '../src/pagination.ts';
-import { encodeCursor, type CashTransactionRow, type ComparisonRow, type DailyReturnWithCumulative, type LabelledReturn } from '../src/returns/returns-service.ts';
+import { encodeCursor, PAGE_SIZES } from '../src/pagination.ts';
+import { type CashTransactionRow, type ComparisonRow, type DailyReturnWithCumulative, type LabelledReturn } from '../src/returns/returns-service.ts';
 
 const ComparisonStatusEnum = builder.enumType('ComparisonStatus', {
   description: 'Custodian vs computed: `match` within the match threshold, `review` within the review threshold, otherwise (or a missing side, or a sign flip) `investigate`.',

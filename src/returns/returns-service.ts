@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
+import { decodeCursor, encodeCursor, keysetPage, stringFields, type Page } from '../pagination.ts';
 import {
   classifyDifference,
   dayNumber,
@@ -11,8 +12,6 @@ import {
   type FlowTiming,
 } from './dietz.ts';
 
-export const COMPARISON_MAX_LIMIT = 500;
-export const CASH_TRANSACTIONS_MAX_LIMIT = 1000;
 /** Longest range the daily-returns endpoint serves in one response (about ten years). */
 export const DIETZ_MAX_RANGE_DAYS = 3_660;
 
@@ -28,12 +27,6 @@ export interface ComparisonRow {
   reason: string;
   matchThresholdBps: string;
   reviewThresholdBps: string;
-}
-
-export interface Page<T> {
-  rows: T[];
-  hasMore: boolean;
-  nextCursor: string | null;
 }
 
 export interface DailyReturnRow {
@@ -91,8 +84,7 @@ export class ReturnsService {
   constructor(private readonly pool: pg.Pool, private readonly thresholds: Config['comparison']) {}
 
   async comparison(scope: Scope & { accountCode?: string | null; status?: ComparisonStatus | null; limit: number; cursor?: string | null }): Promise<Page<ComparisonRow>> {
-    assertLimit(scope.limit, COMPARISON_MAX_LIMIT);
-    const after = scope.cursor ? decodeCursor(scope.cursor, ['date', 'accountCode']) : null;
+    const after = scope.cursor ? decodeCursor(scope.cursor, stringFields(['date', 'accountCode']), 'endpoint') : null;
     const { rows } = await this.pool.query<RawComparison>(COMPARISON_SQL, [
       [...scope.orgIds],
       scope.accountCode ?? null,
@@ -103,10 +95,7 @@ export class ReturnsService {
       this.thresholds.matchBps,
       this.thresholds.reviewBps,
     ]);
-    const page = rows.slice(0, scope.limit).map(toComparisonRow);
-    const last = page.at(-1);
-    const hasMore = rows.length > scope.limit;
-    return { rows: page, hasMore, nextCursor: hasMore && last ? encodeCursor({ date: last.date, accountCode: last.accountCode }) : null };
+    return keysetPage(rows.map(toComparisonRow), scope.limit, (row) => encodeCursor({ date: row.date, accountCode: row.accountCode }));
   }
 
   async dietzDaily(scope: Scope & { entityName: string; startDate: string; endDate: string }): Promise<DietzDailyResult> {
@@ -142,9 +131,8 @@ export class ReturnsService {
   }
 
   async cashTransactions(scope: Scope & { entityName: string; limit: number; cursor?: string | null }): Promise<Page<CashTransactionRow>> {
-    assertLimit(scope.limit, CASH_TRANSACTIONS_MAX_LIMIT);
     const entity = await this.findEntity(scope.orgIds, scope.entityName);
-    const after = scope.cursor ? decodeCursor(scope.cursor, ['date', 'id']) : null;
+    const after = scope.cursor ? decodeCursor(scope.cursor, stringFields(['date', 'id']), 'endpoint') : null;
     const { rows } = await this.pool.query<CashTransactionRow>(
       `SELECT id, date::text AS "date", amount::text AS amount, timing::text AS timing, description
          FROM "CashTransaction"
@@ -152,10 +140,8 @@ export class ReturnsService {
         ORDER BY date DESC, id DESC LIMIT $4`,
       [entity.id, after?.date ?? null, after?.id ?? null, scope.limit + 1],
     );
-    const page = rows.slice(0, scope.limit).map((row) => ({ ...row, entityName: entity.entityName, accountCode: entity.accountCode }));
-    const last = page.at(-1);
-    const hasMore = rows.length > scope.limit;
-    return { rows: page, hasMore, nextCursor: hasMore && last ? encodeCursor({ date: last.date, id: last.id }) : null };
+    const withEntity = rows.map((row) => ({ ...row, entityName: entity.entityName, accountCode: entity.accountCode }));
+    return keysetPage(withEntity, scope.limit, (row) => encodeCursor({ date: row.date, id: row.id }));
   }
 
   private async findEntity(orgIds: ReadonlySet<string>, entityName: string) {
@@ -261,20 +247,3 @@ function toComparisonRow(raw: RawComparison): ComparisonRow {
   };
 }
 
-function assertLimit(limit: number, max: number): void {
-  if (!Number.isInteger(limit) || limit < 1 || limit > max) throw AppError.badInput('limit', `must be an integer between 1 and ${max}`);
-}
-
-export function encodeCursor(position: Record<string, string>): string {
-  return Buffer.from(JSON.stringify(position)).toString('base64url');
-}
-
-export function decodeCursor<K extends string>(cursor: string, keys: readonly K[]): Record<K, string> {
-  try {
-    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
-    if (keys.every((key) => typeof decoded[key] === 'string')) return decoded as Record<K, string>;
-  } catch {
-    // fall through to the error below
-  }
-  throw AppError.badInput('cursor', 'is not a cursor this endpoint issued');
-}

@@ -1,6 +1,6 @@
 import { Prisma, type Link, type LinkFolder, type PrismaClient } from '../../generated/prisma/client.ts';
 import { AppError } from '../../errors.ts';
-import { decodeCursor, encodeCursor } from '../../returns/returns-service.ts';
+import { decodeCursor, encodeCursor, instantAndId, keysetPage, type Page } from '../../pagination.ts';
 import { LIMITS, boundedText, normalizeTags, normalizeUrl, optionalText, searchText } from '../validation.ts';
 
 /** `GET /api/links` / `links`: default and maximum page size. */
@@ -46,11 +46,7 @@ export interface UpdateLinkInput {
   starred?: boolean | null;
 }
 
-export interface LinkPage {
-  rows: Link[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
+export type LinkPage = Page<Link>;
 
 /** Where a page resumes after this link (newest first: createdAt, then id, both descending). */
 export function linkCursor(link: Pick<Link, 'createdAt' | 'id'>): string {
@@ -83,10 +79,7 @@ export class LinkService {
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       take: options.limit + 1,
     });
-    const page = rows.slice(0, options.limit);
-    const hasMore = rows.length > options.limit;
-    const last = page.at(-1);
-    return { rows: page, hasMore, nextCursor: hasMore && last ? linkCursor(last) : null };
+    return keysetPage(rows, options.limit, linkCursor);
   }
 
   /** How many links the user has: in all, in no folder, starred. */
@@ -252,10 +245,8 @@ function compareText(a: string, b: string): number {
 }
 
 function decodeLinkCursor(cursor: string): { createdAt: Date; id: string } {
-  const { createdAt, id } = decodeCursor(cursor, ['createdAt', 'id']);
-  const date = new Date(createdAt);
-  if (Number.isNaN(date.getTime()) || !UUID_PATTERN.test(id)) throw AppError.badInput('cursor', 'is not a cursor this endpoint issued');
-  return { createdAt: date, id };
+  const { at, id } = decodeCursor(cursor, instantAndId('createdAt', 'id'), 'endpoint');
+  return { createdAt: at, id };
 }
 
 function isPrismaError(error: unknown, code: string): boolean {

@@ -1,6 +1,6 @@
 import { Prisma, type NewsArticle, type PrismaClient } from '../../generated/prisma/client.ts';
 import { AppError } from '../../errors.ts';
-import { decodeCursor, encodeCursor } from '../../returns/returns-service.ts';
+import { decodeCursor, encodeCursor, instantAndId, keysetPage, type Page } from '../../pagination.ts';
 import { LIMITS, boundedText, normalizeTags, normalizeUrl, optionalText } from '../validation.ts';
 import { parseIsoWeek } from './iso-week.ts';
 import { escapeLike } from '../../util/like.ts';
@@ -39,11 +39,7 @@ export interface NewsListOptions {
   cursor?: string | null;
 }
 
-export interface NewsPage {
-  rows: NewsArticle[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
+export type NewsPage = Page<NewsArticle>;
 
 export interface DigestTagGroup {
   tag: string;
@@ -131,10 +127,7 @@ export class NewsService {
       orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }],
       take: options.limit + 1,
     });
-    const page = rows.slice(0, options.limit);
-    const hasMore = rows.length > options.limit;
-    const last = page.at(-1);
-    return { rows: page, hasMore, nextCursor: hasMore && last ? newsCursor(last) : null };
+    return keysetPage(rows, options.limit, newsCursor);
   }
 
   /**
@@ -231,8 +224,6 @@ function publishedAt(value: Date | null | undefined, now: Date): Date {
 }
 
 function decodeNewsCursor(cursor: string): { publishedAt: Date; id: string } {
-  const { publishedAt: at, id } = decodeCursor(cursor, ['publishedAt', 'id']);
-  const date = new Date(at);
-  if (Number.isNaN(date.getTime()) || !UUID_PATTERN.test(id)) throw AppError.badInput('cursor', 'is not a cursor this endpoint issued');
-  return { publishedAt: date, id };
+  const { at, id } = decodeCursor(cursor, instantAndId('publishedAt', 'id'), 'endpoint');
+  return { publishedAt: at, id };
 }

@@ -2,6 +2,7 @@ import { Prisma, type PrismaClient, type Sticky, type StickyVersion } from '../.
 import type { Logger } from '../../log.ts';
 import { AppError } from '../../errors.ts';
 import { boundedText, LIMITS, normalizeTags, searchText } from '../validation.ts';
+import { decodeCursor, encodeCursor, instantAndId, keysetPage, type Page } from '../../pagination.ts';
 
 export type { Sticky, StickyVersion };
 
@@ -13,12 +14,6 @@ export const PURGE_INTERVAL_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 /** A write whose precondition keeps flipping under concurrent writers gives up after this many tries. */
 const MAX_ATTEMPTS = 5;
-
-export interface Page<T> {
-  rows: T[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
 
 export interface ListStickiesOptions {
   /** A sticky matches when it carries EVERY one of these tags (normalised like stored tags). */
@@ -92,7 +87,7 @@ export class StickyService {
       ...(after ? { OR: [{ updatedAt: { lt: after.updatedAt } }, { updatedAt: after.updatedAt, id: { lt: after.id } }] } : {}),
     };
     const rows = await this.prisma.sticky.findMany({ where, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }], take: options.limit + 1 });
-    return pageOf(rows, options.limit, stickyCursor);
+    return keysetPage(rows, options.limit, stickyCursor);
   }
 
   /** The tags on the user's active stickies with how many carry each, most used first (then by name). */
@@ -208,7 +203,7 @@ export class StickyService {
       orderBy: { version: 'desc' },
       take: options.limit + 1,
     });
-    return pageOf(rows, options.limit, versionCursor);
+    return keysetPage(rows, options.limit, versionCursor);
   }
 
   /** When a sticky trashed at `deletedAt` is purged. */
@@ -278,13 +273,6 @@ function filterTags(tags: readonly string[] | null | undefined): string[] {
   return normalizeTags((tags ?? []).filter((tag) => tag.trim() !== ''));
 }
 
-function pageOf<T>(rows: T[], limit: number, cursorOf: (row: T) => string): Page<T> {
-  const hasMore = rows.length > limit;
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return { rows: page, hasMore, nextCursor: hasMore && last ? cursorOf(last) : null };
-}
-
 export function stickyCursor(sticky: Pick<Sticky, 'id' | 'updatedAt'>): string {
   return encodeCursor({ u: sticky.updatedAt.toISOString(), id: sticky.id });
 }
@@ -293,35 +281,11 @@ export function versionCursor(version: Pick<StickyVersion, 'version'>): string {
   return encodeCursor({ v: version.version });
 }
 
-function encodeCursor(position: Record<string, string | number>): string {
-  return Buffer.from(JSON.stringify(position)).toString('base64url');
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function decodeStickyCursor(cursor: string): { updatedAt: Date; id: string } {
-  const decoded = decodeCursor(cursor);
-  const updatedAt = typeof decoded?.u === 'string' ? new Date(decoded.u) : undefined;
-  if (!updatedAt || Number.isNaN(updatedAt.getTime()) || typeof decoded?.id !== 'string' || !UUID.test(decoded.id)) throw badCursor();
-  return { updatedAt, id: decoded.id };
+  const { at, id } = decodeCursor(cursor, instantAndId('u', 'id'), 'list');
+  return { updatedAt: at, id };
 }
 
 function decodeVersionCursor(cursor: string): number {
-  const version = decodeCursor(cursor)?.v;
-  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) throw badCursor();
-  return version;
-}
-
-function decodeCursor(cursor: string): Record<string, unknown> | undefined {
-  try {
-    const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    return decoded !== null && typeof decoded === 'object' && !Array.isArray(decoded) ? (decoded as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function badCursor(): AppError {
-  // `after` in GraphQL; the REST layer names it `cursor`.
-  return AppError.badInput('after', 'is not a cursor this list issued');
+  return decodeCursor(cursor, ({ v }) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1 ? v : undefined), 'list');
 }

@@ -3,6 +3,7 @@ import { AppError } from '../../errors.ts';
 import { checkTransition, completedAtAfter } from './workflow.ts';
 import type { CommentAuthor, NewTask, TaskChanges, TaskCommentRecord, TaskFilter, TaskPage, TaskProvider, TaskRecord } from './types.ts';
 import { escapeLike } from '../../util/like.ts';
+import { decodeCursor, encodeCursor, instantAndId, keysetPage } from '../../pagination.ts';
 
 /** A task holds at most this many comments (GET /api/pm/tasks/{id} returns them all). */
 export const MAX_COMMENTS_PER_TASK = 1_000;
@@ -32,10 +33,7 @@ export class BuiltinTaskProvider implements TaskProvider {
       ...(after ? { OR: [{ updatedAt: { lt: after.updatedAt } }, { updatedAt: after.updatedAt, id: { lt: after.id } }] } : {}),
     };
     const rows = await this.prisma.task.findMany({ where, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }], take: filter.limit + 1 });
-    const page = rows.slice(0, filter.limit);
-    const last = page.at(-1);
-    const hasMore = rows.length > filter.limit;
-    return { rows: page.map(toRecord), hasMore, nextCursor: hasMore && last ? encodeTaskCursor(last) : null, cursorOf: encodeTaskCursor };
+    return { ...keysetPage(rows.map(toRecord), filter.limit, encodeTaskCursor), cursorOf: encodeTaskCursor };
   }
 
   async get(userId: string, id: string): Promise<TaskRecord & { comments: TaskCommentRecord[] }> {
@@ -151,19 +149,11 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((value, index) => value === b[index]);
 }
 
-function encodeTaskCursor(row: Pick<Task, 'id' | 'updatedAt'>): string {
-  return Buffer.from(JSON.stringify({ u: row.updatedAt.toISOString(), id: row.id })).toString('base64url');
+function encodeTaskCursor(row: Pick<TaskRecord, 'id' | 'updatedAt'>): string {
+  return encodeCursor({ u: row.updatedAt.toISOString(), id: row.id });
 }
 
 function decodeTaskCursor(cursor: string): { updatedAt: Date; id: string } {
-  try {
-    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { u?: unknown; id?: unknown };
-    if (typeof decoded.u === 'string' && typeof decoded.id === 'string' && /^[0-9a-f-]{36}$/.test(decoded.id)) {
-      const updatedAt = new Date(decoded.u);
-      if (!Number.isNaN(updatedAt.getTime())) return { updatedAt, id: decoded.id };
-    }
-  } catch {
-    // fall through
-  }
-  throw AppError.badInput('after', 'is not a cursor this endpoint issued');
+  const { at, id } = decodeCursor(cursor, instantAndId('u', 'id'), 'tasks');
+  return { updatedAt: at, id };
 }

@@ -1,3 +1,4 @@
+import type { Page } from '../../pagination.ts';
 import type { TaskPriority, TaskStatus } from '../../generated/prisma/enums.ts';
 
 export type { TaskPriority, TaskStatus };
@@ -33,11 +34,6 @@ export interface TaskCommentRecord {
   createdAt: Date;
 }
 
-export interface Page<T> {
-  rows: T[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
 
 /** A page of tasks and the cursor that resumes after each row (the provider's own format). */
 export interface TaskPage extends Page<TaskRecord> {

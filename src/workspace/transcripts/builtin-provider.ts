@@ -1,6 +1,7 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
 import { AppError } from '../../errors.ts';
 import type { ParsedSentence } from './parsers.ts';
+import { decodeCursor, encodeCursor, instantAndId } from '../../pagination.ts';
 import type { TranscriptDetail, TranscriptListOptions, TranscriptPage, TranscriptProvider, TranscriptSummary } from './types.ts';
 
 /** What the importer hands over to be stored (already parsed and validated). */
@@ -34,7 +35,7 @@ export class BuiltinTranscriptProvider implements TranscriptProvider {
   constructor(private readonly prisma: PrismaClient) {}
 
   async list(userId: string, options: TranscriptListOptions): Promise<TranscriptPage> {
-    const after = options.cursor === null ? null : decodeCursor(options.cursor);
+    const after = options.cursor === null ? null : decodeTranscriptCursor(options.cursor);
     const rows = await this.prisma.transcript.findMany({
       select: SUMMARY_SELECT,
       where: {
@@ -44,7 +45,7 @@ export class BuiltinTranscriptProvider implements TranscriptProvider {
       orderBy: [{ occurredAt: 'desc' }, { id: 'desc' }],
       take: options.limit + 1,
     });
-    const page = rows.slice(0, options.limit).map((row) => ({ ...toSummary(row), cursor: encodeCursor(row) }));
+    const page = rows.slice(0, options.limit).map((row) => ({ ...toSummary(row), cursor: transcriptCursor(row) }));
     const hasMore = rows.length > options.limit;
     return { rows: page, hasMore, nextCursor: hasMore ? (page.at(-1)?.cursor ?? null) : null };
   }
@@ -123,21 +124,11 @@ function seconds(ms: number): string {
 }
 
 // Cursor: the (occurredAt, id) of the last row, newest first.
-function encodeCursor(row: { occurredAt: Date; id: string }): string {
-  return Buffer.from(JSON.stringify({ o: row.occurredAt.toISOString(), i: row.id })).toString('base64url');
+function transcriptCursor(row: { occurredAt: Date; id: string }): string {
+  return encodeCursor({ o: row.occurredAt.toISOString(), i: row.id });
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-function decodeCursor(cursor: string): { occurredAt: Date; id: string } {
-  try {
-    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { o?: unknown; i?: unknown };
-    if (typeof decoded.o === 'string' && typeof decoded.i === 'string' && UUID.test(decoded.i)) {
-      const occurredAt = new Date(decoded.o);
-      if (!Number.isNaN(occurredAt.getTime())) return { occurredAt, id: decoded.i };
-    }
-  } catch {
-    // fall through to the error below
-  }
-  throw AppError.badInput('after', 'is not a cursor this list issued');
+function decodeTranscriptCursor(cursor: string): { occurredAt: Date; id: string } {
+  const { at, id } = decodeCursor(cursor, instantAndId('o', 'i'), 'list');
+  return { occurredAt: at, id };
 }

@@ -29,6 +29,7 @@ import { z } from 'zod';
 import { AppError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { UNKNOWN_SPEAKER } from './parsers.ts';
+import { decodeCursor, encodeCursor } from '../../pagination.ts';
 import type { TranscriptDetail, TranscriptListOptions, TranscriptPage, TranscriptProvider, TranscriptSummary } from './types.ts';
 
 export interface HttpTranscriptProviderOptions {
@@ -84,7 +85,7 @@ export class HttpTranscriptProvider implements TranscriptProvider {
   }
 
   async list(userId: string, options: TranscriptListOptions): Promise<TranscriptPage> {
-    const position = options.cursor === null ? { c: null, s: 0 } : decodeCursor(options.cursor);
+    const position = options.cursor === null ? { c: null, s: 0 } : decodePosition(options.cursor);
     const url = new URL('transcripts', this.base);
     const requested = Math.min(position.s + options.limit, UPSTREAM_MAX_LIMIT);
     url.searchParams.set('limit', String(requested));
@@ -218,20 +219,10 @@ function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
-function encodeCursor(position: Position): string {
-  return Buffer.from(JSON.stringify(position)).toString('base64url');
-}
-
-function decodeCursor(cursor: string): Position {
-  try {
-    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { c?: unknown; s?: unknown };
-    const c = decoded.c;
-    const s = decoded.s;
-    if ((c === null || (typeof c === 'string' && c.length > 0 && c.length <= 2000)) && typeof s === 'number' && Number.isInteger(s) && s >= 0 && s <= UPSTREAM_MAX_LIMIT) {
-      return { c, s };
-    }
-  } catch {
-    // fall through to the error below
-  }
-  throw AppError.badInput('after', 'is not a cursor this list issued');
+function decodePosition(cursor: string): Position {
+  return decodeCursor(
+    cursor,
+    ({ c, s }) => ((c === null || (typeof c === 'string' && c.length > 0 && c.length <= 2000)) && typeof s === 'number' && Number.isInteger(s) && s >= 0 && s <= UPSTREAM_MAX_LIMIT ? { c, s } : undefined),
+    'list',
+  );
 }

@@ -1,3 +1,4 @@
+import type { Page } from '../../pagination.ts';
 /**
  * The transcript provider interface: where transcripts come from is a configuration choice
  * (`TRANSCRIPT_PROVIDER`): the built-in database provider, or a meeting-transcription service's
@@ -34,11 +35,7 @@ export interface TranscriptListOptions {
 }
 
 /** A page of transcripts, newest first; every row carries the cursor that resumes after it. */
-export interface TranscriptPage {
-  rows: (TranscriptSummary & { cursor: string })[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
+export type TranscriptPage = Page<TranscriptSummary & { cursor: string }>;
 
 export interface TranscriptProvider {
   readonly kind: 'builtin' | 'http';

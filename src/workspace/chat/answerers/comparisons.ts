@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { COMPARISON_MAX_LIMIT, type ComparisonRow, type ReturnsService } from '../../../returns/returns-service.ts';
+import type { ComparisonRow, ReturnsService } from '../../../returns/returns-service.ts';
+import { PAGE_SIZES } from '../../../pagination.ts';
 import type { Intent } from '../intent.ts';
 import { DASHBOARD, mdLink } from '../links.ts';
 import { describeEntity, entitiesOf, resolveEntity, unresolvedWords } from './entities.ts';
@@ -32,7 +33,7 @@ export class ComparisonsAnswerer implements Answerer<'comparisons'> {
     let cursor: string | null = null;
     let truncated = false;
     for (;;) {
-      const page = await this.deps.returns.comparison({ orgIds: new Set([entity.orgId]), accountCode: entity.accountCode, limit: COMPARISON_MAX_LIMIT, cursor });
+      const page = await this.deps.returns.comparison({ orgIds: new Set([entity.orgId]), accountCode: entity.accountCode, limit: PAGE_SIZES.returnComparison.max, cursor });
       rows.push(...page.rows);
       if (!page.hasMore) break;
       if (rows.length >= MAX_ROWS) {
