@@ -14,6 +14,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { UUID } from '../helpers/formats.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, getJson, type TestUser, signInCookie } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
@@ -29,7 +30,6 @@ const ALL_AGENTS = ['collector', 'notes', 'meetings', 'tasks', 'news', 'writer',
 const ANALYSTS = ['notes', 'meetings', 'tasks', 'news'];
 const ALL_SOURCES = ['stickies', 'links', 'transcripts', 'tasks', 'news'];
 const PAYLOAD_KEYS = ['agent', 'data', 'message', 'progress', 'status'];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const RW = ['read:workspace', 'write:workspace'];
 
 const CHAT_KEY = 'sk-fake-generation-9c1e5a7b3d';

@@ -4,16 +4,14 @@
  * its links, case-insensitive folder names under concurrency, route order, and GraphQL parity.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UUID, ISO, MISSING } from '../helpers/formats.ts';
 import { type TestServer } from '../helpers/server.ts';
 import { startServerWithUsers, EVERY_SCOPE, WORKSPACE_MEMBER, WORKSPACE_READER } from '../helpers/server-with-users.ts';
 import { createUser, getJson, type TestUser, callApi, type ApiCallArgs } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const LINK_KEYS = ['id', 'url', 'title', 'folder_id', 'tags', 'starred', 'created_at', 'updated_at'];
 const FOLDER_KEYS = ['id', 'name', 'link_count', 'created_at', 'updated_at'];
-const MISSING = '00000000-0000-4000-8000-000000000000';
 
 let server: TestServer;
 let owner: TestUser, stranger: TestUser, reader: TestUser, outsider: TestUser;

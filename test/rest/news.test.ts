@@ -5,16 +5,14 @@
  * and GraphQL parity.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UUID, ISO, MISSING } from '../helpers/formats.ts';
 import { type TestServer } from '../helpers/server.ts';
 import { startServerWithUsers, EVERY_SCOPE, WORKSPACE_MEMBER, WORKSPACE_READER } from '../helpers/server-with-users.ts';
 import { createUser, getJson, type TestUser, callApi, type ApiCallArgs } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const ARTICLE_KEYS = ['id', 'title', 'url', 'source', 'summary', 'body', 'tags', 'published_at', 'created_at'];
 const LIST_KEYS = ARTICLE_KEYS.filter((key) => key !== 'body');
-const MISSING = '00000000-0000-4000-8000-000000000000';
 const HOUR = 3_600_000;
 
 let server: TestServer;

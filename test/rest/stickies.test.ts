@@ -4,15 +4,13 @@
  * concurrent writers, and GraphQL parity.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UUID, ISO, MISSING } from '../helpers/formats.ts';
 import { type TestServer } from '../helpers/server.ts';
 import { startServerWithUsers, EVERY_SCOPE, WORKSPACE_READER } from '../helpers/server-with-users.ts';
 import { createUser, getJson, type TestUser, callApi, type ApiCallArgs } from '../helpers/fixtures.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const STICKY_KEYS = ['id', 'content', 'tags', 'version', 'created_at', 'updated_at', 'deleted_at'];
 const VERSION_KEYS = ['version', 'action', 'content', 'tags', 'created_at'];
-const MISSING = '00000000-0000-4000-8000-000000000000';
 
 let server: TestServer;
 let owner: TestUser, stranger: TestUser, reader: TestUser, outsider: TestUser;

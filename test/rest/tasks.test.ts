@@ -4,6 +4,7 @@
  * users, and GraphQL parity.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UUID, ISO } from '../helpers/formats.ts';
 import { type TestServer } from '../helpers/server.ts';
 import { startServerWithUsers, WORKSPACE_MEMBER, WORKSPACE_READER } from '../helpers/server-with-users.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
@@ -12,8 +13,6 @@ import { TASK_TRANSITIONS } from '../../src/workspace/tasks/workflow.ts';
 import { TASK_STATUSES, type TaskStatus } from '../../src/workspace/tasks/types.ts';
 import { seedTasks } from '../../src/seed/workspace-tasks.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TASK_KEYS = ['id', 'title', 'description', 'status', 'priority', 'assignee', 'due_date', 'labels', 'created_at', 'updated_at', 'completed_at'];
 
 let server: TestServer;

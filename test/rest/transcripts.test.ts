@@ -6,13 +6,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UUID, MISSING } from '../helpers/formats.ts';
 import { type TestServer } from '../helpers/server.ts';
 import { startServerWithUsers, EVERY_SCOPE, WORKSPACE_READER } from '../helpers/server-with-users.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
 import { seedTranscripts } from '../../src/seed/workspace-transcripts.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const MISSING = '00000000-0000-4000-8000-000000000000';
 const SUMMARY_KEYS = ['id', 'title', 'occurred_at', 'duration_seconds', 'participants', 'sentence_count'];
 const DETAIL_KEYS = [...SUMMARY_KEYS, 'sentences'];
 const TRANSCRIPT_FIELDS = 'id title occurredAt durationSeconds participants sentenceCount sentences { speaker text startSeconds endSeconds }';
