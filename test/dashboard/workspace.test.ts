@@ -6,8 +6,8 @@
  * local fake answering 500). The user's workspace is filled by the demo seeders.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenLocally } from '../helpers/listen-locally.ts';
 import type { Browser } from 'playwright-core';
 import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -39,8 +39,7 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
   let failingUser: TestUser;
 
   beforeAll(async () => {
-    await new Promise<void>((resolve) => failingProvider.listen(0, '127.0.0.1', resolve));
-    const providerUrl = `http://127.0.0.1:${(failingProvider.address() as AddressInfo).port}/v1`;
+    const providerUrl = `${await listenLocally(failingProvider)}/v1`;
     [server, failing, browser] = await Promise.all([startTestServer(), startTestServer({ CHAT_API_URL: providerUrl, CHAT_TIMEOUT: '5s' }), launchBrowser()]);
     user = await createUser(server.services, { role: 'member', scopes: ['read:workspace', 'write:workspace'] });
     failingUser = await createUser(failing.services, { role: 'member', scopes: ['read:workspace', 'write:workspace'] });

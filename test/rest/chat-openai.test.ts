@@ -5,8 +5,8 @@
  * the key.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { listenLocally } from '../helpers/listen-locally.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
@@ -73,8 +73,7 @@ let user: TestUser;
 let other: TestUser;
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
-  const fakeUrl = `http://127.0.0.1:${(fake.address() as AddressInfo).port}/v1`;
+  const fakeUrl = `${await listenLocally(fake)}/v1`;
   server = await startTestServer({ CHAT_API_URL: fakeUrl, CHAT_API_KEY: CHAT_KEY, CHAT_MODEL: MODEL, CHAT_TIMEOUT: `${TIMEOUT_MS}ms`, LOG_LEVEL: 'silent' });
   user = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'], role: 'member' });
   other = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'], role: 'member' });

@@ -11,9 +11,9 @@
  * at local fakes, and a short GENERATION_AGENT_TIMEOUT that a hanging fake outlasts).
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { listenLocally } from '../helpers/listen-locally.ts';
 import { UUID } from '../helpers/formats.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, getJson, type TestUser, signInCookie } from '../helpers/fixtures.ts';
@@ -108,8 +108,7 @@ let slow: TestServer;
 let providers: TestServer;
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
-  const fakeUrl = `http://127.0.0.1:${(fake.address() as AddressInfo).port}/v1`;
+  const fakeUrl = `${await listenLocally(fake)}/v1`;
   [main, slow, providers] = await Promise.all([
     startTestServer({ GENERATION_STEP_DELAY: '25ms', RATE_LIMIT_GENERATE_PER_MINUTE: '1000' }),
     startTestServer({ GENERATION_STEP_DELAY: '500ms', GENERATION_HEARTBEAT: '200ms', RATE_LIMIT_GENERATE_PER_MINUTE: '2' }),

@@ -5,9 +5,10 @@
  */
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { listenLocally } from '../helpers/listen-locally.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { startServerWithUsers, WORKSPACE_MEMBER } from '../helpers/server-with-users.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
 
 const PM_KEY = 'pm_live_7c2f0e9d4b1a48f3a9e2d6c5b8a71f04';
@@ -57,8 +58,7 @@ class FakePmTool {
   private clock = Date.parse('2026-11-01T09:00:00.000Z');
 
   async start() {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = await listenLocally(this.server);
   }
 
   async stop() {
@@ -138,16 +138,12 @@ class FakePmTool {
 }
 
 let fake: FakePmTool;
-let server: TestServer;
-let owner: TestUser;
-let other: TestUser;
-
+let server: TestServer, owner: TestUser, other: TestUser;
 beforeAll(async () => {
   fake = new FakePmTool();
   await fake.start();
-  server = await startTestServer({ TASK_PROVIDER: 'http', PM_API_URL: `${fake.url}/api/v1/`, PM_API_KEY: PM_KEY, PM_API_TIMEOUT: `${TIMEOUT_MS}ms` });
-  owner = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'], role: 'member' });
-  other = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'], role: 'member' });
+  const env = { TASK_PROVIDER: 'http', PM_API_URL: `${fake.url}/api/v1/`, PM_API_KEY: PM_KEY, PM_API_TIMEOUT: `${TIMEOUT_MS}ms` };
+  ({ server, owner, other } = await startServerWithUsers({ owner: WORKSPACE_MEMBER, other: WORKSPACE_MEMBER }, env));
 });
 afterAll(async () => {
   await server?.close();

@@ -6,10 +6,11 @@
  * slowly. The API key must reach the fake and never come back to our clients.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
+import { listenLocally } from '../helpers/listen-locally.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { startServerWithUsers, WORKSPACE_READER } from '../helpers/server-with-users.ts';
+import { getJson, type TestUser } from '../helpers/fixtures.ts';
 import { seedTranscripts } from '../../src/seed/workspace-transcripts.ts';
 
 const API_KEY = 'tk_live_fake_7f3a9c0e5b1d4a2f8e6c';
@@ -51,8 +52,7 @@ class FakeTranscriptService {
   url = '';
 
   async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+    this.url = `${await listenLocally(this.server)}/v1`;
   }
 
   async stop(): Promise<void> {
@@ -100,10 +100,7 @@ class FakeTranscriptService {
 }
 
 const fake = new FakeTranscriptService();
-let server: TestServer;
-let owner: TestUser;
-let stranger: TestUser;
-let outsider: TestUser;
+let server: TestServer, owner: TestUser, stranger: TestUser, outsider: TestUser;
 
 function uuid(n: number): string {
   return `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -122,15 +119,10 @@ function transcript(n: number, startedAt: string, speakers: (string | null)[]): 
 
 beforeAll(async () => {
   await fake.start();
-  server = await startTestServer({
-    TRANSCRIPT_PROVIDER: 'http',
-    TRANSCRIPT_API_URL: fake.url,
-    TRANSCRIPT_API_KEY: API_KEY,
-    TRANSCRIPT_API_TIMEOUT: `${TIMEOUT_MS}ms`,
-  });
-  owner = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'] });
-  stranger = await createUser(server.services, { scopes: ['read:workspace'] });
-  outsider = await createUser(server.services, { scopes: ['read:pnl'] });
+  ({ server, owner, stranger, outsider } = await startServerWithUsers(
+    { owner: { scopes: ['read:workspace', 'write:workspace'] }, stranger: WORKSPACE_READER, outsider: { scopes: ['read:pnl'] } },
+    { TRANSCRIPT_PROVIDER: 'http', TRANSCRIPT_API_URL: fake.url, TRANSCRIPT_API_KEY: API_KEY, TRANSCRIPT_API_TIMEOUT: `${TIMEOUT_MS}ms` },
+  ));
   fake.byEmail.set(owner.email, [
     transcript(5, '2026-03-05T10:00:00Z', ['Iris Novak', 'Omar Haddad', null]),
     transcript(4, '2026-03-04T10:00:00+02:00', ['Iris Novak']),

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import { Writable } from 'node:stream';
-import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenLocally } from '../helpers/listen-locally.ts';
 import { likePattern, parseChatQuery, stemOf } from '../../src/workspace/chat/query.ts';
 import { fitHistory, titleFrom, validateMessages } from '../../src/workspace/chat/chat-service.ts';
 import { clock, composeOfflineAnswer, excerpt, OFFLINE_INTRO, quoteTitle } from '../../src/workspace/chat/offline-provider.ts';
@@ -170,8 +170,7 @@ describe('OpenAiChatProvider never logs the key', () => {
       res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: `bad key ${req.headers.authorization}` }));
     });
-    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(fake.address() as AddressInfo).port}/v1`;
+    url = `${await listenLocally(fake)}/v1`;
   });
   afterAll(() => new Promise<void>((resolve) => fake.close(() => resolve())));
 
