@@ -10,6 +10,7 @@
  */
 import type { Logger } from '../log.ts';
 import { snakeKeys } from '../util/snake-case.ts';
+import { retryWhileUnavailable } from '../db/retry-unavailable.ts';
 import type { ProgressHub } from './progress-hub.ts';
 import { RUN_AGENT, type FinalRunState, type GenerationEventRecord, type RunStore, type RunUpdate } from './run-store.ts';
 
@@ -31,16 +32,19 @@ export interface EndRunDeps {
   log?: Logger;
 }
 
-/** Ends the run; null (nothing written) when it had already ended or does not exist. */
+/**
+ * Ends the run; null (nothing written) when it had already ended or does not exist. The write is
+ * retried while the database is unavailable (a run whose connections dropped still ends).
+ */
 export async function endRun(deps: EndRunDeps, runId: string, ending: RunEnding): Promise<GenerationEventRecord | null> {
   const failedAgents = ending.failedAgents ?? [];
   const data = { run_id: runId, failed_agents: failedAgents, state: ending.state, ...ending.data, duration_ms: ending.durationMs ?? null };
-  const event = await deps.store.append(
+  const event = await retryWhileUnavailable(() => deps.store.append(
     runId,
     // `data` keys are snake_case on every front, whatever an agent wrote.
     { agent: RUN_AGENT, status: ending.state === 'completed' ? 'complete' : 'failed', progress: 100, message: ending.message, data: snakeKeys(data) as Record<string, unknown> },
     { ...ending.update, ...(ending.failedAgents ? { failedAgents } : {}), state: ending.state, finishedAt: 'now' },
-  );
+  ));
   if (event) {
     await deps.hub.publish(event).catch((error: unknown) => deps.log?.warn({ err: error, runId }, 'could not publish a generation event'));
   }

@@ -58,6 +58,16 @@ export function createGeneration(wiring: GenerationWiring) {
     // Only one process can open the embedded database, so a run left running was abandoned.
     ...(db.kind === 'pglite' ? { staleOnStartMs: 0 } : {}),
     handle: (job, signal) => executor.execute(job.payload.runId, signal),
+    // A handler that failed without ending its run (its final write failed for good, or it threw
+    // before the executor could): the run still ends, failed, so its followers are not left waiting.
+    onFailure: async ({ payload }) => {
+      await endRun({ store, hub, log }, payload.runId, {
+        state: 'failed',
+        message: 'Generation failed: the run could not continue; start a new run',
+        update: { error: 'The run could not continue' },
+        data: { error: 'The run could not continue', reason: 'failed' },
+      });
+    },
     // Runs are not retried (agents would report from the start again): an abandoned run fails.
     onAbandoned: async ({ payload }) => {
       await endRun({ store, hub, log }, payload.runId, {
