@@ -9,9 +9,9 @@
  * the code in `extensions.code` (FORBIDDEN, BAD_USER_INPUT, ...), as for every other operation.
  */
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTempTmpDir, type TempTmpDir } from '../helpers/temp-tmpdir.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
 import { graphqlUpload, graphqlUploadForm, restUpload, sha256, waitForFileStatus, expectNoLeftovers, storageLeftovers, type StorageLeftovers } from '../helpers/upload.ts';
@@ -27,27 +27,21 @@ const SMALL_PERFORMANCE = 'account_code,entity_name,date,return,return_unit\nGQL
 const TWO_KB = `account_code,entity_name,date,market_value,cash_flow\n${'GQL-2,Big Fund,2025-03-03,100.00,\n'.repeat(60)}`;
 
 let server: TestServer;
-let tmpDir: string;
-const previousTmpDir = process.env.TMPDIR;
-
+let spool: TempTmpDir;
 beforeAll(async () => {
-  // multipart file parts are spooled to the OS temp directory: make it one we can inspect
-  tmpDir = await fs.mkdtemp(path.join(os.tmpdir(), 'graphql-upload-tmp-'));
-  process.env.TMPDIR = tmpDir;
+  spool = await useTempTmpDir('graphql-upload-tmp-');
   server = await startTestServer({ UPLOAD_MAX_BYTES: String(LIMIT), RATE_LIMIT_UPLOAD_PER_MINUTE: '2' });
 });
 afterAll(async () => {
   await server?.close();
-  if (previousTmpDir === undefined) delete process.env.TMPDIR;
-  else process.env.TMPDIR = previousTmpDir;
-  await fs.rm(tmpDir, { recursive: true, force: true });
+  await spool?.restore();
 });
 
 /** Every test gets its own key, so each starts with a full upload budget (2 a minute here). */
 const newUser = (scopes = ['read:pnl', 'read:returns', 'write:upload'], org?: string) => createUser(server.services, { scopes, org });
 
-const leftovers = () => storageLeftovers(server, tmpDir);
-const expectNothingLeft = (before: StorageLeftovers) => expectNoLeftovers(server, tmpDir, before);
+const leftovers = () => storageLeftovers(server, spool.dir);
+const expectNothingLeft = (before: StorageLeftovers) => expectNoLeftovers(server, spool.dir, before);
 
 describe('uploadFile through the GraphQL multipart request spec', () => {
   it('stores the file and returns its record; the worker ingests it like a REST upload', async () => {

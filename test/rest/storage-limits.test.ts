@@ -5,33 +5,25 @@
  * Multipart file parts are spooled to temp files (fs-capacitor) in the OS temp directory, so this
  * file points TMPDIR at a private directory it can inspect.
  */
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
+import { useTempTmpDir, type TempTmpDir } from '../helpers/temp-tmpdir.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { startServerWithUsers } from '../helpers/server-with-users.ts';
+import { getJson, type TestUser } from '../helpers/fixtures.ts';
 import { partialMultipartUpload, restUpload, sha256, expectNoLeftovers, storageLeftovers, type StorageLeftovers } from '../helpers/upload.ts';
 
 const LIMIT = 1024;
 const HEADER = 'account_code,entity_name,date,market_value,cash_flow\n';
 
-let server: TestServer;
-let user: TestUser;
-let tmpDir: string;
-const previousTmpDir = process.env.TMPDIR;
-
+let server: TestServer, user: TestUser;
+let spool: TempTmpDir;
 beforeAll(async () => {
-  tmpDir = await fs.mkdtemp(path.join(os.tmpdir(), 'upload-limits-tmp-'));
-  process.env.TMPDIR = tmpDir;
-  server = await startTestServer({ UPLOAD_MAX_BYTES: String(LIMIT), RATE_LIMIT_UPLOAD_PER_MINUTE: '1000' });
-  user = await createUser(server.services, { scopes: ['read:pnl', 'write:upload'] });
+  spool = await useTempTmpDir('upload-limits-tmp-');
+  ({ server, user } = await startServerWithUsers({ user: { scopes: ['read:pnl', 'write:upload'] } }, { UPLOAD_MAX_BYTES: String(LIMIT), RATE_LIMIT_UPLOAD_PER_MINUTE: '1000' }));
 });
 afterAll(async () => {
   await server?.close();
-  if (previousTmpDir === undefined) delete process.env.TMPDIR;
-  else process.env.TMPDIR = previousTmpDir;
-  await fs.rm(tmpDir, { recursive: true, force: true });
+  await spool?.restore();
 });
 
 /** A valid pnl CSV of exactly `size` bytes (spaces in the last, empty cash_flow field pad it; values are trimmed). */
@@ -44,8 +36,8 @@ function pnlOfSize(size: number): string {
   return `${body}${last}${' '.repeat(size - body.length - last.length - 1)}\n`;
 }
 
-const leftovers = () => storageLeftovers(server, tmpDir);
-const expectNothingLeft = (before: StorageLeftovers) => expectNoLeftovers(server, tmpDir, before);
+const leftovers = () => storageLeftovers(server, spool.dir);
+const expectNothingLeft = (before: StorageLeftovers) => expectNoLeftovers(server, spool.dir, before);
 
 it('accepts a file of exactly UPLOAD_MAX_BYTES', async () => {
   const body = pnlOfSize(LIMIT);
