@@ -7,26 +7,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.ts';
 import { createLogger } from '../../src/log.ts';
 import { JobQueue, type EnqueueOptions } from '../../src/jobs/job-queue.ts';
-import { LocalBlobStore } from '../../src/storage/blob-store.ts';
+import type { LocalBlobStore } from '../../src/storage/blob-store.ts';
 import { StorageService, sanitizeFileName, type UploadInput } from '../../src/storage/storage-service.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
+import type { TestDatabase } from '../helpers/test-database.ts';
+import { createStorageStack } from '../helpers/storage-stack.ts';
 
 const SAMPLES = new URL('../../samples/', import.meta.url);
 const log = createLogger('silent');
 
-let db: TestDatabase;
-let blobs: LocalBlobStore;
-let jobs: JobQueue;
-let storage: StorageService;
-let userId: string;
-let orgId: string;
-let otherOrgId: string;
-
+let db: TestDatabase, blobs: LocalBlobStore, jobs: JobQueue, storage: StorageService;
+let userId: string, orgId: string, otherOrgId: string;
 beforeAll(async () => {
-  db = await createTestDatabase();
-  blobs = new LocalBlobStore(path.join(db.tmpDir, 'blobs'));
-  jobs = new JobQueue(db.pool);
-  storage = new StorageService({ prisma: db.prisma, blobs, jobs, config: { storage: { dir: blobs.dir, maxUploadBytes: 64 * 1024 * 1024 } }, log });
+  ({ db, blobs, jobs, storage } = await createStorageStack({ maxUploadBytes: 64 * 1024 * 1024, log }));
   const user = await db.prisma.user.create({ data: { email: 'uploader@example.com' } });
   const org = await db.prisma.organization.create({ data: { name: 'Acme' } });
   const other = await db.prisma.organization.create({ data: { name: 'Other' } });
