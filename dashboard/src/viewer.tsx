@@ -1,20 +1,13 @@
 import { createContext, useContext, type ReactNode } from 'react';
-import { gql, useQuery } from 'urql';
+import { useQuery } from 'urql';
 import { ErrorNotice, Loading } from './components/notice.tsx';
 import { isUnauthenticated, signInAgain } from './api/errors.ts';
+import { graphql, type ResultOf } from './api/graphql.ts';
 
-export interface Organization {
-  id: string;
-  name: string;
-}
+export type Viewer = ResultOf<typeof ViewerQuery>['me'];
+export type Organization = Viewer['user']['organizations'][number];
 
-export interface Viewer {
-  credential: string;
-  scopes: string[];
-  user: { id: string; email: string; name: string | null; role: string; organizations: Organization[] };
-}
-
-const ViewerQuery = gql<{ me: Viewer }>`
+const ViewerQuery = graphql(`
   query DashboardViewer {
     me {
       credential
@@ -31,7 +24,7 @@ const ViewerQuery = gql<{ me: Viewer }>`
       }
     }
   }
-`;
+`);
 
 const ViewerContext = createContext<Viewer | null>(null);
 

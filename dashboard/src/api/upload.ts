@@ -1,3 +1,4 @@
+import { stringifyDocument, type TypedDocumentNode } from 'urql';
 import { CSRF_HEADERS } from './client.ts';
 
 export interface UploadProgress {
@@ -13,18 +14,19 @@ export interface GraphQLResponse<T> {
 /**
  * One GraphQL operation with a file, as a GraphQL multipart request
  * (https://github.com/jaydenseric/graphql-multipart-request-spec). XMLHttpRequest rather than
- * fetch because only XHR reports upload progress. `fileVariable` names the Upload variable.
+ * fetch because only XHR reports upload progress. `fileVariable` names the Upload variable; the
+ * document's types (from the dashboard's typed `graphql()`) type the other variables and the result.
  */
-export function uploadOperation<T>(options: {
-  query: string;
-  variables: Record<string, unknown>;
-  fileVariable: string;
+export function uploadOperation<T, Variables, FileVariable extends keyof Variables & string>(options: {
+  query: TypedDocumentNode<T, Variables>;
+  variables: Omit<Variables, FileVariable>;
+  fileVariable: FileVariable;
   file: File;
   onProgress?: (progress: UploadProgress) => void;
   signal?: AbortSignal;
 }): Promise<GraphQLResponse<T>> {
   const form = new FormData();
-  form.append('operations', JSON.stringify({ query: options.query, variables: { ...options.variables, [options.fileVariable]: null } }));
+  form.append('operations', JSON.stringify({ query: stringifyDocument(options.query), variables: { ...options.variables, [options.fileVariable]: null } }));
   form.append('map', JSON.stringify({ 0: [`variables.${options.fileVariable}`] }));
   form.append('0', options.file, options.file.name);
 

@@ -5,8 +5,6 @@ export interface PageInfo {
   endCursor: string | null;
 }
 
-/** The GraphQL fields a paged list asks for, so every page's query reads the same shape. */
-export const PAGE_INFO_FIELDS = 'pageInfo { hasNextPage endCursor }';
 
 export interface CursorPager {
   /** Pass as the `after` variable of the connection query. */

@@ -1,25 +1,13 @@
 import { Link } from 'wouter';
-import { gql, useQuery } from 'urql';
+import { useQuery } from 'urql';
+import { graphql } from '../api/graphql.ts';
 import { Page, Panel } from '../components/page.tsx';
 import { ErrorNotice } from '../components/notice.tsx';
 import { Badge, toneOf } from '../components/badge.tsx';
 import { formatDate, formatDateTime } from '../components/format.ts';
 import { useViewer } from '../viewer.tsx';
 
-interface OverviewData {
-  health: { status: string; version: string | null };
-  generationRuns?: { edges: { node: { id: string; state: string; createdAt: string } }[] };
-}
-
-interface InvestigateData {
-  returnComparison: { edges: { node: { date: string; entityName: string; accountCode: string; differenceBps: string | null } }[] };
-}
-
-interface OpenTasksData {
-  tasks: { edges: { node: { id: string; title: string; status: string; dueDate: string | null } }[] };
-}
-
-const OverviewQuery = gql<OverviewData>(`
+const OverviewQuery = graphql(`
   query Overview {
     health { status version }
     generationRuns(first: 1) { edges { node { id state createdAt } } }
@@ -27,10 +15,10 @@ const OverviewQuery = gql<OverviewData>(`
 `);
 
 // Separate queries: a user without the returns or the workspace scope still sees the other part.
-const InvestigateQuery = gql<InvestigateData>(`
+const InvestigateQuery = graphql(`
   query ReturnsToInvestigate { returnComparison(status: investigate, first: 5) { edges { node { date entityName accountCode differenceBps } } } }
 `);
-const OpenTasksQuery = gql<OpenTasksData>(`
+const OpenTasksQuery = graphql(`
   query OpenTasks { tasks(status: [blocked, in_progress, todo], first: 5) { edges { node { id title status dueDate } } } }
 `);
 

@@ -2,13 +2,13 @@ import { useMemo, useState } from 'react';
 import { useQuery } from 'urql';
 import { Page } from '../components/page.tsx';
 import { ErrorNotice } from '../components/notice.tsx';
-import { EntityScanQuery, type Comparison } from './returns/queries.ts';
+import { ENTITY_SCAN, EntityScanQuery, type Comparison } from './returns/queries.ts';
 import { ComparisonPanel } from './returns/comparison-panel.tsx';
 import { EntityReturnsPanel, type EntityRange } from './returns/entity-returns.tsx';
 import './returns.css';
 
 export default function ReturnsPage() {
-  const [scan] = useQuery({ query: EntityScanQuery });
+  const [scan] = useQuery({ query: EntityScanQuery, variables: { first: ENTITY_SCAN } });
   const [request, setRequest] = useState<{ entityName: string; nonce: number } | null>(null);
   const entities = useMemo(() => entityRanges(scan.data?.returnComparison.edges.map((edge) => edge.node) ?? []), [scan.data]);
   const accountCodes = useMemo(() => [...new Set(entities.map((e) => e.accountCode))].sort(), [entities]);

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { gql, useMutation, useQuery, type TypedDocumentNode } from 'urql';
+import { useMutation, useQuery, type TypedDocumentNode } from 'urql';
+import { graphql, type ResultOf, type VariablesOf } from '../api/graphql.ts';
 import { Page, Panel } from '../components/page.tsx';
 import { EmptyState, ErrorNotice, Loading, SuccessNotice } from '../components/notice.tsx';
 import { Badge } from '../components/badge.tsx';
@@ -8,37 +9,41 @@ import { CopyButton } from '../components/copy-button.tsx';
 import { formatDateTime } from '../components/format.ts';
 import { useViewer } from '../viewer.tsx';
 
-interface Credential {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: string[];
-  createdAt: string;
-  lastUsedAt: string | null;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  active: boolean;
-}
+const ApiKeyFields = graphql(`fragment ApiKeyFields on ApiKey { id name prefix scopes createdAt lastUsedAt expiresAt revokedAt active }`);
+const AccessTokenFields = graphql(`fragment AccessTokenFields on AccessToken { id name prefix scopes createdAt lastUsedAt expiresAt revokedAt active }`);
 
-interface CreateInput {
-  name: string;
-  scopes: string[];
-  expiresIn?: string;
-}
+const apiKeys = {
+  list: graphql(`query ApiKeys { items: apiKeys { ...ApiKeyFields } }`, [ApiKeyFields]),
+  create: graphql(
+    `mutation CreateApiKey($input: CreateApiKeyInput!, $currentPassword: String) {
+      created: createApiKey(input: $input, currentPassword: $currentPassword) { key credential: apiKey { ...ApiKeyFields } } }`,
+    [ApiKeyFields],
+  ),
+  revoke: graphql(`mutation RevokeApiKey($id: UUID!) { revoked: revokeApiKey(id: $id) { ...ApiKeyFields } }`, [ApiKeyFields]),
+};
 
-const fields = 'id name prefix scopes createdAt lastUsedAt expiresAt revokedAt active';
+const accessTokens = {
+  list: graphql(`query AccessTokens { items: accessTokens { ...AccessTokenFields } }`, [AccessTokenFields]),
+  create: graphql(
+    `mutation CreateAccessToken($input: CreateAccessTokenInput!, $currentPassword: String) {
+      created: createAccessToken(input: $input, currentPassword: $currentPassword) { key credential: accessToken { ...AccessTokenFields } } }`,
+    [AccessTokenFields],
+  ),
+  revoke: graphql(`mutation RevokeAccessToken($id: UUID!) { revoked: revokeAccessToken(id: $id) { ...AccessTokenFields } }`, [AccessTokenFields]),
+};
+
+/** API keys and access tokens read the same fields; the documents of both kinds must fit these types. */
+type Credential = ResultOf<typeof ApiKeyFields>;
+type Documents = { [Name in keyof typeof apiKeys]: TypedDocumentNode<ResultOf<(typeof apiKeys)[Name]>, VariablesOf<(typeof apiKeys)[Name]>> };
 
 /** API keys and access tokens are the same kind of credential; only their names and how they are sent differ. */
-interface CredentialKind {
+interface CredentialKind extends Documents {
   id: 'api-keys' | 'access-tokens';
   title: string;
   noun: string;
   /** Lower-case plural for running text (keeps the "API" capitals). */
   plural: string;
   usage: string;
-  list: TypedDocumentNode<{ items: Credential[] }>;
-  create: TypedDocumentNode<{ created: { key: string; credential: Credential } }, { input: CreateInput; currentPassword?: string }>;
-  revoke: TypedDocumentNode<{ revoked: Credential }, { id: string }>;
 }
 
 const kinds: CredentialKind[] = [
@@ -48,10 +53,7 @@ const kinds: CredentialKind[] = [
     noun: 'API key',
     plural: 'API keys',
     usage: 'Send it in the x-api-key header to the REST endpoints (and /graphql).',
-    list: gql(`query ApiKeys { items: apiKeys { ${fields} } }`),
-    create: gql(`mutation CreateApiKey($input: CreateApiKeyInput!, $currentPassword: String) {
-      created: createApiKey(input: $input, currentPassword: $currentPassword) { key credential: apiKey { ${fields} } } }`),
-    revoke: gql(`mutation RevokeApiKey($id: UUID!) { revoked: revokeApiKey(id: $id) { ${fields} } }`),
+    ...apiKeys,
   },
   {
     id: 'access-tokens',
@@ -59,10 +61,7 @@ const kinds: CredentialKind[] = [
     noun: 'access token',
     plural: 'access tokens',
     usage: 'Send it as Authorization: Bearer <token> to the JSON-RPC tool endpoint /api/service (and any other endpoint).',
-    list: gql(`query AccessTokens { items: accessTokens { ${fields} } }`),
-    create: gql(`mutation CreateAccessToken($input: CreateAccessTokenInput!, $currentPassword: String) {
-      created: createAccessToken(input: $input, currentPassword: $currentPassword) { key credential: accessToken { ${fields} } } }`),
-    revoke: gql(`mutation RevokeAccessToken($id: UUID!) { revoked: revokeAccessToken(id: $id) { ${fields} } }`),
+    ...accessTokens,
   },
 ];
 
@@ -94,7 +93,7 @@ const EXPIRIES = [
  * Whether creating a credential asks for the current password (a user with a password), so a
  * session cannot mint a credential that outlives it; without one the credential expires with the session.
  */
-const PasswordRequiredQuery = gql<{ me: { passwordRequired: boolean } }>(`query CredentialConfirmation { me { passwordRequired } }`);
+const PasswordRequiredQuery = graphql(`query CredentialConfirmation { me { passwordRequired } }`);
 
 export default function SettingsPage() {
   const [{ data }] = useQuery({ query: PasswordRequiredQuery });

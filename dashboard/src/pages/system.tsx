@@ -1,5 +1,6 @@
 import { useCallback } from 'react';
-import { gql, useMutation, useQuery } from 'urql';
+import { useMutation, useQuery } from 'urql';
+import { graphql, type ResultOf } from '../api/graphql.ts';
 import { Page, Panel } from '../components/page.tsx';
 import { EmptyState, ErrorNotice, Loading, SuccessNotice } from '../components/notice.tsx';
 import { Badge, toneOf } from '../components/badge.tsx';
@@ -7,47 +8,28 @@ import { formatBytes, formatDateTime, plural } from '../components/format.ts';
 import { usePolling } from '../api/use-polling.ts';
 import { useViewer } from '../viewer.tsx';
 
-interface Check {
-  status: string;
-  kind: string | null;
-  latencyMs: number | null;
-  freeBytes: number | null;
-  error: string | null;
-}
-interface SelfTestRun {
-  id: string;
-  status: string;
-  trigger: string;
-  startedAt: string;
-  finishedAt: string | null;
-  durationMs: number | null;
-  checks: { name: string; passed: boolean; durationMs: number; detail: string | null }[];
-}
-interface SystemData {
-  health: {
-    status: string;
-    version: string | null;
-    uptimeSeconds: number | null;
-    checkedAt: string | null;
-    checks: { database: Check; storage: Check; jobQueue: { status: string; queued: number | null; running: number | null; completed: number | null; failed: number | null } } | null;
-  };
-  serviceStatus: {
-    worker: { state: string; currentJobId: string | null; processed: number; failed: number; lastPollAt: string | null };
-    scheduler: { state: string; enabled: boolean; cron: string; nextRunAt: string | null };
-  };
-  selfTestHistory: SelfTestRun[];
-}
-
-const runFields = 'id status trigger startedAt finishedAt durationMs checks { name passed durationMs detail }';
-const checkFields = 'status kind latencyMs freeBytes error';
-const SystemQuery = gql<SystemData>(`
-  query SystemPage {
-    health(detailed: true) { status version uptimeSeconds checkedAt checks { database { ${checkFields} } storage { ${checkFields} } jobQueue { status queued running completed failed } } }
-    serviceStatus { worker { state currentJobId processed failed lastPollAt } scheduler { state enabled cron nextRunAt } }
-    selfTestHistory(limit: 20) { ${runFields} }
-  }
+const SelfTestRunFields = graphql(`
+  fragment SelfTestRunFields on SelfTestRun { id status trigger startedAt finishedAt durationMs checks { name passed durationMs detail } }
 `);
-const TriggerSelfTest = gql<{ triggerSelfTest: SelfTestRun }>(`mutation TriggerSelfTest { triggerSelfTest { ${runFields} } }`);
+const CheckFields = graphql(`fragment HealthCheckFields on HealthCheck { status kind latencyMs freeBytes error }`);
+
+type SelfTestRun = ResultOf<typeof SelfTestRunFields>;
+type Check = ResultOf<typeof CheckFields>;
+
+const SystemQuery = graphql(
+  `
+  query SystemPage {
+    health(detailed: true) {
+      status version uptimeSeconds checkedAt
+      checks { database { ...HealthCheckFields } storage { ...HealthCheckFields } jobQueue { status queued running completed failed } }
+    }
+    serviceStatus { worker { state currentJobId processed failed lastPollAt } scheduler { state enabled cron nextRunAt } }
+    selfTestHistory(limit: 20) { ...SelfTestRunFields }
+  }
+`,
+  [CheckFields, SelfTestRunFields],
+);
+const TriggerSelfTest = graphql(`mutation TriggerSelfTest { triggerSelfTest { ...SelfTestRunFields } }`, [SelfTestRunFields]);
 
 export default function SystemPage() {
   const viewer = useViewer();

@@ -1,58 +1,45 @@
-import { gql, type CombinedError } from 'urql';
-import { PAGE_INFO_FIELDS, type PageInfo } from '../../components/pager.tsx';
+import type { CombinedError } from 'urql';
+import { graphql, type ResultOf } from '../../api/graphql.ts';
 import { describeError } from '../../api/errors.ts';
 
-export type ChatRole = 'user' | 'assistant' | 'system';
+const MessageFields = graphql(`fragment ConversationMessageFields on ConversationMessage { id role content provider position createdAt }`);
+const SummaryFields = graphql(`fragment ConversationSummaryFields on Conversation { id title updatedAt messageCount }`);
 
-export interface ConversationMessage {
-  id: string;
-  role: ChatRole;
-  content: string;
-  provider: string | null;
-  position: number;
-  createdAt: string;
-}
-
-export interface ConversationSummary {
-  id: string;
-  title: string;
-  updatedAt: string;
-  messageCount: number;
-}
-
-export interface Conversation extends ConversationSummary {
-  messages: ConversationMessage[];
-}
-
-const messageFields = 'id role content provider position createdAt';
-const summaryFields = 'id title updatedAt messageCount';
+export type ConversationMessage = ResultOf<typeof MessageFields>;
+export type ChatRole = ConversationMessage['role'];
+export type ConversationSummary = ResultOf<typeof SummaryFields>;
+export type Conversation = ResultOf<typeof ConversationQuery>['conversation'];
 
 /** The API's limits: a message is 1 to 20,000 characters; a conversation is read at most 1,000 messages at a time (the newest here). */
 export const MAX_MESSAGE = 20_000;
 export const MAX_SHOWN = 1000;
 export const CONVERSATIONS_PAGE_SIZE = 20;
 
-export const ConversationsQuery = gql<
-  { conversations: { edges: { node: ConversationSummary }[]; pageInfo: PageInfo } },
-  { first: number; after: string | null }
->(`
+export const ConversationsQuery = graphql(
+  `
   query Conversations($first: Int, $after: String) {
-    conversations(first: $first, after: $after) { edges { node { ${summaryFields} } } ${PAGE_INFO_FIELDS} }
+    conversations(first: $first, after: $after) { edges { node { ...ConversationSummaryFields } } pageInfo { hasNextPage endCursor } }
   }
-`);
+`,
+  [SummaryFields],
+);
 
-export const ConversationQuery = gql<{ conversation: Conversation }, { id: string }>(`
-  query Conversation($id: UUID!) { conversation(id: $id) { ${summaryFields} messages(last: ${MAX_SHOWN}) { ${messageFields} } } }
-`);
+/** Reads the newest MAX_SHOWN messages (the literal `last: 1000` below). */
+export const ConversationQuery = graphql(
+  `
+  query Conversation($id: UUID!) { conversation(id: $id) { ...ConversationSummaryFields messages(last: 1000) { ...ConversationMessageFields } } }
+`,
+  [SummaryFields, MessageFields],
+);
 
-export const SendChatMessage = gql<
-  { sendChatMessage: { conversation: ConversationSummary; userMessage: ConversationMessage; reply: ConversationMessage } },
-  { input: { content: string; conversationId?: string } }
->(`
+export const SendChatMessage = graphql(
+  `
   mutation SendChatMessage($input: SendChatMessageInput!) {
-    sendChatMessage(input: $input) { conversation { ${summaryFields} } userMessage { ${messageFields} } reply { ${messageFields} } }
+    sendChatMessage(input: $input) { conversation { ...ConversationSummaryFields } userMessage { ...ConversationMessageFields } reply { ...ConversationMessageFields } }
   }
-`);
+`,
+  [SummaryFields, MessageFields],
+);
 
 /** A sent message changes the conversation list even when it was empty. */
 export const CHAT_LISTS = { additionalTypenames: ['QueryConversationsConnection', 'Conversation'] };

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { uploadOperation, type GraphQLResponse } from '../../api/upload.ts';
 import { formatBytes } from '../../components/format.ts';
-import { UPLOAD_MUTATION, type FileType, type UploadedFile } from './queries.ts';
+import { UploadFileMutation, type FileType, type UploadedFile } from './queries.ts';
 
 export type UploadState = 'refused' | 'waiting' | 'sending' | 'sent' | 'failed' | 'cancelled';
 
@@ -109,8 +109,8 @@ export function useUploadQueue(onDone: (item: UploadItem) => void) {
 
 async function send(job: Job, signal: AbortSignal, perMinute: number | undefined, onProgress: (loaded: number) => void): Promise<Partial<UploadItem>> {
   try {
-    const response = await uploadOperation<{ uploadFile: UploadedFile }>({
-      query: UPLOAD_MUTATION,
+    const response = await uploadOperation({
+      query: UploadFileMutation,
       variables: { orgId: job.orgId, fileType: job.fileType },
       fileVariable: 'file',
       file: job.file,

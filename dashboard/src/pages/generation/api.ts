@@ -1,11 +1,8 @@
-import { gql } from 'urql';
-import { PAGE_INFO_FIELDS, type PageInfo } from '../../components/pager.tsx';
+import { graphql, type ResultOf } from '../../api/graphql.ts';
 
-export type RunState = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
-export type AgentStatus = 'queued' | 'started' | 'active' | 'complete' | 'failed';
-export type Source = 'stickies' | 'links' | 'transcripts' | 'tasks' | 'news';
-export type SummaryLength = 'short' | 'medium' | 'long';
-export type ReferenceKind = 'sticky' | 'link' | 'transcript' | 'task' | 'news';
+export type RunState = RunDetails['state'];
+export type Source = RunOptions['sources'][number];
+export type SummaryLength = RunOptions['length'];
 
 export const SOURCES: { value: Source; label: string }[] = [
   { value: 'stickies', label: 'Stickies' },
@@ -25,26 +22,16 @@ export const LENGTHS: { value: SummaryLength; label: string }[] = [
 export const DAYS_MIN = 1;
 export const DAYS_MAX = 90;
 
-/** One progress event, as the subscription and the run's log give it. */
-export interface ProgressEvent {
-  sequence: number;
-  agent: string;
-  status: AgentStatus;
-  progress: number;
-  message: string;
-  /** Agent-specific details (snake_case keys); read it with the guards in progress.ts. */
-  data: unknown;
-  createdAt: string;
-}
+/**
+ * One progress event or heartbeat, as the subscription gives it. An event's `data` holds
+ * agent-specific details (snake_case keys); read it with the guards in progress.ts.
+ */
+export type ProgressItem = ResultOf<typeof ProgressSubscription>['generationProgress'];
+export type ProgressEvent = Omit<Extract<ProgressItem, { __typename: 'GenerationEvent' }>, '__typename'>;
+export type Heartbeat = Omit<Extract<ProgressItem, { __typename: 'GenerationHeartbeat' }>, '__typename'>;
+export type AgentStatus = ProgressEvent['status'];
 
-export interface Heartbeat {
-  at: string;
-  lastSequence: number;
-}
-
-export type ProgressItem = ({ __typename: 'GenerationEvent' } & ProgressEvent) | ({ __typename: 'GenerationHeartbeat' } & Heartbeat);
-
-export const ProgressSubscription = gql<{ generationProgress: ProgressItem }, { runId: string; after: number }>(`
+export const ProgressSubscription = graphql(`
   subscription GenerationProgress($runId: UUID!, $after: Int) {
     generationProgress(runId: $runId, after: $after) {
       __typename
@@ -54,74 +41,35 @@ export const ProgressSubscription = gql<{ generationProgress: ProgressItem }, { 
   }
 `);
 
-export interface RunOptions {
-  days: number;
-  length: SummaryLength;
-  sources: Source[];
-}
+export type RunDetails = ResultOf<typeof RunQuery>['generationRun'];
+export type RunOptions = RunDetails['options'];
+export type Reference = RunDetails['references'][number];
+export type ReferenceKind = Reference['kind'];
 
-export interface Reference {
-  id: string;
-  kind: ReferenceKind;
-  title: string;
-}
-
-export interface RunDetails {
-  id: string;
-  state: RunState;
-  options: RunOptions;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  finished: boolean;
-  cancelRequested: boolean;
-  lastSequence: number;
-  degraded: boolean;
-  failedAgents: string[];
-  error: string | null;
-  summary: string | null;
-  summaryProvider: string | null;
-  references: Reference[];
-}
-
-const RUN_FIELDS = `id state options { days length sources } createdAt startedAt finishedAt finished cancelRequested lastSequence
-  degraded failedAgents error summary summaryProvider references { id kind title }`;
-
-export const RunQuery = gql<{ generationRun: RunDetails }, { id: string }>(`
-  query GenerationRun($id: UUID!) { generationRun(id: $id) { ${RUN_FIELDS} } }
+export const RunQuery = graphql(`
+  query GenerationRun($id: UUID!) {
+    generationRun(id: $id) {
+      id state options { days length sources } createdAt startedAt finishedAt finished cancelRequested lastSequence
+      degraded failedAgents error summary summaryProvider references { id kind title }
+    }
+  }
 `);
 
-export const StartMutation = gql<{ startGeneration: { id: string; state: RunState } }, { input: { days: number; length: SummaryLength; sources: Source[] } }>(`
+export const StartMutation = graphql(`
   mutation StartGeneration($input: StartGenerationInput) { startGeneration(input: $input) { id state } }
 `);
 
-export const CancelMutation = gql<{ cancelGeneration: { id: string; state: RunState; cancelRequested: boolean } }, { id: string }>(`
+export const CancelMutation = graphql(`
   mutation CancelGeneration($id: UUID!) { cancelGeneration(id: $id) { id state cancelRequested } }
 `);
 
-export interface RunListItem {
-  id: string;
-  state: RunState;
-  options: RunOptions;
-  createdAt: string;
-  finishedAt: string | null;
-  degraded: boolean;
-  failedAgents: string[];
-  summaryProvider: string | null;
-}
+export type RunListItem = ResultOf<typeof RunsQuery>['generationRuns']['edges'][number]['node'];
 
-export const RunsQuery = gql<
-  {
-    generationRuns: { edges: { node: RunListItem }[]; pageInfo: PageInfo };
-    queued: { edges: { node: { id: string } }[] };
-    running: { edges: { node: { id: string } }[] };
-  },
-  { first: number; after: string | null; state: RunState | null }
->(`
+export const RunsQuery = graphql(`
   query GenerationRuns($first: Int, $after: String, $state: GenerationRunState) {
     generationRuns(first: $first, after: $after, state: $state) {
       edges { node { id state options { days length sources } createdAt finishedAt degraded failedAgents summaryProvider } }
-      ${PAGE_INFO_FIELDS}
+      pageInfo { hasNextPage endCursor }
     }
     queued: generationRuns(first: 1, state: queued) { edges { node { id } } }
     running: generationRuns(first: 1, state: running) { edges { node { id } } }

@@ -1,89 +1,52 @@
-import { gql } from 'urql';
-import { PAGE_INFO_FIELDS, type PageInfo } from '../../components/pager.tsx';
+import { graphql, type ResultOf, type VariablesOf } from '../../api/graphql.ts';
 
-export interface Link {
-  id: string;
-  url: string;
-  title: string | null;
-  tags: string[];
-  starred: boolean;
-  folderId: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+const LinkFields = graphql(`fragment LinkFields on Link { id url title tags starred folderId createdAt updatedAt }`);
+const FolderFields = graphql(`fragment LinkFolderFields on LinkFolder { id name linkCount }`);
 
-export interface LinkFolder {
-  id: string;
-  name: string;
-  linkCount: number;
-}
+export type Link = ResultOf<typeof LinkFields>;
+export type LinkFolder = ResultOf<typeof FolderFields>;
+export type LinkCounts = ResultOf<typeof FoldersQuery>['linkCounts'];
+export type LinksVariables = VariablesOf<typeof LinksQuery>;
+/** The editable fields, as CreateLinkInput takes them. */
+export type LinkInput = VariablesOf<typeof CreateLink>['input'];
 
 /** Limits from the schema's input descriptions. */
 export const LIMITS = { url: 2048, title: 500, folderName: 100, search: 200 } as const;
 
-const linkFields = 'id url title tags starred folderId createdAt updatedAt';
-const folderFields = 'id name linkCount';
-
 /** The folder list's choice for "links in no folder" (folder ids are UUIDs, so it cannot clash). */
 export const NO_FOLDER = 'no-folder';
 
-export interface LinkCounts {
-  total: number;
-  unfiled: number;
-  starred: number;
-}
-
-export interface LinksVariables {
-  folderId?: string;
-  unfiled?: boolean;
-  search?: string;
-  starred?: boolean;
-  first: number;
-  after: string | null;
-}
-
-export const LinksQuery = gql<{ links: { edges: { node: Link }[]; pageInfo: PageInfo } }, LinksVariables>(`
+export const LinksQuery = graphql(
+  `
   query Links($folderId: UUID, $unfiled: Boolean, $search: String, $starred: Boolean, $first: Int, $after: String) {
     links(folderId: $folderId, unfiled: $unfiled, search: $search, starred: $starred, first: $first, after: $after) {
-      edges { node { ${linkFields} } }
-      ${PAGE_INFO_FIELDS}
+      edges { node { ...LinkFields } }
+      pageInfo { hasNextPage endCursor }
     }
   }
-`);
-
-export const FoldersQuery = gql<{ linkFolders: LinkFolder[]; linkCounts: LinkCounts }>(
-  `query LinkFolders { linkFolders { ${folderFields} } linkCounts { total unfiled starred } }`,
+`,
+  [LinkFields],
 );
 
-export interface LinkInput {
-  url: string;
-  title: string | null;
-  tags: string[];
-  folderId: string | null;
-  starred?: boolean;
-}
+export const FoldersQuery = graphql(`query LinkFolders { linkFolders { ...LinkFolderFields } linkCounts { total unfiled starred } }`, [FolderFields]);
 
-export const CreateLink = gql<{ createLink: Link }, { input: LinkInput }>(`
-  mutation CreateLink($input: CreateLinkInput!) { createLink(input: $input) { ${linkFields} } }
-`);
+export const CreateLink = graphql(`mutation CreateLink($input: CreateLinkInput!) { createLink(input: $input) { ...LinkFields } }`, [LinkFields]);
 
-export const UpdateLink = gql<{ updateLink: Link }, { input: Partial<LinkInput> & { id: string } }>(`
-  mutation UpdateLink($input: UpdateLinkInput!) { updateLink(input: $input) { ${linkFields} } }
-`);
+export const UpdateLink = graphql(`mutation UpdateLink($input: UpdateLinkInput!) { updateLink(input: $input) { ...LinkFields } }`, [LinkFields]);
 
-export const DeleteLink = gql<{ deleteLink: string }, { id: string }>(`mutation DeleteLink($id: UUID!) { deleteLink(id: $id) }`);
+export const DeleteLink = graphql(`mutation DeleteLink($id: UUID!) { deleteLink(id: $id) }`);
 
-export const CreateFolder = gql<{ createLinkFolder: LinkFolder }, { input: { name: string } }>(`
-  mutation CreateLinkFolder($input: CreateLinkFolderInput!) { createLinkFolder(input: $input) { ${folderFields} } }
-`);
+export const CreateFolder = graphql(
+  `mutation CreateLinkFolder($input: CreateLinkFolderInput!) { createLinkFolder(input: $input) { ...LinkFolderFields } }`,
+  [FolderFields],
+);
 
-export const RenameFolder = gql<{ renameLinkFolder: LinkFolder }, { input: { id: string; name: string } }>(`
-  mutation RenameLinkFolder($input: RenameLinkFolderInput!) { renameLinkFolder(input: $input) { ${folderFields} } }
-`);
+export const RenameFolder = graphql(
+  `mutation RenameLinkFolder($input: RenameLinkFolderInput!) { renameLinkFolder(input: $input) { ...LinkFolderFields } }`,
+  [FolderFields],
+);
 
-export const DeleteFolder = gql<{ deleteLinkFolder: { id: string; movedLinks: number } }, { id: string }>(`
-  mutation DeleteLinkFolder($id: UUID!) { deleteLinkFolder(id: $id) { id movedLinks } }
-`);
+export const DeleteFolder = graphql(`mutation DeleteLinkFolder($id: UUID!) { deleteLinkFolder(id: $id) { id movedLinks } }`);
 
 /** What is wrong with a URL, in words (the service takes absolute http and https URLs only). */
 export function urlProblem(text: string): string | null {

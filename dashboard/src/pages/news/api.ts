@@ -1,72 +1,42 @@
-import { gql } from 'urql';
-import { PAGE_INFO_FIELDS, type PageInfo } from '../../components/pager.tsx';
+import { graphql, type ResultOf, type VariablesOf } from '../../api/graphql.ts';
 
-export interface NewsArticle {
-  id: string;
-  title: string;
-  url: string;
-  source: string;
-  summary: string | null;
-  tags: string[];
-  publishedAt: string;
-}
+const ArticleFields = graphql(`fragment NewsArticleFields on NewsArticle { id title url source summary tags publishedAt }`);
+const GroupArticleFields = graphql(`fragment DigestGroupArticleFields on NewsArticle { id title url source publishedAt }`);
 
-export interface DigestGroupArticle {
-  id: string;
-  title: string;
-  url: string;
-  source: string;
-  publishedAt: string;
-}
-
-export interface NewsDigest {
-  week: string | null;
-  periodStart: string;
-  periodEnd: string;
-  totalArticles: number;
-  topArticles: NewsArticle[];
-  byTag: { tag: string; count: number; top: DigestGroupArticle[] }[];
-  bySource: { source: string; count: number; top: DigestGroupArticle[] }[];
-}
-
-export interface CreateArticleInput {
-  url: string;
-  title: string;
-  source: string;
-  summary?: string;
-  body?: string;
-  tags?: string[];
-  publishedAt?: string;
-}
-
-const articleFields = 'id title url source summary tags publishedAt';
-const groupFields = 'id title url source publishedAt';
+export type NewsArticle = ResultOf<typeof ArticleFields>;
+export type DigestGroupArticle = ResultOf<typeof GroupArticleFields>;
+export type NewsDigest = ResultOf<typeof DigestQuery>['newsDigest'];
+export type CreateArticleInput = VariablesOf<typeof CreateArticle>['input'];
 
 export const ARTICLES_PAGE_SIZE = 20;
 
-export const ArticlesQuery = gql<
-  { newsArticles: { edges: { node: NewsArticle }[]; pageInfo: PageInfo } },
-  { first: number; after: string | null; source: string | null; tag: string | null }
->(`
+export const ArticlesQuery = graphql(
+  `
   query NewsArticles($first: Int, $after: String, $source: String, $tag: String) {
-    newsArticles(first: $first, after: $after, source: $source, tag: $tag) { edges { node { ${articleFields} } } ${PAGE_INFO_FIELDS} }
+    newsArticles(first: $first, after: $after, source: $source, tag: $tag) { edges { node { ...NewsArticleFields } } pageInfo { hasNextPage endCursor } }
   }
-`);
+`,
+  [ArticleFields],
+);
 
-export const DigestQuery = gql<{ newsDigest: NewsDigest }, { week: string | null }>(`
+export const DigestQuery = graphql(
+  `
   query NewsDigest($week: String) {
     newsDigest(week: $week) {
       week periodStart periodEnd totalArticles
-      topArticles { ${articleFields} }
-      byTag { tag count top { ${groupFields} } }
-      bySource { source count top { ${groupFields} } }
+      topArticles { ...NewsArticleFields }
+      byTag { tag count top { ...DigestGroupArticleFields } }
+      bySource { source count top { ...DigestGroupArticleFields } }
     }
   }
-`);
+`,
+  [ArticleFields, GroupArticleFields],
+);
 
-export const CreateArticle = gql<{ createNewsArticle: NewsArticle }, { input: CreateArticleInput }>(`
-  mutation CreateNewsArticle($input: CreateNewsArticleInput!) { createNewsArticle(input: $input) { ${articleFields} } }
-`);
+export const CreateArticle = graphql(
+  `mutation CreateNewsArticle($input: CreateNewsArticleInput!) { createNewsArticle(input: $input) { ...NewsArticleFields } }`,
+  [ArticleFields],
+);
 
 /** A new article changes the list and the digest, even when they were empty (no NewsArticle to match). */
 export const NEWS_LISTS = { additionalTypenames: ['QueryNewsArticlesConnection', 'NewsDigest'] };

@@ -1,106 +1,53 @@
-import { gql } from 'urql';
-import { PAGE_INFO_FIELDS, type PageInfo } from '../../components/pager.tsx';
+import { graphql, type ResultOf, type VariablesOf } from '../../api/graphql.ts';
 
-export type ComparisonStatus = 'match' | 'review' | 'investigate';
+export type Comparison = ResultOf<typeof ComparisonQuery>['returnComparison']['edges'][number]['node'];
+export type ComparisonStatus = Comparison['status'];
 export const COMPARISON_STATUSES: ComparisonStatus[] = ['match', 'review', 'investigate'];
 
-export interface Comparison {
-  accountCode: string;
-  entityName: string;
-  date: string;
-  custodianReturn: string | null;
-  computedReturn: string | null;
-  differenceBps: string | null;
-  status: ComparisonStatus;
-  reason: string;
-  matchThresholdBps: string;
-  reviewThresholdBps: string;
-}
-
-export interface ComparisonVariables {
-  accountCode: string | null;
-  status: ComparisonStatus | null;
-  first: number;
-  after: string | null;
-}
-
-export const ComparisonQuery = gql<{ returnComparison: { edges: { node: Comparison }[]; pageInfo: PageInfo } }, ComparisonVariables>(`
+export const ComparisonQuery = graphql(`
   query ReturnComparison($accountCode: String, $status: ComparisonStatus, $first: Int, $after: String) {
     returnComparison(accountCode: $accountCode, status: $status, first: $first, after: $after) {
       edges { node { accountCode entityName date custodianReturn computedReturn differenceBps status reason matchThresholdBps reviewThresholdBps } }
-      ${PAGE_INFO_FIELDS}
+      pageInfo { hasNextPage endCursor }
     }
   }
 `);
 
 /** The entities (and their dates) the comparisons name: the chart's entity choices and default range. */
 export const ENTITY_SCAN = 500;
-export const EntityScanQuery = gql<{ returnComparison: { edges: { node: Pick<Comparison, 'accountCode' | 'entityName' | 'date'> }[]; pageInfo: PageInfo } }>(`
-  query ReturnEntities {
-    returnComparison(first: ${ENTITY_SCAN}) { edges { node { accountCode entityName date } } ${PAGE_INFO_FIELDS} }
+export const EntityScanQuery = graphql(`
+  query ReturnEntities($first: Int) {
+    returnComparison(first: $first) { edges { node { accountCode entityName date } } pageInfo { hasNextPage endCursor } }
   }
 `);
 
-export interface DailyReturn {
-  date: string;
-  startDate: string;
-  beginValue: string;
-  endValue: string;
-  netFlow: string;
-  weightedFlow: string;
-  returnValue: string | null;
-  /** The service's linked return from the range's first day up to this one. */
-  cumulativeReturn: string | null;
-  nullReason: string | null;
-}
+export type DietzDailyReturns = ResultOf<typeof DietzQuery>['dietzDailyReturns'];
+export type DailyReturn = DietzDailyReturns['days'][number];
+export type PeriodReturn = DietzDailyReturns['timeWeightedReturn'];
+export type DietzVariables = VariablesOf<typeof DietzQuery>;
 
-export interface PeriodReturn {
-  value: string | null;
-  nullReason: string | null;
-  method: string;
-  weighting: string;
-}
+const PeriodFields = graphql(`fragment PeriodReturnFields on PeriodReturn { value nullReason method weighting }`);
 
-export interface DietzDailyReturns {
-  entityName: string;
-  accountCode: string;
-  startDate: string;
-  endDate: string;
-  annualized: boolean;
-  days: DailyReturn[];
-  timeWeightedReturn: PeriodReturn;
-  modifiedDietzReturn: PeriodReturn;
-}
-
-export interface DietzVariables {
-  entityName: string;
-  startDate: string;
-  endDate: string;
-}
-
-const PERIOD_FIELDS = 'value nullReason method weighting';
-export const DietzQuery = gql<{ dietzDailyReturns: DietzDailyReturns }, DietzVariables>(`
+export const DietzQuery = graphql(
+  `
   query DietzDailyReturns($entityName: String!, $startDate: Date!, $endDate: Date!) {
     dietzDailyReturns(entityName: $entityName, startDate: $startDate, endDate: $endDate) {
       entityName accountCode startDate endDate annualized
+      # cumulativeReturn: the service's linked return from the range's first day up to this one
       days { date startDate beginValue endValue netFlow weightedFlow returnValue cumulativeReturn nullReason }
-      timeWeightedReturn { ${PERIOD_FIELDS} }
-      modifiedDietzReturn { ${PERIOD_FIELDS} }
+      timeWeightedReturn { ...PeriodReturnFields }
+      modifiedDietzReturn { ...PeriodReturnFields }
     }
   }
-`);
+`,
+  [PeriodFields],
+);
 
-export interface CashTransaction {
-  id: string;
-  date: string;
-  amount: string;
-  timing: 'start_of_day' | 'end_of_day';
-  description: string | null;
-}
+export type CashTransaction = ResultOf<typeof CashTransactionsQuery>['cashTransactions']['edges'][number]['node'];
 
 /** The flows themselves (with their descriptions), to explain the markers on the chart. */
-export const CashTransactionsQuery = gql<{ cashTransactions: { edges: { node: CashTransaction }[]; pageInfo: PageInfo } }, { entityName: string; first: number }>(`
+export const CashTransactionsQuery = graphql(`
   query CashTransactions($entityName: String!, $first: Int) {
-    cashTransactions(entityName: $entityName, first: $first) { edges { node { id date amount timing description } } ${PAGE_INFO_FIELDS} }
+    cashTransactions(entityName: $entityName, first: $first) { edges { node { id date amount timing description } } pageInfo { hasNextPage endCursor } }
   }
 `);

@@ -1,84 +1,50 @@
-import { gql } from 'urql';
-import { PAGE_INFO_FIELDS, type PageInfo } from '../../components/pager.tsx';
+import { graphql, type ResultOf, type VariablesOf } from '../../api/graphql.ts';
 
-export interface Sticky {
-  id: string;
-  content: string;
-  tags: string[];
-  createdAt: string;
-  updatedAt: string;
-  deletedAt: string | null;
-  version: number;
-}
+const StickyFields = graphql(`fragment StickyFields on Sticky { id content tags createdAt updatedAt deletedAt version }`);
 
-export type StickyAction = 'create' | 'update' | 'delete' | 'restore';
-
-export interface StickyVersion {
-  version: number;
-  action: StickyAction;
-  content: string;
-  tags: string[];
-  createdAt: string;
-}
+export type Sticky = ResultOf<typeof StickyFields>;
+export type StickyVersion = ResultOf<typeof StickyVersionsQuery>['stickyVersions']['edges'][number]['node'];
+export type StickyAction = StickyVersion['action'];
+export type StickiesVariables = VariablesOf<typeof StickiesQuery>;
 
 /** Schema: content is 1 to 10,000 characters (trimmed). Tags: see components/tag-input.tsx. */
 export const CONTENT_MAX = 10_000;
 /** Schema: the search text is at most 200 characters. */
 export const SEARCH_MAX = 200;
 
-const fields = 'id content tags createdAt updatedAt deletedAt version';
-
-interface Connection<T> {
-  edges: { node: T }[];
-  pageInfo: PageInfo;
-}
-
-export interface StickiesVariables {
-  search?: string;
-  tags?: string[];
-  trashedOnly: boolean;
-  first: number;
-  after: string | null;
-}
-
-export const StickiesQuery = gql<{ stickies: Connection<Sticky> }, StickiesVariables>(`
+export const StickiesQuery = graphql(
+  `
   query Stickies($search: String, $tags: [String!], $trashedOnly: Boolean, $first: Int, $after: String) {
     stickies(search: $search, tags: $tags, trashedOnly: $trashedOnly, first: $first, after: $after) {
-      edges { node { ${fields} } }
-      ${PAGE_INFO_FIELDS}
+      edges { node { ...StickyFields } }
+      pageInfo { hasNextPage endCursor }
     }
   }
-`);
+`,
+  [StickyFields],
+);
 
 /** The tags in use on active stickies, most used first, to offer them as filters. */
-export const StickyTagsQuery = gql<{ stickyTags: { tag: string; count: number }[] }>(`
+export const StickyTagsQuery = graphql(`
   query StickyTags { stickyTags { tag count } }
 `);
 
-export const StickyVersionsQuery = gql<{ stickyVersions: Connection<StickyVersion> }, { id: string; first: number; after: string | null }>(`
+export const StickyVersionsQuery = graphql(`
   query StickyVersions($id: UUID!, $first: Int, $after: String) {
     stickyVersions(id: $id, first: $first, after: $after) {
       edges { node { version action content tags createdAt } }
-      ${PAGE_INFO_FIELDS}
+      pageInfo { hasNextPage endCursor }
     }
   }
 `);
 
-export const CreateSticky = gql<{ createSticky: Sticky }, { input: { content: string; tags: string[] } }>(`
-  mutation CreateSticky($input: CreateStickyInput!) { createSticky(input: $input) { ${fields} } }
-`);
+export const CreateSticky = graphql(`mutation CreateSticky($input: CreateStickyInput!) { createSticky(input: $input) { ...StickyFields } }`, [StickyFields]);
 
-export const UpdateSticky = gql<{ updateSticky: Sticky }, { input: { id: string; content?: string; tags?: string[] } }>(`
-  mutation UpdateSticky($input: UpdateStickyInput!) { updateSticky(input: $input) { ${fields} } }
-`);
+export const UpdateSticky = graphql(`mutation UpdateSticky($input: UpdateStickyInput!) { updateSticky(input: $input) { ...StickyFields } }`, [StickyFields]);
 
-export const DeleteSticky = gql<{ deleteSticky: Sticky }, { id: string }>(`
-  mutation DeleteSticky($id: UUID!) { deleteSticky(id: $id) { ${fields} } }
-`);
+export const DeleteSticky = graphql(`mutation DeleteSticky($id: UUID!) { deleteSticky(id: $id) { ...StickyFields } }`, [StickyFields]);
 
-export const RestoreSticky = gql<{ restoreSticky: Sticky }, { id: string }>(`
-  mutation RestoreSticky($id: UUID!) { restoreSticky(id: $id) { ${fields} } }
-`);
+export const RestoreSticky = graphql(`mutation RestoreSticky($id: UUID!) { restoreSticky(id: $id) { ...StickyFields } }`, [StickyFields]);
 
 /** What is wrong with the content, in words; null when it can be sent. */
 export function contentProblem(content: string): string | null {

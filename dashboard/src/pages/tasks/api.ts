@@ -1,34 +1,18 @@
-import { gql } from 'urql';
-import { PAGE_INFO_FIELDS, type PageInfo } from '../../components/pager.tsx';
+import { graphql, type ResultOf, type VariablesOf } from '../../api/graphql.ts';
 import type { Tone } from '../../components/badge.tsx';
 
-export type TaskStatus = 'todo' | 'in_progress' | 'blocked' | 'done' | 'cancelled';
-export type TaskPriority = 'low' | 'medium' | 'high' | 'urgent';
+const SummaryFields = graphql(`fragment TaskSummaryFields on Task { id title status priority assignee dueDate labels updatedAt }`);
+const CommentFields = graphql(`fragment TaskCommentFields on TaskComment { id authorName body createdAt }`);
+const TaskFields = graphql(
+  `fragment TaskFields on Task { ...TaskSummaryFields description createdAt completedAt comments { ...TaskCommentFields } }`,
+  [SummaryFields, CommentFields],
+);
 
-export interface TaskSummary {
-  id: string;
-  title: string;
-  status: TaskStatus;
-  priority: TaskPriority;
-  assignee: string | null;
-  dueDate: string | null;
-  labels: string[];
-  updatedAt: string;
-}
-
-export interface TaskComment {
-  id: string;
-  authorName: string | null;
-  body: string;
-  createdAt: string;
-}
-
-export interface Task extends TaskSummary {
-  description: string | null;
-  createdAt: string;
-  completedAt: string | null;
-  comments: TaskComment[];
-}
+export type TaskSummary = ResultOf<typeof SummaryFields>;
+export type TaskStatus = TaskSummary['status'];
+export type TaskPriority = TaskSummary['priority'];
+export type TaskComment = ResultOf<typeof CommentFields>;
+export type Task = ResultOf<typeof TaskFields>;
 
 /** The editable fields, as CreateTaskInput / UpdateTaskInput take them (null clears on update). */
 export interface TaskFieldsInput {
@@ -40,39 +24,29 @@ export interface TaskFieldsInput {
   labels: string[];
 }
 
-export interface TaskFilters {
-  status: TaskStatus[] | null;
-  assignee: string | null;
-  label: string | null;
-}
-
-const summaryFields = 'id title status priority assignee dueDate labels updatedAt';
-const taskFields = `${summaryFields} description createdAt completedAt comments { id authorName body createdAt }`;
+export type TaskFilters = Pick<VariablesOf<typeof TasksQuery>, 'status' | 'assignee' | 'label'>;
 
 export const TASKS_PAGE_SIZE = 25;
 
-export const TasksQuery = gql<
-  { tasks: { edges: { node: TaskSummary }[]; pageInfo: PageInfo } },
-  { first: number; after: string | null; status: TaskStatus[] | null; assignee: string | null; label: string | null }
->(`
+export const TasksQuery = graphql(
+  `
   query Tasks($first: Int, $after: String, $status: [TaskStatus!], $assignee: String, $label: String) {
-    tasks(first: $first, after: $after, status: $status, assignee: $assignee, label: $label) { edges { node { ${summaryFields} } } ${PAGE_INFO_FIELDS} }
+    tasks(first: $first, after: $after, status: $status, assignee: $assignee, label: $label) { edges { node { ...TaskSummaryFields } } pageInfo { hasNextPage endCursor } }
   }
-`);
+`,
+  [SummaryFields],
+);
 
-export const TaskQuery = gql<{ task: Task }, { id: string }>(`query Task($id: UUID!) { task(id: $id) { ${taskFields} } }`);
+export const TaskQuery = graphql(`query Task($id: UUID!) { task(id: $id) { ...TaskFields } }`, [TaskFields]);
 
-export const CreateTask = gql<{ createTask: TaskSummary }, { input: Partial<TaskFieldsInput> & { title: string } }>(`
-  mutation CreateTask($input: CreateTaskInput!) { createTask(input: $input) { ${summaryFields} } }
-`);
+export const CreateTask = graphql(`mutation CreateTask($input: CreateTaskInput!) { createTask(input: $input) { ...TaskSummaryFields } }`, [SummaryFields]);
 
-export const UpdateTask = gql<{ updateTask: Task }, { input: Partial<TaskFieldsInput> & { id: string; status?: TaskStatus } }>(`
-  mutation UpdateTask($input: UpdateTaskInput!) { updateTask(input: $input) { ${taskFields} } }
-`);
+export const UpdateTask = graphql(`mutation UpdateTask($input: UpdateTaskInput!) { updateTask(input: $input) { ...TaskFields } }`, [TaskFields]);
 
-export const AddTaskComment = gql<{ addTaskComment: TaskComment }, { input: { taskId: string; body: string } }>(`
-  mutation AddTaskComment($input: AddTaskCommentInput!) { addTaskComment(input: $input) { id authorName body createdAt } }
-`);
+export const AddTaskComment = graphql(
+  `mutation AddTaskComment($input: AddTaskCommentInput!) { addTaskComment(input: $input) { ...TaskCommentFields } }`,
+  [CommentFields],
+);
 
 /** A new comment changes the task (its comments, its updatedAt): refetch what shows tasks. */
 export const TASK_LISTS = { additionalTypenames: ['Task', 'QueryTasksConnection'] };

@@ -1,41 +1,16 @@
-import { gql, useQuery } from 'urql';
-import { PAGE_INFO_FIELDS, type PageInfo } from '../../components/pager.tsx';
+import { useQuery } from 'urql';
+import { graphql, type ResultOf, type VariablesOf } from '../../api/graphql.ts';
 
-export interface TranscriptSummary {
-  id: string;
-  title: string;
-  occurredAt: string;
-  durationSeconds: number;
-  participants: string[];
-  sentenceCount: number;
-}
-
-export interface Sentence {
-  speaker: string;
-  text: string;
-  startSeconds: number;
-  endSeconds: number | null;
-}
-
-export interface Transcript extends TranscriptSummary {
-  sentences: Sentence[];
-}
-
-export type TranscriptFormat = 'VTT' | 'SRT' | 'JSON';
-
-export interface ImportInput {
-  content: string;
-  format: TranscriptFormat;
-  title?: string;
-  occurredAt?: string;
-}
-
-const summaryFields = 'id title occurredAt durationSeconds participants sentenceCount';
+export type TranscriptSummary = ResultOf<typeof TranscriptsQuery>['transcripts']['edges'][number]['node'];
+export type Transcript = ResultOf<typeof TranscriptQuery>['transcript'];
+export type Sentence = Transcript['sentences'][number];
+export type ImportInput = VariablesOf<typeof ImportTranscript>['input'];
+export type TranscriptFormat = ImportInput['format'];
 
 export const TRANSCRIPTS_PAGE_SIZE = 20;
 
 /** Whether transcripts can be imported and deleted here (not when they come from an external service). */
-export const TranscriptSourceQuery = gql<{ transcriptSource: { provider: string; writable: boolean } }>(`
+export const TranscriptSourceQuery = graphql(`
   query TranscriptSource { transcriptSource { provider writable } }
 `);
 
@@ -45,26 +20,26 @@ export function useTranscriptsWritable(): boolean {
   return data?.transcriptSource.writable ?? true;
 }
 
-export const TranscriptsQuery = gql<
-  { transcripts: { edges: { node: TranscriptSummary }[]; pageInfo: PageInfo } },
-  { first: number; after: string | null }
->(`
+export const TranscriptsQuery = graphql(`
   query Transcripts($first: Int, $after: String) {
-    transcripts(first: $first, after: $after) { edges { node { ${summaryFields} } } ${PAGE_INFO_FIELDS} }
+    transcripts(first: $first, after: $after) {
+      edges { node { id title occurredAt durationSeconds participants sentenceCount } }
+      pageInfo { hasNextPage endCursor }
+    }
   }
 `);
 
-export const TranscriptQuery = gql<{ transcript: Transcript }, { id: string }>(`
+export const TranscriptQuery = graphql(`
   query Transcript($id: UUID!) {
-    transcript(id: $id) { ${summaryFields} sentences { speaker text startSeconds endSeconds } }
+    transcript(id: $id) { id title occurredAt durationSeconds participants sentenceCount sentences { speaker text startSeconds endSeconds } }
   }
 `);
 
-export const ImportTranscript = gql<{ importTranscript: { id: string; title: string; sentenceCount: number } }, { input: ImportInput }>(`
+export const ImportTranscript = graphql(`
   mutation ImportTranscript($input: ImportTranscriptInput!) { importTranscript(input: $input) { id title sentenceCount } }
 `);
 
-export const DeleteTranscript = gql<{ deleteTranscript: string }, { id: string }>(`
+export const DeleteTranscript = graphql(`
   mutation DeleteTranscript($id: UUID!) { deleteTranscript(id: $id) }
 `);
 
