@@ -23,7 +23,7 @@ import type { OperationRunner, PreparedOperation } from '../schema/pipeline/inde
 import type { RequestContext } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
 import { rateLimitHeaders } from '../src/ratelimit/rate-limiter.ts';
-import { authenticatesWithSessionCookie } from '../src/http/csrf.ts';
+import { authenticatesWithSessionCookie } from '../src/context.ts';
 import { buildVariables, restFieldName, type VariableSpec } from './params.ts';
 import { sendError, sendJson } from './errors.ts';
 import type { StreamEvent, StreamRoute, StreamRun } from './route.ts';

@@ -6,7 +6,7 @@ import type { Budget } from '../src/ratelimit/rate-limiter.ts';
 import { requireViewer, viewerHasScope, type RequestContext } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
 import { appErrorForDatabaseFailure } from '../src/db/db-errors.ts';
-import { requestLog } from '../src/http/request-context.ts';
+import type { Logger } from '../src/log.ts';
 import { buildVariables, restFieldName, variableSpecs, type InputSource, type VariableSpec } from './params.ts';
 import { readMultipartForm } from './multipart.ts';
 import { sendError, sendJson } from './errors.ts';
@@ -20,6 +20,8 @@ export interface RouterOptions {
   /** The operation pipeline every front shares. */
   operations: OperationRunner;
   context: (req: Request) => Promise<RequestContext>;
+  /** The request's logger, for failures before its context exists (the HTTP shell's). */
+  requestLog: (req: Request) => Logger;
   maxUploadBytes: number;
 }
 
@@ -129,11 +131,11 @@ export function createRestRouter(options: RouterOptions): Router {
     }
     const databaseFailure = appErrorForDatabaseFailure(error);
     if (databaseFailure) {
-      (ctx?.log ?? requestLog(res.req)).warn({ err: error, code: databaseFailure.code }, 'REST handler: database refused or failed');
+      (ctx?.log ?? options.requestLog(res.req)).warn({ err: error, code: databaseFailure.code }, 'REST handler: database refused or failed');
       sendError(res, databaseFailure, (field) => restFieldName(entry.specs, field), decisions);
       return;
     }
-    (ctx?.log ?? requestLog(res.req)).error({ err: error }, 'REST handler failed');
+    (ctx?.log ?? options.requestLog(res.req)).error({ err: error }, 'REST handler failed');
     sendError(res, new AppError('INTERNAL_SERVER_ERROR', 'Internal server error'));
   }
 

@@ -152,3 +152,8 @@ export function readCookie(header: string | undefined, name: string): string | u
   }
   return undefined;
 }
+
+/** The request relies on the `sso_token` cookie: no API key or bearer token of its own. */
+export function authenticatesWithSessionCookie(req: { headers: IncomingHttpHeaders }): boolean {
+  return readCookie(req.headers.cookie, SESSION_COOKIE) !== undefined && !req.headers['x-api-key'] && !req.headers.authorization;
+}

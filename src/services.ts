@@ -26,7 +26,7 @@ import type { ProgressHub } from './generation/progress-hub.ts';
 import type { JobWorker } from './jobs/job-worker.ts';
 import type { GenerationJobPayload } from './generation/generation-worker.ts';
 
-/** The process's domain services and infrastructure adapters, wired once in src/app.ts. */
+/** The process's domain services and infrastructure adapters, wired once in server/app.ts. */
 export interface Services {
   config: Config;
   log: Logger;

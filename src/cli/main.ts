@@ -32,7 +32,7 @@ const load = {
   passwords: () => import('../auth/passwords.ts'),
   organizations: () => import('../organizations.ts'),
   transcripts: () => import('../workspace/transcripts/transcript-service.ts'),
-  app: () => import('../app.ts'),
+  app: () => import('../../server/app.ts'),
   log: () => import('../log.ts'),
   seed: () => import('../seed/demo-seed.ts'),
 };

@@ -17,7 +17,7 @@ import type { CollectedWorkspace, GenerationOptions, GenerationSource } from './
 export const COLLECT_LIMITS = { stickies: 200, links: 200, transcripts: 20, tasks: 200, taskComments: 50, news: 200 } as const;
 const PAGE = 100;
 
-/** The workspace services a run reads (the process's own, wired in src/app.ts). */
+/** The workspace services a run reads (the process's own, wired in server/app.ts). */
 export interface WorkspaceServices {
   stickies: StickyService;
   links: LinkService;

@@ -5,10 +5,10 @@ import { graphqlSseSingleConnection } from './graphql-sse.ts';
 import { processRequest, type GraphQLOperation } from 'graphql-upload-ts';
 import { getSchema } from '../../schema/index.ts';
 import { createOperationRunner, operationPlugins, type OperationRunner } from '../../schema/pipeline/index.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../../src/services.ts';
 import { contextFor, requestLog } from './request-context.ts';
-import { AppError, HTTP_STATUS_BY_CODE, MESSAGES } from '../errors.ts';
-import { rateLimitHeaders } from '../ratelimit/rate-limiter.ts';
+import { AppError, HTTP_STATUS_BY_CODE, MESSAGES } from '../../src/errors.ts';
+import { rateLimitHeaders } from '../../src/ratelimit/rate-limiter.ts';
 
 /** Where graphql-sse clients in single-connection mode connect (distinct connections: /graphql itself). */
 export const GRAPHQL_SSE_ENDPOINT = '/graphql/stream';

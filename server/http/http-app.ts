@@ -1,10 +1,10 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { Services } from '../services.ts';
+import type { Services } from '../../src/services.ts';
 import { createRestRouter } from '../../rest-compat/router.ts';
 import { restRoutes } from '../../rest-compat/routes/index.ts';
 import { sendError } from '../../rest-compat/errors.ts';
-import { AppError } from '../errors.ts';
-import { appErrorForDatabaseFailure } from '../db/db-errors.ts';
+import { AppError } from '../../src/errors.ts';
+import { appErrorForDatabaseFailure } from '../../src/db/db-errors.ts';
 import { contextFor, requestLog, requestLogging } from './request-context.ts';
 import { csrfProtection } from './csrf.ts';
 import { corsPolicy } from './cors.ts';
@@ -44,6 +44,7 @@ export function createHttpApp(services: Services, lifecycle: { stopping: boolean
       routes: restRoutes,
       operations: graphql.operations,
       context: (req) => contextFor(services, req),
+      requestLog,
       maxUploadBytes: services.config.storage.maxUploadBytes,
     }),
   );

@@ -1,6 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
-import { SESSION_COOKIE } from '../auth/sessions.ts';
-import { readCookie } from '../context.ts';
+import { SESSION_COOKIE } from '../../src/auth/sessions.ts';
+import { authenticatesWithSessionCookie } from '../../src/context.ts';
+
+export { authenticatesWithSessionCookie };
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const CSRF_HEADER = 'x-csrf-protection';
@@ -28,10 +30,6 @@ export function csrfProtection(corsOrigins: readonly string[] = []) {
   };
 }
 
-/** The request relies on the `sso_token` cookie: no API key or bearer token of its own. */
-export function authenticatesWithSessionCookie(req: Pick<Request, 'headers'>): boolean {
-  return readCookie(req.headers.cookie, SESSION_COOKIE) !== undefined && !req.headers['x-api-key'] && !req.headers.authorization;
-}
 
 export function sameOrigin(req: Request): boolean {
   const origin = req.headers.origin;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import compression from 'compression';
 import express, { type Request, type Response, type Router } from 'express';
-import type { Services } from '../services.ts';
+import type { Services } from '../../src/services.ts';
 import { contextFor } from './request-context.ts';
 import { signInRedirect } from './auth-pages.ts';
 import { rootIndex } from './root-index.ts';

@@ -1,7 +1,7 @@
-import { ConfigError, loadConfig } from './config.ts';
-import { createLogger } from './log.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/log.ts';
 import { startService } from './app.ts';
-import { EmbeddedDatabaseBusyError } from './db/embedded.ts';
+import { EmbeddedDatabaseBusyError } from '../src/db/embedded.ts';
 
 async function main(): Promise<void> {
   let config;

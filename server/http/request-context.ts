@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import type { Services } from '../services.ts';
-import { createContext, type RequestContext } from '../context.ts';
-import type { Logger } from '../log.ts';
+import type { Services } from '../../src/services.ts';
+import { createContext, type RequestContext } from '../../src/context.ts';
+import type { Logger } from '../../src/log.ts';
 
 const contexts = new WeakMap<Request, Promise<RequestContext>>();
 const loggers = new WeakMap<Request, Logger>();

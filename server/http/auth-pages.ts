@@ -1,9 +1,9 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
-import type { Services } from '../services.ts';
-import { hasControlCharacter, revokeSession, SESSION_COOKIE } from '../auth/sessions.ts';
-import { verifyPassword } from '../auth/passwords.ts';
-import { bearerToken, readCookie } from '../context.ts';
-import { AppError } from '../errors.ts';
+import type { Services } from '../../src/services.ts';
+import { hasControlCharacter, revokeSession, SESSION_COOKIE } from '../../src/auth/sessions.ts';
+import { verifyPassword } from '../../src/auth/passwords.ts';
+import { bearerToken, readCookie } from '../../src/context.ts';
+import { AppError } from '../../src/errors.ts';
 import { sameOrigin } from './csrf.ts';
 import { contextFor, requestLog } from './request-context.ts';
 
