@@ -4,7 +4,7 @@
  *
  *   npx tsx bench/generation-sse.ts [--subscribers 2000] [--step-delay 200ms] [--verbose] [--cpu-prof-dir DIR]
  *
- * - The service runs as its own process (`node --import tsx src/main.ts`, embedded database
+ * - The service runs as its own process (`node --import tsx server/main.ts`, embedded database
  *   unless DATABASE_URL is set) with GENERATION_CONCURRENCY=1 and its writer model
  *   (CHAT_API_URL) pointed at a fake OpenAI-compatible server in this process that holds its
  *   first request: a "blocker" run waits in its writer, so the measured run waits in the queue

@@ -3,7 +3,7 @@
  *
  *   DATABASE_URL=postgresql://... [REDIS_URL=redis://...] npx tsx bench/job-takeover.ts [--rounds 5] [--stale-after 15s] [--rows 20000] [--kind both|ingest|generation]
  *
- * Two service processes (`node --import tsx src/main.ts`) share one PostgreSQL schema and one
+ * Two service processes (`node --import tsx server/main.ts`) share one PostgreSQL schema and one
  * DATA_DIR, as instances behind a load balancer do. Each round, for each kind:
  * - ingest: a generated pnl file of --rows rows is uploaded; as soon as an instance has claimed
  *   its job and started the load, that instance is killed with SIGKILL. Measured from the kill:

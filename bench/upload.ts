@@ -5,7 +5,7 @@
  *
  *   npx tsx bench/upload.ts [--mb 500] [--graphql]
  *
- * - The service: `node --import tsx src/main.ts` in a child process with its own DATA_DIR and
+ * - The service: `node --import tsx server/main.ts` in a child process with its own DATA_DIR and
  *   TMPDIR, UPLOAD_MAX_BYTES raised above the file size, the ingest worker off (this measures
  *   the upload, not the ingest of 11 million rows; see bench/ingest for that), embedded database
  *   unless DATABASE_URL is set.

@@ -3,7 +3,7 @@ import { defineConfig } from 'vite';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
-/** The dashboard is a static bundle served by the service itself (src/http/dashboard.ts). */
+/** The dashboard is a static bundle served by the service itself (server/http/dashboard.ts). */
 export default defineConfig({
   root,
   base: '/',

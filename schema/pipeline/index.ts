@@ -23,7 +23,7 @@ export function operationPlugins(options: PipelineOptions): Plugin[] {
 
 /**
  * A runner over the same plugins without an HTTP server (tests, scripts). The service itself runs
- * operations through yoga's getEnveloped (src/http/graphql.ts), which adds yoga's own engine.
+ * operations through yoga's getEnveloped (server/http/graphql.ts), which adds yoga's own engine.
  */
 export function standaloneRunner(options: PipelineOptions): OperationRunner {
   return createOperationRunner(envelop({ plugins: [useEngine(graphql), useSchema(getSchema()), ...operationPlugins(options)] }));

@@ -7,8 +7,8 @@ import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, signInCookie, type TestUser } from '../helpers/fixtures.ts';
-import { dashboardRoutes, DASHBOARD_DIST } from '../../src/http/dashboard.ts';
-import { requestLogging } from '../../src/http/request-context.ts';
+import { dashboardRoutes, DASHBOARD_DIST } from '../../server/http/dashboard.ts';
+import { requestLogging } from '../../server/http/request-context.ts';
 
 describe('the dashboard over HTTP', () => {
   let server: TestServer;

@@ -13,7 +13,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { startService, type RunningService } from '../../src/app.ts';
+import { startService, type RunningService } from '../../server/app.ts';
 import { createLogger } from '../../src/log.ts';
 import { lockFilePath } from '../../src/db/embedded.ts';
 

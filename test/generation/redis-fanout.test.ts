@@ -16,7 +16,7 @@ import { createUser, type TestUser } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
 import { record, sseClient, type Recording } from '../helpers/graphql-sse.ts';
 import { loadConfig } from '../../src/config.ts';
-import { startService, type RunningService } from '../../src/app.ts';
+import { startService, type RunningService } from '../../server/app.ts';
 import { createLogger } from '../../src/log.ts';
 import { RunStore } from '../../src/generation/run-store.ts';
 

@@ -1,6 +1,6 @@
 /**
- * The service as a separate process, as operators run it (`node --import tsx src/main.ts`, which
- * is what `npx tsx src/main.ts` runs, without the npx and tsx wrapper processes in between, so
+ * The service as a separate process, as operators run it (`node --import tsx server/main.ts`, which
+ * is what `npx tsx server/main.ts` runs, without the npx and tsx wrapper processes in between, so
  * that signals, exit codes and the memory measured are the service's own).
  *
  * Its own DATA_DIR and TMPDIR (temp directories), a fixed free port, JSON logs captured line by
@@ -94,7 +94,7 @@ export async function startChildService(options: ChildOptions = {}): Promise<Chi
     ...options.env,
   };
   for (const name of options.unsetEnv ?? []) delete env[name];
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'server/main.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: string[] = [];
   const stderr: string[] = [];
   const listeners = new Set<() => void>();

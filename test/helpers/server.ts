@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createSchema, dropSchema } from './postgres-schema.ts';
 import { loadConfig } from '../../src/config.ts';
-import { startService, type RunningService } from '../../src/app.ts';
+import { startService, type RunningService } from '../../server/app.ts';
 import { createLogger } from '../../src/log.ts';
 
 export interface TestServer extends RunningService {

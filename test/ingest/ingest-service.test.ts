@@ -19,7 +19,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/test-database.
 const SAMPLES = new URL('../../samples/', import.meta.url);
 const log = createLogger('silent');
 
-/** The ingest worker as src/app.ts builds it: the generic JobWorker running the ingest job. */
+/** The ingest worker as server/app.ts builds it: the generic JobWorker running the ingest job. */
 function ingestWorker(deps: { jobs: JobQueue; ingest: FileIngester; log: Logger } & Pick<JobWorkerOptions<unknown>, 'pollIntervalMs' | 'workerId' | 'staleAfterMs' | 'staleOnStartMs'>) {
   const { ingest, ...options } = deps;
   return new JobWorker({ ...ingestJob({ ingest, log: deps.log }), concurrency: 1, ...options });

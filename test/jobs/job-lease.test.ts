@@ -14,7 +14,7 @@ import { ingestJob } from '../../src/ingest/ingest-job.ts';
 import type { FileIngester } from '../../src/ingest/ingest-service.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
-/** The ingest worker as src/app.ts builds it: the generic JobWorker running the ingest job. */
+/** The ingest worker as server/app.ts builds it: the generic JobWorker running the ingest job. */
 function ingestWorker(deps: { jobs: JobQueue; ingest: FileIngester; log: Logger } & Pick<JobWorkerOptions<unknown>, 'pollIntervalMs' | 'workerId' | 'staleAfterMs' | 'staleOnStartMs'>) {
   const { ingest, ...options } = deps;
   return new JobWorker({ ...ingestJob({ ingest, log: deps.log }), concurrency: 1, ...options });

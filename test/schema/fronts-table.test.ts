@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { frontsTable, withFrontsTable } from '../../rest-compat/fronts-table.ts';
+import { frontsTable, withFrontsTable } from '../../server/fronts-table.ts';
 import { restRoutes } from '../../rest-compat/routes/index.ts';
 import { TOOLS } from '../../mcp/tools.ts';
 
