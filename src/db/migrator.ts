@@ -203,7 +203,7 @@ async function migrateLocked(
       .map((m) => `${m.name} (database ${applied.get(m.name)!.checksum}, file ${m.checksum})`)
       .join('; ');
     throw new MigrationError(
-      `Refusing to migrate: applied migration file(s) were modified after being applied: ${detail}. ` +
+      `Refusing to migrate: applied migration files were modified after being applied: ${detail}. ` +
         `Never edit an applied migration; add a new one instead.`,
     );
   }

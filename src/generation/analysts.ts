@@ -478,10 +478,9 @@ function newsReference(article: CollectedNews): SourceReference {
 // Shared helpers
 // ---------------------------------------------------------------------------------------------
 
-/** "1 note", "3 notes"; `many` for irregular plurals. */
-export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
+import { plural } from '../util/plural.ts';
+
+export { plural };
 
 /** "Nov 18" in UTC, independent of the machine's locale and time zone. */
 export function shortDate(date: Date): string {

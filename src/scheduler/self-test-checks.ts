@@ -6,6 +6,7 @@ import type { Database } from '../db/database.ts';
 import { DEFAULT_MIGRATIONS_DIR } from '../db/migrator.ts';
 import { MESSAGES } from '../errors.ts';
 import { shortReason } from '../health/health-service.ts';
+import { plural } from '../util/plural.ts';
 
 /**
  * The self-test suite: real checks of the running service, executed by the SelfTestScheduler on
@@ -191,9 +192,9 @@ export function builtInChecks(deps: BuiltInCheckDeps): SelfTestCheck[] {
         const stuckQueued = rows[0]?.stuck_queued ?? 0;
         const minutes = `${Math.round(stuckAfterMs / 60_000)} min`;
         const problems: string[] = [];
-        if (stuckRunning > 0) problems.push(`${stuckRunning} job(s) running for more than ${minutes}`);
+        if (stuckRunning > 0) problems.push(`${plural(stuckRunning, 'job')} running for more than ${minutes}`);
         if (stuckQueued > 0) {
-          problems.push(`${stuckQueued} ${watchedQueues.join('/')} job(s) due for more than ${minutes}`);
+          problems.push(`${plural(stuckQueued, `${watchedQueues.join('/')} job`)} due for more than ${minutes}`);
         }
         if (problems.length > 0) throw new Error(problems.join('; '));
         const depths = await deps.jobQueueDepths();

@@ -527,7 +527,7 @@ describe('migrator', () => {
     const file = path.join(dir, first, 'migration.sql');
     await fs.appendFile(file, '\n-- an innocent-looking edit\n');
     await expect(migrate(db, { migrationsDir: dir })).rejects.toThrow(
-      new RegExp(`Refusing to migrate: applied migration file\\(s\\) were modified after being applied: ${first} \\(database [0-9a-f]{64}, file [0-9a-f]{64}\\)`),
+      new RegExp(`Refusing to migrate: applied migration files were modified after being applied: ${first} \\(database [0-9a-f]{64}, file [0-9a-f]{64}\\)`),
     );
   });
 

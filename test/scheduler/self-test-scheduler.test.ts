@@ -565,10 +565,10 @@ describe('built-in checks', () => {
     await expect(queueCheck.run(signal)).resolves.toMatch(/^none stuck/);
 
     await insert('ingest', 'queued', 16);
-    await expect(queueCheck.run(signal)).rejects.toThrow('1 ingest job(s) due for more than 15 min');
+    await expect(queueCheck.run(signal)).rejects.toThrow('1 ingest job due for more than 15 min');
     await insert('generation', 'running', 20);
     await expect(queueCheck.run(signal)).rejects.toThrow(
-      '1 job(s) running for more than 15 min; 1 ingest job(s) due for more than 15 min',
+      '1 job running for more than 15 min; 1 ingest job due for more than 15 min',
     );
   });
 

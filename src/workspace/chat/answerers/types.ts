@@ -42,6 +42,6 @@ export function humanList(items: readonly string[], conjunction: 'and' | 'or' = 
   return `${items.slice(0, -1).join(', ')} ${conjunction} ${items.at(-1)}`;
 }
 
-export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
-}
+import { plural } from '../../../util/plural.ts';
+
+export { plural };
