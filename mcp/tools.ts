@@ -5,6 +5,8 @@
  * outputs are the operation's data, lists as `{ items, nextCursor }`.
  */
 import { z } from 'zod';
+import { connectionPage } from '../rest-compat/route.ts';
+import { COMPARISON_STATUSES } from '../src/returns/dietz.ts';
 
 export interface ToolAnnotations {
   readOnlyHint?: boolean;
@@ -42,8 +44,8 @@ function connection<T extends z.ZodType>(node: T) {
 
 function fromConnection(field: string) {
   return (data: Record<string, unknown>) => {
-    const value = data[field] as { edges: { node: unknown }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
-    return { items: value.edges.map((edge) => edge.node), nextCursor: value.pageInfo.hasNextPage ? value.pageInfo.endCursor : null };
+    const page = connectionPage(data, field);
+    return { items: page.rows, nextCursor: page.nextCursor };
   };
 }
 
@@ -109,7 +111,7 @@ const Comparison = z.object({
   custodianReturn: decimal.nullable(),
   computedReturn: decimal.nullable(),
   differenceBps: decimal.nullable(),
-  status: z.enum(['match', 'review', 'investigate']),
+  status: z.enum(COMPARISON_STATUSES),
   reason: z.string(),
 });
 const PeriodReturn = z.object({ value: decimal.nullable(), method: z.string(), weighting: z.string(), nullReason: z.string().nullable() });

@@ -1,6 +1,6 @@
 import type { ExecutionResult } from 'graphql';
 import type { Scope } from '../src/auth/scopes.ts';
-import { snakeName } from '../src/util/snake-case.ts';
+import { snakeKeys, snakeName } from '../src/util/snake-case.ts';
 
 export { snakeName };
 
@@ -99,14 +99,14 @@ export type Responder = JsonRoute['respond'];
 
 /** `{"data": {...}}`: a single record. */
 export function single(field: string): Responder {
-  return (data) => ({ body: { data: toSnakeCase(data[field]) } });
+  return (data) => ({ body: { data: snakeKeys(data[field]) } });
 }
 
 /** The value itself, snake_cased (for bodies the spec fixes, like `{"status": "healthy"}`). */
 export function bare(field: string, status?: (value: Record<string, unknown>) => number): Responder {
   return (data) => {
     const value = data[field] as Record<string, unknown>;
-    return { status: status?.(value), body: toSnakeCase(value) };
+    return { status: status?.(value), body: snakeKeys(value) };
   };
 }
 
@@ -115,25 +115,23 @@ interface Connection {
   pageInfo: { hasNextPage: boolean; endCursor: string | null };
 }
 
+/** A relay connection in an operation's data as a front shows a page: its rows and the cursor of the next page. */
+export function connectionPage(data: Record<string, unknown>, field: string): { rows: unknown[]; nextCursor: string | null } {
+  const connection = data[field] as Connection;
+  return { rows: connection.edges.map((edge) => edge.node), nextCursor: connection.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null };
+}
+
 /** `{"data": [...], "pagination": {...}}`: a page of a list. */
 export function list(field: string): Responder {
   return (data) => {
-    const connection = data[field] as Connection;
-    return {
-      body: {
-        data: connection.edges.map((edge) => toSnakeCase(edge.node)),
-        pagination: {
-          has_more: connection.pageInfo.hasNextPage,
-          next_cursor: connection.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null,
-        },
-      },
-    };
+    const page = connectionPage(data, field);
+    return { body: { data: page.rows.map(snakeKeys), pagination: { has_more: page.nextCursor !== null, next_cursor: page.nextCursor } } };
   };
 }
 
 /** `{"data": [...]}` for a short list that never pages. */
 export function array(field: string): Responder {
-  return (data) => ({ body: { data: toSnakeCase(data[field]) } });
+  return (data) => ({ body: { data: snakeKeys(data[field]) } });
 }
 
 
@@ -141,10 +139,5 @@ export function camelName(name: string): string {
   return name.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
 }
 
-export function toSnakeCase(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(toSnakeCase);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [snakeName(key), toSnakeCase(inner)]));
-}
 
 export type { ExecutionResult };

@@ -1,11 +1,12 @@
 import { builder } from './builder.ts';
 import { forwardPage, toConnection } from './pagination.ts';
 import { encodeCursor, PAGE_SIZES } from '../src/pagination.ts';
+import { COMPARISON_STATUSES } from '../src/returns/dietz.ts';
 import { type CashTransactionRow, type ComparisonRow, type DailyReturnWithCumulative, type LabelledReturn } from '../src/returns/returns-service.ts';
 
 const ComparisonStatusEnum = builder.enumType('ComparisonStatus', {
   description: 'Custodian vs computed: `match` within the match threshold, `review` within the review threshold, otherwise (or a missing side, or a sign flip) `investigate`.',
-  values: ['match', 'review', 'investigate'] as const,
+  values: COMPARISON_STATUSES,
 });
 
 const FlowTimingEnum = builder.enumType('FlowTiming', {

@@ -2,6 +2,9 @@ import type { NextFunction, Request, Response } from 'express';
 import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { graphqlSseSingleConnection } from './graphql-sse.ts';
+import { useGetParamsCheck } from './yoga-plugins/use-get-params-check.ts';
+import { useNoProxyBuffering } from './yoga-plugins/use-no-proxy-buffering.ts';
+import { useRateLimitHeaders } from './yoga-plugins/use-rate-limit-headers.ts';
 import { processRequest, type GraphQLOperation } from 'graphql-upload-ts';
 import { getSchema } from '../../schema/index.ts';
 import { createOperationRunner, operationPlugins, type OperationRunner } from '../../schema/pipeline/index.ts';
@@ -47,7 +50,7 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
     },
     // Masking is the pipeline's (it needs the request context for the log line and request id).
     maskedErrors: false,
-    plugins: [graphqlSseSingleConnection(GRAPHQL_SSE_ENDPOINT), ...(operationPlugins({ maxDepth: services.config.graphql.maxDepth }) as Plugin[]), httpConventions(services)],
+    plugins: [graphqlSseSingleConnection(GRAPHQL_SSE_ENDPOINT), ...(operationPlugins({ maxDepth: services.config.graphql.maxDepth }) as Plugin[]), useGetParamsCheck(), useNoProxyBuffering(), useRateLimitHeaders(services)],
   });
   const operations = createOperationRunner(yoga.getEnveloped);
 
@@ -75,25 +78,6 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
   return { handler, operations };
 }
 
-/** What only HTTP needs: GET parameter checks, SSE headers, rate-limit headers. */
-function httpConventions(services: Services): Plugin<Record<string, unknown>, { req: Request; res: Response }> {
-  return {
-    onRequest({ url, request, endResponse }) {
-      // yoga parses GET parameters with JSON.parse and answers a broken one with a 500.
-      if (request.method !== 'GET') return;
-      const broken = unparsableJsonParam(url.searchParams);
-      if (broken) endResponse(Response.json({ errors: [{ message: `Invalid ${broken}: not a JSON object`, extensions: { code: 'BAD_USER_INPUT' } }] }, { status: 400 }));
-    },
-    async onResponse({ response, serverContext }) {
-      // Progress streams must reach the client event by event: no proxy buffering.
-      if (response.headers.get('content-type')?.startsWith('text/event-stream')) response.headers.set('X-Accel-Buffering', 'no');
-      if (!serverContext?.req) return;
-      const ctx = await contextFor(services, serverContext.req).catch(() => undefined);
-      const decisions = ctx ? await ctx.budgets.settled().catch(() => []) : [];
-      for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) response.headers.set(name, value);
-    },
-  };
-}
 
 async function multipartOperation(services: Services, operations: OperationRunner, req: Request, res: Response): Promise<void> {
   const ctx = await contextFor(services, req);
@@ -150,20 +134,6 @@ function withoutHttp(extensions: Record<string, unknown>): Record<string, unknow
   return rest;
 }
 
-/** The name of a GET parameter that must be a JSON object and is not, if any. */
-function unparsableJsonParam(params: URLSearchParams): string | undefined {
-  for (const name of ['variables', 'extensions']) {
-    const text = params.get(name);
-    if (text === null || text === '') continue;
-    try {
-      const value: unknown = JSON.parse(text);
-      if (value !== null && (typeof value !== 'object' || Array.isArray(value))) return name;
-    } catch {
-      return name;
-    }
-  }
-  return undefined;
-}
 
 /**
  * A multipart request whose declared Content-Length already exceeds what could be accepted

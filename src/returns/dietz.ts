@@ -96,7 +96,9 @@ export interface LinkedReturn {
   nullReason: string | null;
 }
 
-export type ComparisonStatus = 'match' | 'review' | 'investigate';
+/** The comparison statuses, in order of concern (the GraphQL enum and the MCP output derive from it). */
+export const COMPARISON_STATUSES = ['match', 'review', 'investigate'] as const;
+export type ComparisonStatus = (typeof COMPARISON_STATUSES)[number];
 
 export interface ClassifyInput {
   /** custodian-reported return as a fraction; null/undefined = missing */
