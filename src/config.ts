@@ -72,6 +72,8 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT: durationMs.default(parseDuration('25s')),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(12),
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().positive().default(2000),
+  /** false: /graphql (and every front) refuses `__schema` and `__type`, for a public endpoint that does not describe itself. */
+  GRAPHQL_INTROSPECTION: booleanString.default(true),
   BENCHMARK_FAST_MS: z.coerce.number().positive().default(50),
   BENCHMARK_GOOD_MS: z.coerce.number().positive().default(200),
   BENCHMARK_SLOW_MS: z.coerce.number().positive().default(1000),
@@ -171,7 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     worker: { enabled: raw.WORKER_ENABLED, pollIntervalMs: raw.WORKER_POLL_INTERVAL, staleAfterMs: raw.JOB_STALE_AFTER },
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT,
     cors: { origins: raw.CORS_ORIGINS },
-    graphql: { maxDepth: raw.GRAPHQL_MAX_DEPTH, maxComplexity: raw.GRAPHQL_MAX_COMPLEXITY },
+    graphql: { maxDepth: raw.GRAPHQL_MAX_DEPTH, maxComplexity: raw.GRAPHQL_MAX_COMPLEXITY, introspection: raw.GRAPHQL_INTROSPECTION },
     benchmark: { fastMs: raw.BENCHMARK_FAST_MS, goodMs: raw.BENCHMARK_GOOD_MS, slowMs: raw.BENCHMARK_SLOW_MS },
     stickies: { trashRetentionDays: raw.STICKY_TRASH_RETENTION_DAYS },
     chat: { apiUrl: raw.CHAT_API_URL, apiKey: raw.CHAT_API_KEY || undefined, model: raw.CHAT_MODEL, timeoutMs: raw.CHAT_TIMEOUT },

@@ -14,11 +14,13 @@ import { createOperationRunner, useSourceEvents, type OperationRunner } from './
 export interface PipelineOptions {
   /** GRAPHQL_MAX_DEPTH. */
   maxDepth: number;
+  /** GRAPHQL_INTROSPECTION (default true). */
+  introspection?: boolean;
 }
 
 /** The plugins, in order: validation rules, then refusals before execution, then masking of what comes out. */
 export function operationPlugins(options: PipelineOptions): Plugin[] {
-  return [useDepthLimit(options.maxDepth), useInputGuards(), useSourceEvents(), useErrorMasking() as Plugin];
+  return [useDepthLimit(options.maxDepth, { introspection: options.introspection }), useInputGuards(), useSourceEvents(), useErrorMasking() as Plugin];
 }
 
 /**

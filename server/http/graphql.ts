@@ -50,7 +50,7 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
     },
     // Masking is the pipeline's (it needs the request context for the log line and request id).
     maskedErrors: false,
-    plugins: [graphqlSseSingleConnection(GRAPHQL_SSE_ENDPOINT), ...(operationPlugins({ maxDepth: services.config.graphql.maxDepth }) as Plugin[]), useGetParamsCheck(), useNoProxyBuffering(), useRateLimitHeaders(services)],
+    plugins: [graphqlSseSingleConnection(GRAPHQL_SSE_ENDPOINT), ...(operationPlugins(services.config.graphql) as Plugin[]), useGetParamsCheck(), useNoProxyBuffering(), useRateLimitHeaders(services)],
   });
   const operations = createOperationRunner(yoga.getEnveloped);
 
