@@ -31,7 +31,6 @@ import { prepareTools, toolVariables, type PreparedTool, type ToolCatalog } from
 import { AppError } from '../src/errors.ts';
 import { MAX_INPUT_DEPTH } from '../schema/input-guards.ts';
 
-export const TOOLS_PAGE_SIZE = 10;
 /** JSON-RPC error code of a tool refused for want of a scope (the server-error range of JSON-RPC). */
 export const FORBIDDEN_ERROR_CODE = -32003;
 
@@ -155,7 +154,7 @@ function refuse(res: Response, message: string): void {
 
 function buildServer(options: EndpointOptions, catalog: ToolCatalog, listing: ToolListing, authInfo: AuthInfo | undefined): McpServer {
   const server = new McpServer({ name: 'gateway', version: options.version }, { capabilities: { tools: { listChanged: false } } });
-  paginateToolList(server, listing);
+  paginateToolList(server, listing, options.services.config.mcp.toolsPageSize);
   // Our own tools/call (the SDK's turns every error into a tool result): a refusal for want of a
   // scope must reach the client as a JSON-RPC error.
   server.server.setRequestHandler('tools/call', async (request: { params: { name: string; arguments?: Record<string, unknown> } }, extra: ServerContext) => {
@@ -234,7 +233,7 @@ async function waitForRun(operations: OperationRunner, catalog: ToolCatalog, ctx
 }
 
 /**
- * tools/list in pages of TOOLS_PAGE_SIZE in the table's (stable) order; the cursor is the offset
+ * tools/list in pages of MCP_TOOLS_PAGE_SIZE (default: every tool on one page) in the table's (stable) order; the cursor is the offset
  * of the next page. The SDK lists every tool at once, so its handler is replaced.
  */
 type ToolListing = ReturnType<typeof toolListing>;
@@ -251,12 +250,12 @@ function toolListing(catalog: ToolCatalog) {
   }));
 }
 
-function paginateToolList(server: McpServer, listed: ToolListing): void {
+function paginateToolList(server: McpServer, listed: ToolListing, pageSize: number): void {
   server.server.setRequestHandler('tools/list', async (request: { params?: { cursor?: string } }) => {
     const cursor = request.params?.cursor;
     const start = cursor === undefined ? 0 : Number(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (!Number.isInteger(start) || start < 0 || start >= listed.length) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
-    const end = start + TOOLS_PAGE_SIZE;
+    const end = start + pageSize;
     return { tools: listed.slice(start, end), ...(end < listed.length ? { nextCursor: Buffer.from(String(end)).toString('base64url') } : {}) };
   });
 }

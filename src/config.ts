@@ -74,6 +74,8 @@ const envSchema = z.object({
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().positive().default(2000),
   /** false: /graphql (and every front) refuses `__schema` and `__type`, for a public endpoint that does not describe itself. */
   GRAPHQL_INTROSPECTION: booleanString.default(true),
+  /** Tools per tools/list page: all of them by default (some MCP clients read only the first page). */
+  MCP_TOOLS_PAGE_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
   BENCHMARK_FAST_MS: z.coerce.number().positive().default(50),
   BENCHMARK_GOOD_MS: z.coerce.number().positive().default(200),
   BENCHMARK_SLOW_MS: z.coerce.number().positive().default(1000),
@@ -173,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     worker: { enabled: raw.WORKER_ENABLED, pollIntervalMs: raw.WORKER_POLL_INTERVAL, staleAfterMs: raw.JOB_STALE_AFTER },
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT,
     cors: { origins: raw.CORS_ORIGINS },
+    mcp: { toolsPageSize: raw.MCP_TOOLS_PAGE_SIZE },
     graphql: { maxDepth: raw.GRAPHQL_MAX_DEPTH, maxComplexity: raw.GRAPHQL_MAX_COMPLEXITY, introspection: raw.GRAPHQL_INTROSPECTION },
     benchmark: { fastMs: raw.BENCHMARK_FAST_MS, goodMs: raw.BENCHMARK_GOOD_MS, slowMs: raw.BENCHMARK_SLOW_MS },
     stickies: { trashRetentionDays: raw.STICKY_TRASH_RETENTION_DAYS },

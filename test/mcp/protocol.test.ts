@@ -2,7 +2,7 @@
  * The JSON-RPC endpoint on the wire (raw HTTP, no SDK): JSON-RPC 2.0 error codes, notifications,
  * batches, content types, body size, the 2026-07-28 routing headers, Origin and bearer tokens.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser } from '../helpers/fixtures.ts';
 import { TOOLS } from '../../mcp/tools.ts';
@@ -201,13 +201,30 @@ describe('MCP protocol eras', () => {
     expect(futureVersion.messages[0].error?.code).toBe(-32022);
   });
 
-  it('tools/list pages in a stable order with an opaque cursor', async () => {
+  it('tools/list gives every tool on one page by default (clients that read only the first page see them all)', async () => {
+    const answer = await post(legacy(1, 'tools/list'));
+    const result = answer.messages[0].result as { tools: { name: string }[]; nextCursor?: string };
+    expect(result.tools.map((tool) => tool.name)).toEqual(TOOLS.map((tool) => tool.name));
+    expect(result.nextCursor).toBeUndefined();
+  });
+
+  it('with MCP_TOOLS_PAGE_SIZE=10, tools/list pages in a stable order with an opaque cursor', async () => {
+    const paged = await startTestServer({ MCP_TOOLS_PAGE_SIZE: '10' });
+    onTestFinished(() => paged.close());
+    const user = await createUser(paged.services);
+    const secret = (await paged.services.apiKeys.create({ userId: user.userId, name: 'rpc', scopes: ['read:workspace'], kind: 'access_token' })).secret;
     const names: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const answer = await post(legacy(pages, 'tools/list', cursor ? { cursor } : undefined));
-      const result = answer.messages[0].result as { tools: { name: string }[]; nextCursor?: string };
+      const response = await fetch(new URL('/api/service', paged.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${secret}` },
+        body: JSON.stringify(legacy(pages, 'tools/list', cursor ? { cursor } : undefined)),
+      });
+      const text = await response.text();
+      const line = response.headers.get('content-type')?.startsWith('text/event-stream') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
+      const result = (JSON.parse(line) as { result: { tools: { name: string }[]; nextCursor?: string } }).result;
       names.push(...result.tools.map((tool) => tool.name));
       cursor = result.nextCursor;
       pages++;
