@@ -27,6 +27,7 @@ import { bearerToken, type RequestContext } from '../src/context.ts';
 import type { Services } from '../src/services.ts';
 import { isFinalEvent } from '../src/generation/run-store.ts';
 import type { ToolDefinition } from './tools.ts';
+import { withPlainJsonResponses } from './plain-json-responses.ts';
 import { prepareTools, toolVariables, type PreparedTool, type ToolCatalog } from './tool-catalog.ts';
 import { AppError } from '../src/errors.ts';
 import { MAX_INPUT_DEPTH } from '../schema/input-guards.ts';
@@ -50,7 +51,8 @@ export function mcpEndpoint(options: EndpointOptions): RequestHandler[] {
   const handler = createMcpHandler((request: { authInfo?: AuthInfo }) => buildServer(options, catalog, listing, request.authInfo), {
     onerror: (error: Error) => options.services.log.debug({ err: error }, 'mcp request rejected'),
   });
-  const node = toNodeHandler(handler);
+  // A client that does not ask for SSE (the spec's plain JSON-RPC request) gets plain JSON.
+  const node = toNodeHandler(withPlainJsonResponses(handler));
   return [
     originValidation(allowedHosts(options.services)),
     bearerAuth(options),

@@ -122,9 +122,12 @@ describe('HTTP', () => {
     expect(answer.messages[0].error?.code).toBe(-32600);
   });
 
-  it('a wrong content type is 415; an Accept without text/event-stream is 406 (2025 era)', async () => {
+  it('a wrong content type is 415; an Accept without text/event-stream gets plain JSON (see plain-json.test.ts)', async () => {
     expect((await post(legacy(1, 'ping'), { 'content-type': 'text/plain' })).status).toBe(415);
-    expect((await post(legacy(1, 'ping'), { accept: 'application/json' })).status).toBe(406);
+    const plain = await post(legacy(1, 'ping'), { accept: 'application/json' });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(plain.messages).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
   });
 
   it('GET and DELETE are 405 (no standalone stream, no sessions)', async () => {
