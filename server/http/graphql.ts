@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { graphqlSseSingleConnection } from './graphql-sse.ts';
 import { useGetParamsCheck } from './yoga-plugins/use-get-params-check.ts';
 import { useNoProxyBuffering } from './yoga-plugins/use-no-proxy-buffering.ts';
@@ -34,6 +35,9 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
     schema: getSchema(),
     graphqlEndpoint: '/graphql',
     graphiql: services.config.env === 'development' ? { title: 'Gateway GraphiQL', credentials: 'include' } : false,
+    // GraphiQL's code and styles come with the page (an npm package), not from a CDN: it works
+    // offline and behind a proxy that allows only this service.
+    renderGraphiQL,
     landingPage: false,
     // CORS is one policy for every front (cors.ts, CORS_ORIGINS), applied before this handler.
     cors: false,
