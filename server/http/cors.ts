@@ -7,14 +7,15 @@ const ALLOWED_HEADERS = ['Content-Type', 'X-Api-Key', 'Authorization', 'X-CSRF-P
 const EXPOSED_HEADERS = ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'Mcp-Session-Id'];
 
 /**
- * One CORS policy for every front (REST, /graphql, /api/service, the event streams): off unless
- * CORS_ORIGINS names origins, and then only those exact origins, with credentials. Without it
- * a browser page from any other origin (another port on the host, a sibling subdomain sharing
- * the session cookie) cannot read a response.
+ * One CORS policy for every front (REST, /graphql, /api/service, the event streams): only the exact
+ * origins CORS_ORIGINS names (none by default), with credentials. A page from any other origin
+ * (another port on the host, a sibling subdomain sharing the session cookie) cannot read a
+ * response. Every preflight is answered 204, the same way on every front; only a listed origin's
+ * carries Access-Control-Allow-* headers (a refused one gets none, and the browser stops there).
  */
 export function corsPolicy(origins: readonly string[]): RequestHandler {
-  if (origins.length === 0) return (_req, _res, next) => next();
-  return cors({
+  const listed = new Set(origins);
+  const granted = cors({
     origin: [...origins],
     credentials: true,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
@@ -22,4 +23,15 @@ export function corsPolicy(origins: readonly string[]): RequestHandler {
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
   });
+  return (req, res, next) => {
+    const origin = req.headers.origin;
+    if (origin !== undefined && listed.has(origin)) return granted(req, res, next);
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+      // A refused (or unlisted) origin's preflight: answered, with nothing granted.
+      res.setHeader('Vary', 'Origin');
+      res.status(204).end();
+      return;
+    }
+    next();
+  };
 }
