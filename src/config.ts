@@ -74,6 +74,10 @@ const envSchema = z.object({
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().positive().default(2000),
   /** false: /graphql (and every front) refuses `__schema` and `__type`, for a public endpoint that does not describe itself. */
   GRAPHQL_INTROSPECTION: booleanString.default(true),
+  /** Operations per batched /graphql request (a JSON array); each one counts toward the limits and budgets like a request of its own. */
+  GRAPHQL_MAX_BATCH: z.coerce.number().int().min(1).max(100).default(10),
+  /** A JSON object of id -> document: /graphql then runs only those operations (and automatic persisted queries are off). */
+  TRUSTED_DOCUMENTS_FILE: z.string().trim().default(''),
   /** Tools per tools/list page: all of them by default (some MCP clients read only the first page). */
   MCP_TOOLS_PAGE_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
   BENCHMARK_FAST_MS: z.coerce.number().positive().default(50),
@@ -176,7 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT,
     cors: { origins: raw.CORS_ORIGINS },
     mcp: { toolsPageSize: raw.MCP_TOOLS_PAGE_SIZE },
-    graphql: { maxDepth: raw.GRAPHQL_MAX_DEPTH, maxComplexity: raw.GRAPHQL_MAX_COMPLEXITY, introspection: raw.GRAPHQL_INTROSPECTION },
+    graphql: { maxDepth: raw.GRAPHQL_MAX_DEPTH, maxComplexity: raw.GRAPHQL_MAX_COMPLEXITY, introspection: raw.GRAPHQL_INTROSPECTION, maxBatch: raw.GRAPHQL_MAX_BATCH, trustedDocumentsFile: raw.TRUSTED_DOCUMENTS_FILE || undefined },
     benchmark: { fastMs: raw.BENCHMARK_FAST_MS, goodMs: raw.BENCHMARK_GOOD_MS, slowMs: raw.BENCHMARK_SLOW_MS },
     stickies: { trashRetentionDays: raw.STICKY_TRASH_RETENTION_DAYS },
     chat: { apiUrl: raw.CHAT_API_URL, apiKey: raw.CHAT_API_KEY || undefined, model: raw.CHAT_MODEL, timeoutMs: raw.CHAT_TIMEOUT },

@@ -6,6 +6,8 @@ import { graphqlSseSingleConnection } from './graphql-sse.ts';
 import { useGetParamsCheck } from './yoga-plugins/use-get-params-check.ts';
 import { useNoProxyBuffering } from './yoga-plugins/use-no-proxy-buffering.ts';
 import { useRateLimitHeaders } from './yoga-plugins/use-rate-limit-headers.ts';
+import { useAutomaticPersistedQueries } from './yoga-plugins/use-automatic-persisted-queries.ts';
+import { useTrustedDocuments } from './yoga-plugins/use-trusted-documents.ts';
 import { processRequest, type GraphQLOperation } from 'graphql-upload-ts';
 import { getSchema } from '../../schema/index.ts';
 import { createOperationRunner, operationPlugins, type OperationRunner } from '../../schema/pipeline/index.ts';
@@ -42,6 +44,9 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
     // CORS is one policy for every front (cors.ts, CORS_ORIGINS), applied before this handler.
     cors: false,
     multipart: false,
+    // A JSON array of operations (Apollo's BatchHttpLink, graphql-request's batchRequests): each
+    // one runs through the pipeline, charging its budgets and measured against the limits.
+    batching: { limit: services.config.graphql.maxBatch },
     logging: false,
     context: async ({ req }) => {
       try {
@@ -54,7 +59,7 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
     },
     // Masking is the pipeline's (it needs the request context for the log line and request id).
     maskedErrors: false,
-    plugins: [graphqlSseSingleConnection(GRAPHQL_SSE_ENDPOINT), ...(operationPlugins(services.config.graphql) as Plugin[]), useGetParamsCheck(), useNoProxyBuffering(), useRateLimitHeaders(services)],
+    plugins: [graphqlSseSingleConnection(GRAPHQL_SSE_ENDPOINT), ...(operationPlugins(services.config.graphql) as Plugin[]), useGetParamsCheck(), useNoProxyBuffering(), useRateLimitHeaders(services), persistedDocuments(services)],
   });
   const operations = createOperationRunner(yoga.getEnveloped);
 
@@ -127,6 +132,12 @@ async function multipartOperation(services: Services, operations: OperationRunne
   if (status === HTTP_STATUS_BY_CODE.PAYLOAD_TOO_LARGE) res.setHeader('Connection', 'close');
   res.status(status).json(result);
   requestLog(req).debug({ operationName: operation.operationName }, 'multipart operation');
+}
+
+/** Trusted documents when an allow-list is configured; otherwise automatic persisted queries. */
+function persistedDocuments(services: Services): Plugin {
+  const file = services.config.graphql.trustedDocumentsFile;
+  return file ? useTrustedDocuments(file) : useAutomaticPersistedQueries();
 }
 
 /** Body types yoga reads on POST (multipart is handled before it). */
