@@ -27,6 +27,8 @@ import { BenchmarkService } from '../src/benchmark/benchmark-service.ts';
 import { LinkService } from '../src/workspace/links/link-service.ts';
 import { NewsService } from '../src/workspace/news/news-service.ts';
 import { createHttpApp } from './http/http-app.ts';
+import { attachGraphqlWs } from './http/graphql-ws.ts';
+import type { GetEnvelopedFn } from '@envelop/core';
 import { listeningUrl, prepareFirstStart } from '../src/seed/first-start.ts';
 import { startMaintenance } from '../src/jobs/maintenance.ts';
 import { createChatService } from '../src/workspace/chat/chat-service.ts';
@@ -63,7 +65,9 @@ export async function startService(config: Config, options: { log?: Logger } = {
     const announceFirstStart = await prepareFirstStart(services);
 
     const lifecycle = { stopping: false };
-    const server = http.createServer(createHttpApp(services, lifecycle));
+    const app = createHttpApp(services, lifecycle);
+    const server = http.createServer(app);
+    const closeWebSockets = attachGraphqlWs(server, services, app.locals.getEnveloped as GetEnvelopedFn<object>);
     server.keepAliveTimeout = 5_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -87,7 +91,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
       lifecycle.stopping = true;
       stopMaintenance();
       stopStickyPurge();
-      return (stopping ??= shutdown(services, server, redis));
+      return (stopping ??= shutdown(services, server, closeWebSockets, redis));
     };
     return { services, server, url, stop };
   } catch (error) {
@@ -170,7 +174,7 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
 }
 
 /** Stop accepting, let in-flight requests and the current job finish, then close the database. */
-async function shutdown(services: Services, server: http.Server, redis?: Redis): Promise<void> {
+async function shutdown(services: Services, server: http.Server, closeWebSockets: () => Promise<void>, redis?: Redis): Promise<void> {
   const { log } = services;
   log.info('shutting down');
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -185,6 +189,8 @@ async function shutdown(services: Services, server: http.Server, redis?: Redis):
   // Progress streams end now (clients reconnect, with their last event id, to another instance);
   // runs in progress get part of the shutdown time to finish before they are interrupted.
   services.progress.endStreams();
+  // WebSocket clients are told the server is going away (1001) and reconnect elsewhere.
+  await closeWebSockets().catch((error: unknown) => log.warn({ err: error }, 'could not close the WebSocket connections'));
   const runGraceMs = Math.floor(services.config.shutdownTimeoutMs / 2);
   await Promise.all([closed, services.ingestWorker.stop(), services.scheduler.stop(), services.generationWorker.stop(runGraceMs)]);
   clearTimeout(deadline);

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { GraphQLError } from 'graphql';
+import type { GetEnvelopedFn } from '@envelop/core';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { graphqlSseSingleConnection } from './graphql-sse.ts';
@@ -23,6 +24,8 @@ export interface GraphqlEndpoint {
   handler: (req: Request, res: Response, next: NextFunction) => Promise<void>;
   /** The same pipeline for the other fronts (REST, MCP): yoga's getEnveloped. */
   operations: OperationRunner;
+  /** yoga's getEnveloped itself, for the WebSocket transport (graphql-ws.ts). */
+  getEnveloped: GetEnvelopedFn<object>;
 }
 
 /**
@@ -84,7 +87,7 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
       next(error);
     }
   };
-  return { handler, operations };
+  return { handler, operations, getEnveloped: yoga.getEnveloped as unknown as GetEnvelopedFn<object> };
 }
 
 

@@ -36,6 +36,8 @@ export function createHttpApp(services: Services, lifecycle: { stopping: boolean
   app.use(authPages(services));
   // One pipeline: /graphql is built on it, and REST and MCP run their operations through it.
   const graphql = graphqlEndpoint(services);
+  // The WebSocket transport (server/app.ts attaches it to the HTTP server) runs the same pipeline.
+  app.locals.getEnveloped = graphql.getEnveloped;
   app.use('/graphql', graphql.handler);
   // The spec's JSON-RPC tool endpoint, an MCP server (reads its own body: no JSON parser before it).
   app.all('/api/service', ...mcpEndpoint({ services, operations: graphql.operations, context: (req) => contextFor(services, req), version: services.version }));
