@@ -9,6 +9,7 @@ import { useNoProxyBuffering } from './yoga-plugins/use-no-proxy-buffering.ts';
 import { useRateLimitHeaders } from './yoga-plugins/use-rate-limit-headers.ts';
 import { useAutomaticPersistedQueries } from './yoga-plugins/use-automatic-persisted-queries.ts';
 import { useTrustedDocuments } from './yoga-plugins/use-trusted-documents.ts';
+import { useMultipartSubscriptions } from './yoga-plugins/use-multipart-subscriptions.ts';
 import { processRequest, type GraphQLOperation } from 'graphql-upload-ts';
 import { getSchema } from '../../schema/index.ts';
 import { createOperationRunner, operationPlugins, type OperationRunner } from '../../schema/pipeline/index.ts';
@@ -62,7 +63,7 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
     },
     // Masking is the pipeline's (it needs the request context for the log line and request id).
     maskedErrors: false,
-    plugins: [graphqlSseSingleConnection(GRAPHQL_SSE_ENDPOINT), ...(operationPlugins(services.config.graphql) as Plugin[]), useGetParamsCheck(), useNoProxyBuffering(), useRateLimitHeaders(services), persistedDocuments(services)],
+    plugins: [graphqlSseSingleConnection(GRAPHQL_SSE_ENDPOINT), ...(operationPlugins(services.config.graphql) as Plugin[]), useGetParamsCheck(), useNoProxyBuffering(), useRateLimitHeaders(services), persistedDocuments(services), useMultipartSubscriptions()],
   });
   const operations = createOperationRunner(yoga.getEnveloped);
 
