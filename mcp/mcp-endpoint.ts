@@ -28,6 +28,7 @@ import type { Services } from '../src/services.ts';
 import { isFinalEvent } from '../src/generation/run-store.ts';
 import type { ToolDefinition } from './tools.ts';
 import { withPlainJsonResponses } from './plain-json-responses.ts';
+import { portableNullable } from './portable-json-schema.ts';
 import { prepareTools, toolVariables, type PreparedTool, type ToolCatalog } from './tool-catalog.ts';
 import { AppError } from '../src/errors.ts';
 import { MAX_INPUT_DEPTH } from '../schema/input-guards.ts';
@@ -264,5 +265,5 @@ function paginateToolList(server: McpServer, listed: ToolListing, pageSize: numb
 
 function jsonSchema(schema: ToolDefinition['output']): { type: 'object'; [key: string]: unknown } {
   const standard = (schema as unknown as { '~standard': { jsonSchema: Record<'output', (options: { target: string }) => Record<string, unknown>> } })['~standard'];
-  return { type: 'object', ...standard.jsonSchema.output({ target: 'draft-2020-12' }) };
+  return { type: 'object', ...(portableNullable(standard.jsonSchema.output({ target: 'draft-2020-12' })) as Record<string, unknown>) };
 }

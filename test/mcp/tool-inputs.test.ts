@@ -47,11 +47,11 @@ async function rpc(method: string, params: Json = {}): Promise<Json> {
   return message.result!;
 }
 
-async function listedTools(): Promise<Map<string, { inputSchema: Json }>> {
-  const tools = new Map<string, { inputSchema: Json }>();
+async function listedTools(): Promise<Map<string, { inputSchema: Json; outputSchema: Json }>> {
+  const tools = new Map<string, { inputSchema: Json; outputSchema: Json }>();
   let cursor: string | undefined;
   do {
-    const page = (await rpc('tools/list', cursor ? { cursor } : {})) as { tools: { name: string; inputSchema: Json }[]; nextCursor?: string };
+    const page = (await rpc('tools/list', cursor ? { cursor } : {})) as { tools: { name: string; inputSchema: Json; outputSchema: Json }[]; nextCursor?: string };
     for (const tool of page.tools) tools.set(tool.name, tool);
     cursor = page.nextCursor;
   } while (cursor);
@@ -134,5 +134,22 @@ describe('MCP tool inputs are the operations\' variables', () => {
     const unknown = (await rpc('tools/call', { name: 'list_stickies', arguments: { frist: 5 } })) as { isError?: boolean; content: { text: string }[] };
     expect(unknown).toMatchObject({ isError: true });
     expect(unknown.content[0].text).toContain('Invalid arguments for list_stickies: Unknown field: frist');
+  });
+
+  it('output schemas state nullable fields in the portable form (type: [T, "null"], never anyOf with null)', async () => {
+    const listed = await listedTools();
+    const anyOfWithNull: string[] = [];
+    let nullable = 0;
+    const visit = (node: unknown, where: string) => {
+      if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${where}[${i}]`));
+      if (node === null || typeof node !== 'object') return;
+      const schema = node as Json;
+      if (Array.isArray(schema.anyOf) && schema.anyOf.some((option) => (option as Json).type === 'null')) anyOfWithNull.push(where);
+      if (Array.isArray(schema.type) && schema.type.includes('null')) nullable += 1;
+      for (const [key, value] of Object.entries(schema)) visit(value, `${where}.${key}`);
+    };
+    for (const [name, tool] of listed) visit(tool.outputSchema, name);
+    expect(anyOfWithNull).toEqual([]);
+    expect(nullable).toBeGreaterThan(10);
   });
 });
