@@ -26,12 +26,14 @@ export function useMultipartSubscriptions(): Plugin {
 function multipartResponse(input: unknown, fetchAPI: { ReadableStream: typeof ReadableStream; Response: typeof Response; TextEncoder: typeof TextEncoder }): Response {
   const results = input as AsyncIterable<ExecutionResult>;
   const encoder = new fetchAPI.TextEncoder();
-  const part = (json: unknown) => encoder.encode(`\r\n--graphql\r\ncontent-type: application/json; charset=utf-8\r\n\r\n${JSON.stringify(json)}`);
+  // Each part is followed at once by the boundary, so a client can read it without waiting for the next one.
+  const part = (json: unknown) => encoder.encode(`\r\ncontent-type: application/json; charset=utf-8\r\n\r\n${JSON.stringify(json)}\r\n--graphql`);
   let iterator: AsyncIterator<ExecutionResult> | undefined;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   const stream = new fetchAPI.ReadableStream<Uint8Array>({
     start(controller) {
       iterator = results[Symbol.asyncIterator]();
+      controller.enqueue(encoder.encode('\r\n--graphql'));
       heartbeat = setInterval(() => controller.enqueue(part({})), MULTIPART_HEARTBEAT_MS);
     },
     async pull(controller) {
@@ -39,7 +41,7 @@ function multipartResponse(input: unknown, fetchAPI: { ReadableStream: typeof Re
         const { done, value } = await iterator!.next();
         if (done) {
           clearInterval(heartbeat);
-          controller.enqueue(encoder.encode('\r\n--graphql--\r\n'));
+          controller.enqueue(encoder.encode('--\r\n'));
           controller.close();
           return;
         }
@@ -56,6 +58,6 @@ function multipartResponse(input: unknown, fetchAPI: { ReadableStream: typeof Re
   });
   return new fetchAPI.Response(stream, {
     status: 200,
-    headers: { 'content-type': 'multipart/mixed; boundary="graphql"; subscriptionSpec="1.0"', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
+    headers: { 'content-type': 'multipart/mixed; boundary="graphql"; subscriptionSpec="1.0"', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' },
   });
 }
