@@ -70,16 +70,25 @@ export class AppError extends GraphQLError {
   }
 }
 
-/** graphql-yoga's own codes for requests it refuses before execution: all the client's mistake. */
-const YOGA_CODES: Record<string, ErrorCode> = {
+/**
+ * Codes of GraphQL-over-HTTP protocols that clients match on, for requests refused before
+ * execution, all the client's mistake: graphql-yoga's own, and those of persisted queries (Apollo's
+ * APQ protocol and trusted documents).
+ */
+export const GRAPHQL_PROTOCOL_CODES: Record<string, ErrorCode> = {
   GRAPHQL_PARSE_FAILED: 'BAD_USER_INPUT',
   GRAPHQL_VALIDATION_FAILED: 'BAD_USER_INPUT',
   BAD_REQUEST: 'BAD_USER_INPUT',
   OPERATION_RESOLUTION_FAILURE: 'BAD_USER_INPUT',
+  PERSISTED_QUERY_NOT_FOUND: 'BAD_USER_INPUT',
+  PERSISTED_QUERY_NOT_SUPPORTED: 'BAD_USER_INPUT',
+  PERSISTED_QUERY_NOT_IN_LIST: 'BAD_USER_INPUT',
+  PERSISTED_QUERY_ID_REQUIRED: 'BAD_USER_INPUT',
+  CANNOT_SEND_PQ_ID_AND_BODY: 'BAD_USER_INPUT',
 };
 
 export function statusForCode(code: unknown): number {
   if (typeof code !== 'string') return 500;
   if (code in HTTP_STATUS_BY_CODE) return HTTP_STATUS_BY_CODE[code as ErrorCode];
-  return YOGA_CODES[code] ? HTTP_STATUS_BY_CODE[YOGA_CODES[code]] : 500;
+  return GRAPHQL_PROTOCOL_CODES[code] ? HTTP_STATUS_BY_CODE[GRAPHQL_PROTOCOL_CODES[code]] : 500;
 }

@@ -26,7 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, signInCookie, type TestUser } from '../helpers/fixtures.ts';
 import { loadSamples } from '../helpers/returns-data.ts';
-import { HTTP_STATUS_BY_CODE } from '../../src/errors.ts';
+import { GRAPHQL_PROTOCOL_CODES, HTTP_STATUS_BY_CODE } from '../../src/errors.ts';
 import { checkGraphql, checkMcp, checkRest, excerpt, jsonRpcMessages, send, type Answer, type Front } from './http.ts';
 import { graphqlTargets, mcpTargets, restTargets, type GraphqlTarget, type ListedTool, type McpTarget, type RestTarget } from './targets.ts';
 import { baselineObject, resourceOf, rngFor, shuffle, VTT_TRANSCRIPT, type Resource, type Rng } from './values.ts';
@@ -136,7 +136,7 @@ beforeAll(async () => {
     entityName: comparison.data[0]?.entity_name ?? 'Harbor Growth Fund LP',
     accountCode: comparison.data[0]?.account_code ?? 'ACC-1001',
     // The error table, and graphql-yoga's own codes for requests it refuses before execution (src/errors.ts maps them to 400).
-    codes: new Set([...Object.keys(HTTP_STATUS_BY_CODE), 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE']),
+    codes: new Set([...Object.keys(HTTP_STATUS_BY_CODE), ...Object.keys(GRAPHQL_PROTOCOL_CODES)]),
   };
   console.log(`fuzz: service started in ${((t1 - setupStarted) / 1000).toFixed(1)} s, records ${((t2 - t1) / 1000).toFixed(1)} s, sample files ${((t3 - t2) / 1000).toFixed(1)} s, the rest ${((Date.now() - t3) / 1000).toFixed(1)} s`);
 }, 180_000);
