@@ -480,8 +480,6 @@ function newsReference(article: CollectedNews): SourceReference {
 
 import { plural } from '../util/plural.ts';
 
-export { plural };
-
 /** "Nov 18" in UTC, independent of the machine's locale and time zone. */
 export function shortDate(date: Date): string {
   const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];

@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserAvailable, launchBrowser, signInToDashboard } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { createUser, type TestUser } from '../helpers/fixtures.ts';
+import { createAccessToken, createUser, type TestUser } from '../helpers/fixtures.ts';
 
 /** A static "app" on its own origin (another port of the same host: same-site, so the session cookie goes with credentials), an empty page whose script the test runs with page.evaluate. */
 function appServer(): Promise<{ origin: string; close: () => Promise<void> }> {
@@ -38,7 +38,7 @@ beforeAll(async () => {
   [allowed, refused, browser] = await Promise.all([appServer(), appServer(), launchBrowser()]);
   api = await startTestServer({ CORS_ORIGINS: allowed.origin });
   user = await createUser(api.services, { scopes: ['read:workspace', 'write:workspace'], role: 'member' });
-  token = (await api.services.apiKeys.create({ userId: user.userId, name: 'rpc', scopes: ['read:workspace', 'write:workspace'], kind: 'access_token' })).secret;
+  token = await createAccessToken(api.services, user.userId);
 }, 120_000);
 afterAll(async () => {
   await browser?.close();

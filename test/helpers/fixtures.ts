@@ -68,3 +68,8 @@ export async function signInCookie(baseUrl: string, user: Pick<TestUser, 'email'
   if (!cookie) throw new Error('sign-in set no sso_token cookie');
   return cookie.split(';')[0];
 }
+
+/** A personal access token (the MCP endpoint's credential) for a user; returns its secret. */
+export async function createAccessToken(services: Services, userId: string, scopes: string[] = ['read:workspace', 'write:workspace']): Promise<string> {
+  return (await services.apiKeys.create({ userId, name: 'rpc', scopes, kind: 'access_token' })).secret;
+}

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { createUser } from '../helpers/fixtures.ts';
+import { createAccessToken, createUser } from '../helpers/fixtures.ts';
 import { TOOLS } from '../../mcp/tools.ts';
 
 let server: TestServer;
@@ -14,7 +14,7 @@ let readOnly: string;
 beforeAll(async () => {
   server = await startTestServer({});
   const user = await createUser(server.services);
-  token = (await server.services.apiKeys.create({ userId: user.userId, name: 'rpc', scopes: ['read:workspace', 'write:workspace'], kind: 'access_token' })).secret;
+  token = await createAccessToken(server.services, user.userId);
   readOnly = (await server.services.apiKeys.create({ userId: user.userId, name: 'ro', scopes: ['read:workspace'], kind: 'access_token' })).secret;
 }, 60_000);
 afterAll(async () => server?.close());
@@ -215,7 +215,7 @@ describe('MCP protocol eras', () => {
     const paged = await startTestServer({ MCP_TOOLS_PAGE_SIZE: '10' });
     onTestFinished(() => paged.close());
     const user = await createUser(paged.services);
-    const secret = (await paged.services.apiKeys.create({ userId: user.userId, name: 'rpc', scopes: ['read:workspace'], kind: 'access_token' })).secret;
+    const secret = await createAccessToken(paged.services, user.userId, ['read:workspace']);
     const names: string[] = [];
     let cursor: string | undefined;
     let pages = 0;

@@ -18,7 +18,7 @@ import {
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { createUser } from '../helpers/fixtures.ts';
+import { createAccessToken, createUser } from '../helpers/fixtures.ts';
 import { TOOLS } from '../../mcp/tools.ts';
 import { getSchema } from '../../schema/index.ts';
 
@@ -28,7 +28,7 @@ let token: string;
 beforeAll(async () => {
   server = await startTestServer({});
   const user = await createUser(server.services);
-  token = (await server.services.apiKeys.create({ userId: user.userId, name: 'rpc', scopes: ['read:workspace', 'write:workspace'], kind: 'access_token' })).secret;
+  token = await createAccessToken(server.services, user.userId);
 }, 60_000);
 afterAll(async () => server?.close());
 

@@ -4,7 +4,8 @@ import { PAGE_SIZES } from '../../../pagination.ts';
 import type { Intent } from '../intent.ts';
 import { DASHBOARD, mdLink } from '../links.ts';
 import { describeEntity, entitiesOf, resolveEntity, unresolvedWords } from './entities.ts';
-import { lacksScope, OFFLINE_LIMITS, percent, plural, type Answerer, type Asker } from './types.ts';
+import { lacksScope, OFFLINE_LIMITS, percent, type Answerer, type Asker } from './types.ts';
+import { plural } from '../../../util/plural.ts';
 
 type ComparisonsIntent = Extract<Intent, { kind: 'comparisons' }>;
 

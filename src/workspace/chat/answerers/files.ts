@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import type { Intent } from '../intent.ts';
 import { DASHBOARD, mdLink } from '../links.ts';
-import { lacksScope, OFFLINE_LIMITS, plural, type Answerer, type Asker } from './types.ts';
+import { lacksScope, OFFLINE_LIMITS, type Answerer, type Asker } from './types.ts';
+import { plural } from '../../../util/plural.ts';
 
 type FilesIntent = Extract<Intent, { kind: 'files' }>;
 

@@ -3,7 +3,8 @@ import type { NewsService } from '../../news/news-service.ts';
 import type { Intent } from '../intent.ts';
 import { DASHBOARD, isWebUrl, mdLink } from '../links.ts';
 import { cite, oneLine, quoteTitle } from '../citations.ts';
-import { OFFLINE_LIMITS, plural, type Answerer, type Asker } from './types.ts';
+import { OFFLINE_LIMITS, type Answerer, type Asker } from './types.ts';
+import { plural } from '../../../util/plural.ts';
 
 type NewsIntent = Extract<Intent, { kind: 'news' }>;
 

@@ -3,7 +3,8 @@ import type { ReturnsService } from '../../../returns/returns-service.ts';
 import type { Intent } from '../intent.ts';
 import { DASHBOARD, mdLink } from '../links.ts';
 import { describeEntity, entitiesOf, resolveEntity, unresolvedWords } from './entities.ts';
-import { lacksScope, OFFLINE_LIMITS, percent, plural, type Answerer, type Asker } from './types.ts';
+import { lacksScope, OFFLINE_LIMITS, percent, type Answerer, type Asker } from './types.ts';
+import { plural } from '../../../util/plural.ts';
 
 type ReturnsIntent = Extract<Intent, { kind: 'returns' }>;
 

@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import type { Intent } from '../intent.ts';
 import { DASHBOARD, mdLink } from '../links.ts';
-import { OFFLINE_LIMITS, plural, type Answerer, type Asker } from './types.ts';
+import { OFFLINE_LIMITS, type Answerer, type Asker } from './types.ts';
+import { plural } from '../../../util/plural.ts';
 import { cite, oneLine, quoteTitle } from '../citations.ts';
 
 type TasksIntent = Extract<Intent, { kind: 'tasks' }>;

@@ -42,6 +42,3 @@ export function humanList(items: readonly string[], conjunction: 'and' | 'or' = 
   return `${items.slice(0, -1).join(', ')} ${conjunction} ${items.at(-1)}`;
 }
 
-import { plural } from '../../../util/plural.ts';
-
-export { plural };
