@@ -7,7 +7,9 @@ export default defineConfig({
   resolve: { alias: { graphql: createRequire(import.meta.url).resolve('graphql') } },
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/helpers/build-dashboard.ts'],
+    globalSetup: ['test/helpers/build-dashboard.ts', 'test/helpers/openapi-report.ts'],
+    // Every REST response a test receives is checked against openapi.json (the issue-15 proof).
+    setupFiles: ['test/helpers/validate-rest-responses.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // expect.poll waits for a page or a worker to catch up; one second is too short on a loaded CI machine.

@@ -3,7 +3,7 @@
  * graphql-sse distinct connections, graphql-sse single connection, multipart HTTP (Apollo's
  * protocol) and WebSocket (graphql-ws), N subscribers each, one service in this process.
  *
- *   npx tsx bench/subscription-transports.ts [--subscribers 25] [--single-subscribers 1] [--step-delay 200ms]
+ *   npx tsx bench/subscription-transports.ts [--subscribers 25] [--step-delay 200ms]
  *
  * Delay of an event = the time a subscriber received it minus the event's `createdAt` (stored by
  * the statement that inserts it; same machine, same clock), for the events stored after every
@@ -22,11 +22,8 @@ import { graphql } from '../test/helpers/returns-data.ts';
 import { seedStickies } from '../src/seed/workspace-stickies.ts';
 import { seedTasks } from '../src/seed/workspace-tasks.ts';
 
-const { values } = parseArgs({ options: { subscribers: { type: 'string', default: '25' }, 'single-subscribers': { type: 'string', default: '1' }, 'step-delay': { type: 'string', default: '200ms' } } });
+const { values } = parseArgs({ options: { subscribers: { type: 'string', default: '25' }, 'step-delay': { type: 'string', default: '200ms' } } });
 const perTransport = Number(values.subscribers);
-// graphql-sse's single connection mode: more than one client of this process at once stalls after
-// the first (found with this benchmark, not yet explained), so it runs one subscriber by default.
-const singleSubscribers = Number(values['single-subscribers']);
 
 const PROGRESS = `subscription ($runId: UUID!, $after: Int) { generationProgress(runId: $runId, after: $after) {
   __typename ... on GenerationEvent { sequence agent status createdAt } } }`;
@@ -65,7 +62,9 @@ try {
   }
 
   async function viaSse(singleConnection: boolean): Promise<Received[]> {
-    const client = createSseClient({ url: `${service.url}/graphql${singleConnection ? '/stream' : ''}`, singleConnection, headers, retryAttempts: 0 });
+    // A copy per client: in single connection mode graphql-sse's client writes its stream token into
+    // the headers object it is given, so clients sharing one object would share one stream.
+    const client = createSseClient({ url: `${service.url}/graphql${singleConnection ? '/stream' : ''}`, singleConnection, headers: { ...headers }, retryAttempts: 0 });
     const { received, take } = collector();
     for await (const result of client.iterate({ query: PROGRESS, variables })) if (take((result.data as { generationProgress?: Item } | undefined)?.generationProgress)) break;
     client.dispose();
@@ -106,7 +105,7 @@ try {
   }
 
   const names = Object.keys(followers);
-  const runs = names.flatMap((name) => Array.from({ length: name === 'graphql-sse single' ? singleSubscribers : perTransport }, () => ({ name, done: followers[name]!() })));
+  const runs = names.flatMap((name) => Array.from({ length: perTransport }, () => ({ name, done: followers[name]!() })));
   const connectedAt = Date.now() + 2_000; // events stored 2 s after all subscriptions were opened
   const results = await Promise.all(runs.map(async ({ name, done }) => {
     const received = await done;
@@ -116,7 +115,7 @@ try {
   const lastSequence = Math.max(...results.flatMap((result) => result.received.map((item) => item.sequence)));
 
   const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-  console.log(`run ${runId}: ${lastSequence} events, ${perTransport} subscribers per transport (graphql-sse single: ${singleSubscribers}), step delay ${values['step-delay']}`);
+  console.log(`run ${runId}: ${lastSequence} events, ${perTransport} subscribers per transport, step delay ${values['step-delay']}`);
   console.log('transport                   subscribers  complete  delay p50   delay p99   (events stored after every subscriber connected)');
   for (const name of names) {
     const mine = results.filter((result) => result.name === name);

@@ -7,9 +7,10 @@
  * negotiation, JSON-RPC error codes); this module owns authentication, the tool table and
  * tools/list pagination.
  *
- * - Authentication: `Authorization: Bearer <personal access token>` only. Missing, malformed,
- *   unknown, revoked or expired: 401 with `WWW-Authenticate: Bearer` and `{"error": ...}`, before
- *   the body is read.
+ * - Authentication: `Authorization: Bearer` with a personal access token or an OAuth access
+ *   token issued for this endpoint by the built-in authorization server. Missing, malformed,
+ *   unknown, revoked or expired: 401 with `WWW-Authenticate: Bearer ... resource_metadata="..."`
+ *   (RFC 9728) and `{"error": ...}`, before the body is read.
  * - Origin: a browser page from another host is refused (DNS rebinding); clients that send no
  *   Origin (programs, agents) are not affected.
  * - Tools run their GraphQL operation with the token's identity (tools.ts). Unknown tool: JSON-RPC
@@ -32,6 +33,8 @@ import { portableNullable } from './portable-json-schema.ts';
 import { prepareTools, toolVariables, type PreparedTool, type ToolCatalog } from './tool-catalog.ts';
 import { AppError } from '../src/errors.ts';
 import { MAX_INPUT_DEPTH } from '../schema/input-guards.ts';
+import { mcpResource, oauthIssuer, resourceMetadataUrl } from './oauth-issuer.ts';
+import { LOOPBACK_HOSTS } from '../src/auth/oauth/redirect-uris.ts';
 
 /** JSON-RPC error code of a tool refused for want of a scope (the server-error range of JSON-RPC). */
 export const FORBIDDEN_ERROR_CODE = -32003;
@@ -40,7 +43,8 @@ interface EndpointOptions {
   services: Services;
   /** The operation pipeline every front shares. */
   operations: OperationRunner;
-  context: (req: Request) => Promise<RequestContext>;
+  /** The request's context; `resource`: this endpoint's URL, whose OAuth access tokens are accepted. */
+  context: (req: Request, resource?: string) => Promise<RequestContext>;
   version: string;
 }
 
@@ -128,21 +132,28 @@ function hasNonStringCursor(message: unknown): boolean {
 
 /** Hostnames a browser page may call us from: this machine and PUBLIC_URL's host. */
 function allowedHosts(services: Services): string[] {
-  const hosts = ['localhost', '127.0.0.1', '[::1]'];
+  const hosts = [...LOOPBACK_HOSTS];
   if (services.config.publicUrl) hosts.push(new URL(services.config.publicUrl).hostname);
   // Pages of the origins given CORS access (CORS_ORIGINS) may call every front, this one included.
   for (const origin of services.config.cors.origins) hosts.push(new URL(origin).hostname);
   return hosts;
 }
 
-function bearerAuth({ context }: EndpointOptions): RequestHandler {
+/**
+ * A personal access token, or an OAuth access token issued for this endpoint (the built-in
+ * authorization server, server/http/oauth). A refusal's challenge names the protected-resource
+ * metadata (RFC 9728 §5.1), where an OAuth client finds the authorization server.
+ */
+function bearerAuth({ context, services }: EndpointOptions): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
+      const issuer = oauthIssuer(services, req);
       const token = bearerToken(req.headers);
-      if (!token) return refuse(res, 'Missing bearer token: send Authorization: Bearer <access token>');
-      const ctx = await context(req);
-      if (ctx.viewer?.credential.kind !== 'access_token') return refuse(res, 'Invalid or expired access token');
-      const auth: AuthInfo = { token, clientId: ctx.viewer.user.id, scopes: [...ctx.viewer.scopes], extra: { ctx } };
+      if (!token) return refuse(res, issuer, 'Missing bearer token: send Authorization: Bearer <access token>');
+      const ctx = await context(req, issuer === null ? undefined : mcpResource(issuer));
+      const kind = ctx.viewer?.credential.kind;
+      if (kind !== 'access_token' && kind !== 'oauth_token') return refuse(res, issuer, 'Invalid or expired access token');
+      const auth: AuthInfo = { token, clientId: ctx.viewer!.user.id, scopes: [...ctx.viewer!.scopes], extra: { ctx } };
       (req as Request & { auth?: AuthInfo }).auth = auth;
       next();
     } catch (error) {
@@ -151,8 +162,9 @@ function bearerAuth({ context }: EndpointOptions): RequestHandler {
   };
 }
 
-function refuse(res: Response, message: string): void {
-  res.status(401).set('WWW-Authenticate', 'Bearer realm="gateway", error="invalid_token"').json({ error: message });
+function refuse(res: Response, issuer: string | null, message: string): void {
+  const metadata = issuer === null ? '' : `, resource_metadata="${resourceMetadataUrl(issuer)}"`;
+  res.status(401).set('WWW-Authenticate', `Bearer realm="gateway", error="invalid_token"${metadata}`).json({ error: message });
 }
 
 function buildServer(options: EndpointOptions, catalog: ToolCatalog, listing: ToolListing, authInfo: AuthInfo | undefined): McpServer {

@@ -32,12 +32,17 @@ interface RouteBase {
   unavailable?: RestResponse;
   /** One line for the README / OpenAPI summary. */
   summary: string;
+  /**
+   * The external service the operation may call when one is configured: its failure is 502, its
+   * silence past the timeout 504 (documented in the OpenAPI document).
+   */
+  upstream?: string;
 }
 
 /** A route answered with one JSON body. */
 export interface JsonRoute extends RouteBase {
   /** Turns the operation's data into the response body. */
-  respond: (data: Record<string, unknown>) => RestResponse;
+  respond: Responder;
   stream?: never;
 }
 
@@ -95,19 +100,40 @@ export interface RestResponse {
   body: unknown;
 }
 
-export type Responder = JsonRoute['respond'];
+/**
+ * What a responder makes of the operation's data, as data, so the OpenAPI document (openapi/)
+ * can describe the body without running it.
+ */
+export type ResponseShape =
+  | { kind: 'single' | 'list' | 'array'; field: string }
+  | { kind: 'bare'; field: string; statuses: number[] }
+  | { kind: 'empty' };
+
+export type Responder = ((data: Record<string, unknown>) => RestResponse) & { shape: ResponseShape };
+
+function responder(shape: ResponseShape, respond: (data: Record<string, unknown>) => RestResponse): Responder {
+  return Object.assign(respond, { shape });
+}
+
+/** The routes of a module whose operations call `upstream` (see RouteBase.upstream). */
+export function withUpstream(upstream: string, routes: RestRoute[]): RestRoute[] {
+  return routes.map((route) => ({ ...route, upstream }));
+}
 
 /** `{"data": {...}}`: a single record. */
 export function single(field: string): Responder {
-  return (data) => ({ body: { data: snakeKeys(data[field]) } });
+  return responder({ kind: 'single', field }, (data) => ({ body: { data: snakeKeys(data[field]) } }));
 }
 
-/** The value itself, snake_cased (for bodies the spec fixes, like `{"status": "healthy"}`). */
-export function bare(field: string, status?: (value: Record<string, unknown>) => number): Responder {
-  return (data) => {
+/**
+ * The value itself, snake_cased (for bodies the spec fixes, like `{"status": "healthy"}`);
+ * `status` picks the answer's status from the value (`statuses`: every one it can pick).
+ */
+export function bare(field: string, status?: { statuses: number[]; of: (value: Record<string, unknown>) => number }): Responder {
+  return responder({ kind: 'bare', field, statuses: status?.statuses ?? [200] }, (data) => {
     const value = data[field] as Record<string, unknown>;
-    return { status: status?.(value), body: snakeKeys(value) };
-  };
+    return { status: status?.of(value), body: snakeKeys(value) };
+  });
 }
 
 interface Connection {
@@ -123,17 +149,19 @@ export function connectionPage(data: Record<string, unknown>, field: string): { 
 
 /** `{"data": [...], "pagination": {...}}`: a page of a list. */
 export function list(field: string): Responder {
-  return (data) => {
+  return responder({ kind: 'list', field }, (data) => {
     const page = connectionPage(data, field);
     return { body: { data: page.rows.map(snakeKeys), pagination: { has_more: page.nextCursor !== null, next_cursor: page.nextCursor } } };
-  };
+  });
 }
 
 /** `{"data": [...]}` for a short list that never pages. */
 export function array(field: string): Responder {
-  return (data) => ({ body: { data: snakeKeys(data[field]) } });
+  return responder({ kind: 'array', field }, (data) => ({ body: { data: snakeKeys(data[field]) } }));
 }
 
+/** 204 without a body. */
+export const noContent: Responder = responder({ kind: 'empty' }, () => ({ status: 204, body: null }));
 
 export function camelName(name: string): string {
   return name.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());

@@ -27,8 +27,8 @@ import type { VariableSpec } from './params.ts';
 
 export type JsonSchema = { [key: string]: unknown };
 
-/** How each custom scalar reads in JSON Schema (built-ins below). */
-const SCALARS: Record<string, JsonSchema> = {
+/** How each scalar reads in JSON Schema (the OpenAPI response schemas read it too). */
+export const SCALARS: Record<string, JsonSchema> = {
   String: { type: 'string' },
   ID: { type: 'string' },
   Boolean: { type: 'boolean' },

@@ -2,6 +2,7 @@ import { lexicographicSortSchema, type GraphQLSchema } from 'graphql';
 import { builder } from './builder.ts';
 import './scalars.ts';
 import './viewer.ts';
+import './connected-apps.ts';
 import './health.ts';
 import './returns.ts';
 import './storage.ts';

@@ -98,7 +98,7 @@ const CREDENTIALS: CredentialNames[] = [
 ];
 
 /** Keys and tokens are managed from a signed-in browser session: a key must not be able to mint keys. */
-function requireSession(ctx: RequestContext, label: string) {
+export function requireSession(ctx: RequestContext, label: string) {
   const viewer = requireViewer(ctx);
   if (viewer.credential.kind !== 'session') throw new AppError('FORBIDDEN', `${capitalise(label)}s can only be managed from a signed-in session`);
   return viewer;

@@ -15,10 +15,14 @@ export const dashboardRoot = path.join(repoRoot, 'dashboard');
 export const dashboardDist = path.join(dashboardRoot, 'dist');
 const stampFile = path.join(dashboardDist, '.source-hash');
 
+/** Service modules the dashboard bundles (facts stated once, on the service's side). */
+const SHARED_SOURCES = ['src/auth/scopes.ts'];
+
 /** A hash of everything the bundle is made from: the sources, the config and the locked versions. */
 function sourceHash(): string {
   const hash = createHash('sha256');
-  const files = [path.join(repoRoot, 'package-lock.json'), ...listFiles(dashboardRoot)].sort();
+  const shared = SHARED_SOURCES.map((file) => path.join(repoRoot, file));
+  const files = [path.join(repoRoot, 'package-lock.json'), ...shared, ...listFiles(dashboardRoot)].sort();
   for (const file of files) {
     hash.update(path.relative(repoRoot, file)).update('\0');
     hash.update(fs.readFileSync(file)).update('\0');

@@ -9,6 +9,7 @@ import { openDatabase, type Database } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
 import type { Services } from '../src/services.ts';
 import { ApiKeyService } from '../src/auth/api-keys.ts';
+import { OAuthService } from '../src/auth/oauth/oauth-service.ts';
 import { SessionTokens } from '../src/auth/sessions.ts';
 import { OrganizationService } from '../src/organizations.ts';
 import { createRateLimitStore } from '../src/ratelimit/rate-limiter.ts';
@@ -114,12 +115,13 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
       login: { points: config.rateLimits.loginPerMinute, windowSeconds: 60 },
       chat: { points: config.rateLimits.chatPerMinute, windowSeconds: 60 },
       generate: { points: config.rateLimits.generatePerMinute, windowSeconds: 60 },
+      oauth: { points: config.rateLimits.oauthPerMinute, windowSeconds: 60 },
     },
     { redis, keyPrefix: config.rateLimits.keyPrefix, log: log.child({ component: 'ratelimit' }) },
   );
   const startedAt = new Date();
   const pubsub: PubSub = redis ? new RedisPubSub(redis, log.child({ component: 'pubsub' })) : new MemoryPubSub();
-  const ingest = new IngestService({ pool: db.pool, blobs, log: log.child({ component: 'ingest' }), analyzeAfterLoad: db.kind === 'pglite' });
+  const ingest = new IngestService({ pool: db.pool, blobs, log: log.child({ component: 'ingest' }), analyzeAfterRows: db.kind === 'pglite' ? 0 : config.ingest.analyzeAfterRows });
   const workspace = {
     links: new LinkService(prisma),
     news: new NewsService(prisma),
@@ -136,6 +138,7 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     startedAt,
     version: VERSION,
     apiKeys: new ApiKeyService(prisma, config.auth.maxActiveCredentials),
+    oauth: new OAuthService(prisma),
     sessions: new SessionTokens(config.auth, config.dataDir),
     organizations: new OrganizationService(prisma),
     rateLimits,

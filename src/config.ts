@@ -58,6 +58,8 @@ const envSchema = z.object({
   RATE_LIMIT_RETURNS_PER_MINUTE: z.coerce.number().int().positive().default(100),
   RATE_LIMIT_UPLOAD_PER_MINUTE: z.coerce.number().int().positive().default(10),
   LOGIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  /** Requests to the OAuth endpoints (register, authorize, token, revoke) per client address or user per minute. */
+  OAUTH_REQUESTS_PER_MINUTE: z.coerce.number().int().positive().default(30),
   RATE_LIMIT_CHAT_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /** Namespace of the counters in Redis; instances sharing a budget share the prefix. */
   RATE_LIMIT_KEY_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/).default('rl'),
@@ -67,6 +69,11 @@ const envSchema = z.object({
   SELF_TEST_ENABLED: booleanString.default(true),
   WORKER_ENABLED: booleanString.default(true),
   WORKER_POLL_INTERVAL: durationMs.default(parseDuration('1s')),
+  /**
+   * On PostgreSQL, refresh planner statistics (ANALYZE) after an uploaded file of at least this
+   * many rows is loaded (the embedded database, which has no autovacuum, does it after every file).
+   */
+  ANALYZE_AFTER_ROWS: z.coerce.number().int().min(0).default(5000),
   /** A running job whose lock was not renewed for this long is taken over (renewed and swept every fifth of it). */
   JOB_STALE_AFTER: durationMs.refine((ms) => ms >= 1000, 'must be at least 1s').default(parseDuration('15s')),
   SHUTDOWN_TIMEOUT: durationMs.default(parseDuration('25s')),
@@ -171,12 +178,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       uploadPerMinute: raw.RATE_LIMIT_UPLOAD_PER_MINUTE,
       keyPrefix: raw.RATE_LIMIT_KEY_PREFIX,
       loginPerMinute: raw.LOGIN_ATTEMPTS_PER_MINUTE,
+      oauthPerMinute: raw.OAUTH_REQUESTS_PER_MINUTE,
       chatPerMinute: raw.RATE_LIMIT_CHAT_PER_MINUTE,
       generatePerMinute: raw.RATE_LIMIT_GENERATE_PER_MINUTE,
     },
     comparison: { matchBps: raw.COMPARISON_MATCH_BPS, reviewBps: raw.COMPARISON_REVIEW_BPS },
     selfTest: { cron: raw.SELF_TEST_CRON, enabled: raw.SELF_TEST_ENABLED },
     worker: { enabled: raw.WORKER_ENABLED, pollIntervalMs: raw.WORKER_POLL_INTERVAL, staleAfterMs: raw.JOB_STALE_AFTER },
+    ingest: { analyzeAfterRows: raw.ANALYZE_AFTER_ROWS },
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT,
     cors: { origins: raw.CORS_ORIGINS },
     mcp: { toolsPageSize: raw.MCP_TOOLS_PAGE_SIZE },

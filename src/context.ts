@@ -1,13 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from './log.ts';
 import type { Services } from './services.ts';
-import { secretKind, type ApiKeyOwner } from './auth/api-keys.ts';
+import { secretKind, type ApiKeyOwner, type VerifiedKey } from './auth/api-keys.ts';
+import { isOAuthAccessToken } from './auth/oauth/oauth-service.ts';
 import { grants, scopesForRole, type Scope } from './auth/scopes.ts';
 import { RequestBudgets } from './ratelimit/rate-limiter.ts';
 import { findSessionUser, SESSION_COOKIE } from './auth/sessions.ts';
 import { AppError, MESSAGES } from './errors.ts';
 
-export type CredentialKind = 'api_key' | 'session' | 'access_token';
+/** `oauth_token`: an access token of the built-in OAuth server, valid only at the resource it names (the MCP endpoint). */
+export type CredentialKind = 'api_key' | 'session' | 'access_token' | 'oauth_token';
 
 export interface Viewer {
   user: ApiKeyOwner;
@@ -15,6 +17,8 @@ export interface Viewer {
   credential: { kind: CredentialKind; id: string };
   /** For a session credential: when the session token expires (null: it has no expiry). */
   session?: { expiresAt: Date | null };
+  /** The user's organizations, when the credential check read them already (API keys, access tokens). */
+  organizationIds?: ReadonlySet<string>;
 }
 
 /** What a request presented that did not authenticate it (decides the 401 message). */
@@ -38,10 +42,15 @@ export interface RequestInfo {
   headers: IncomingHttpHeaders;
   clientAddress: string;
   log: Logger;
+  /**
+   * The protected resource this request is addressed to (the MCP endpoint's URL), when it is
+   * one: OAuth access tokens are accepted only where they were issued for.
+   */
+  resource?: string;
 }
 
 export async function createContext(services: Services, request: RequestInfo): Promise<RequestContext> {
-  const { viewer, problem } = await authenticate(services, request.headers);
+  const { viewer, problem } = await authenticate(services, request.headers, request.resource);
   let memberships: Promise<ReadonlySet<string>> | undefined;
   const log = viewer ? request.log.child({ userId: viewer.user.id, credential: viewer.credential.kind }) : request.log;
   return {
@@ -55,7 +64,7 @@ export async function createContext(services: Services, request: RequestInfo): P
       viewer ? `${viewer.credential.kind}:${viewer.credential.id}` : `ip:${request.clientAddress}`,
     ),
     organizationIds() {
-      memberships ??= viewer ? services.organizations.membershipIds(viewer.user.id) : Promise.resolve(new Set<string>());
+      memberships ??= viewer ? (viewer.organizationIds ? Promise.resolve(viewer.organizationIds) : services.organizations.membershipIds(viewer.user.id)) : Promise.resolve(new Set<string>());
       return memberships;
     },
   };
@@ -63,11 +72,11 @@ export async function createContext(services: Services, request: RequestInfo): P
 
 /**
  * Credentials in order of precedence: `x-api-key` (an API key), then `Authorization: Bearer` (a
- * personal access token, an API key, or a session token), then the
- * `sso_token` cookie. A credential that is present but invalid is never skipped in favour of
+ * personal access token, an API key, an OAuth access token at the resource it was issued for,
+ * or a session token), then the `sso_token` cookie. A credential that is present but invalid is never skipped in favour of
  * the next one: the request is unauthenticated and says why.
  */
-export async function authenticate(services: Services, headers: IncomingHttpHeaders): Promise<{ viewer: Viewer | null; problem: CredentialProblem }> {
+export async function authenticate(services: Services, headers: IncomingHttpHeaders, resource?: string): Promise<{ viewer: Viewer | null; problem: CredentialProblem }> {
   const apiKey = single(headers['x-api-key']);
   if (apiKey !== undefined) {
     // Access tokens are bearer credentials: in x-api-key they are refused like any bad key (and
@@ -75,13 +84,18 @@ export async function authenticate(services: Services, headers: IncomingHttpHead
     if (secretKind(apiKey.trim()) !== 'api_key') return { viewer: null, problem: 'invalid_api_key' };
     const verified = await services.apiKeys.verify(apiKey.trim());
     if (!verified) return { viewer: null, problem: 'invalid_api_key' };
-    return { viewer: { user: verified.owner, scopes: new Set(verified.scopes), credential: { kind: 'api_key', id: verified.keyId } }, problem: null };
+    return { viewer: keyViewer(verified), problem: null };
   }
   const bearer = bearerToken(headers);
   if (bearer !== undefined) {
+    if (isOAuthAccessToken(bearer)) {
+      const granted = resource === undefined ? null : await services.oauth.verifyAccessToken(bearer, resource);
+      if (!granted) return { viewer: null, problem: 'invalid_api_key' };
+      return { viewer: { user: granted.user, scopes: new Set(granted.scopes), credential: { kind: 'oauth_token', id: granted.grantId } }, problem: null };
+    }
     // A personal access token, or an API key sent as a bearer token by a script.
     const verified = await services.apiKeys.verify(bearer);
-    if (verified) return { viewer: { user: verified.owner, scopes: new Set(verified.scopes), credential: { kind: verified.kind, id: verified.keyId } }, problem: null };
+    if (verified) return { viewer: keyViewer(verified), problem: null };
     const session = await sessionViewer(services, bearer);
     return session ? { viewer: session, problem: null } : { viewer: null, problem: 'invalid_api_key' };
   }
@@ -91,6 +105,10 @@ export async function authenticate(services: Services, headers: IncomingHttpHead
     return session ? { viewer: session, problem: null } : { viewer: null, problem: 'invalid_session' };
   }
   return { viewer: null, problem: null };
+}
+
+function keyViewer(verified: VerifiedKey): Viewer {
+  return { user: verified.owner, scopes: new Set(verified.scopes), credential: { kind: verified.kind, id: verified.keyId }, organizationIds: verified.organizationIds };
 }
 
 /** A valid session token that has not been signed out, and a user it names. */

@@ -3,6 +3,7 @@ import type { Logger } from './log.ts';
 import type { Database } from './db/database.ts';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import type { ApiKeyService } from './auth/api-keys.ts';
+import type { OAuthService } from './auth/oauth/oauth-service.ts';
 import type { SessionTokens } from './auth/sessions.ts';
 import type { OrganizationService } from './organizations.ts';
 import type { RateLimitStore } from './ratelimit/rate-limiter.ts';
@@ -35,6 +36,8 @@ export interface Services {
   startedAt: Date;
   version: string;
   apiKeys: ApiKeyService;
+  /** The MCP endpoint's built-in OAuth 2.1 authorization server. */
+  oauth: OAuthService;
   sessions: SessionTokens;
   organizations: OrganizationService;
   rateLimits: RateLimitStore;

@@ -25,6 +25,9 @@ const pages: { path: string; label: string; group: string; page: LazyPage }[] = 
   { path: '/settings', label: 'API keys & tokens', group: 'Service', page: lazyPage(() => import('./pages/settings.tsx')) },
 ];
 
+/** Pages the service serves itself (not hash routes): a full navigation away from the dashboard. */
+const serviceLinks: { href: string; label: string; group: string }[] = [{ href: '/api-docs', label: 'API reference', group: 'Service' }];
+
 export function App() {
   return (
     <Router hook={useHashLocation}>
@@ -106,6 +109,15 @@ function Shell() {
                     <Link href={p.path} className={isCurrent(location, p.path) ? 'nav-link active' : 'nav-link'} aria-current={isCurrent(location, p.path) ? 'page' : undefined}>
                       {p.label}
                     </Link>
+                  </li>
+                ))}
+              {serviceLinks
+                .filter((l) => l.group === group)
+                .map((l) => (
+                  <li key={l.href}>
+                    <a href={l.href} className="nav-link">
+                      {l.label}
+                    </a>
                   </li>
                 ))}
             </ul>

@@ -1,7 +1,7 @@
-import { bare, type RestRoute } from '../route.ts';
+import { bare, type RestRoute, withUpstream } from '../route.ts';
 
 /** docs/spec/workspace-service.md: chat. The answer is exactly `{"message": {"role": "assistant", "content": "..."}}`. */
-export const chatRoutes: RestRoute[] = [
+export const chatRoutes: RestRoute[] = withUpstream('the chat model (CHAT_API_URL)', [
   {
     method: 'POST',
     path: '/api/chat',
@@ -10,4 +10,4 @@ export const chatRoutes: RestRoute[] = [
     operation: `mutation Chat($messages: [ChatMessageInput!]!) { chat(messages: $messages) { message { role content } } }`,
     respond: bare('chat'),
   },
-];
+]);

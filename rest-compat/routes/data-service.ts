@@ -16,7 +16,7 @@ const healthRoute = (path: string): RestRoute => ({
   path,
   summary: 'Liveness; `?detailed=true` adds database, storage and job queue (503 when a dependency is down).',
   operation: `query Health($detailed: Boolean! = false) { health(detailed: $detailed) { ${HEALTH_FIELDS} } }`,
-  respond: bare('health', (health) => (health.status === 'healthy' ? 200 : 503)),
+  respond: bare('health', { statuses: [200, 503], of: (health) => (health.status === 'healthy' ? 200 : 503) }),
   unavailable: { status: 503, body: { status: 'unhealthy', checks: { database: { status: 'down', error: 'unavailable' } } } },
 });
 

@@ -1,10 +1,7 @@
-import { array, list, single, type Responder, type RestRoute } from '../route.ts';
+import { array, list, noContent, single, type RestRoute } from '../route.ts';
 
 const LINK_FIELDS = 'id url title folderId tags starred createdAt updatedAt';
 const FOLDER_FIELDS = 'id name linkCount createdAt updatedAt';
-
-/** 204 with no body (hard deletes). */
-const noContent: Responder = () => ({ status: 204, body: null });
 
 /**
  * docs/spec/workspace-service.md: links and folders.

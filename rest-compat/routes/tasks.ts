@@ -1,10 +1,10 @@
-import { list, single, type RestRoute } from '../route.ts';
+import { list, single, type RestRoute, withUpstream } from '../route.ts';
 
 const TASK_FIELDS = 'id title description status priority assignee dueDate labels createdAt updatedAt completedAt';
 const COMMENT_FIELDS = 'id authorId authorName body createdAt';
 
 /** docs/spec/workspace-service.md: tasks (project management), from the configured task provider. */
-export const tasksRoutes: RestRoute[] = [
+export const tasksRoutes: RestRoute[] = withUpstream('the project-management tool (PM_API_URL)', [
   {
     method: 'GET',
     path: '/api/pm/tasks',
@@ -52,4 +52,4 @@ export const tasksRoutes: RestRoute[] = [
     operation: `mutation AddTaskComment($id: UUID!, $body: String!) { addTaskComment(input: { taskId: $id, body: $body }) { ${COMMENT_FIELDS} } }`,
     respond: single('addTaskComment'),
   },
-];
+]);

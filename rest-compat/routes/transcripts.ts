@@ -1,9 +1,9 @@
-import { list, single, type RestRoute } from '../route.ts';
+import { list, single, type RestRoute, withUpstream } from '../route.ts';
 
 const SUMMARY_FIELDS = 'id title occurredAt durationSeconds participants sentenceCount';
 
 /** docs/spec/workspace-service.md: transcripts, from the configured provider (builtin or http). */
-export const transcriptsRoutes: RestRoute[] = [
+export const transcriptsRoutes: RestRoute[] = withUpstream('the transcript service (TRANSCRIPT_API_URL)', [
   {
     method: 'GET',
     path: '/api/transcripts',
@@ -24,4 +24,4 @@ export const transcriptsRoutes: RestRoute[] = [
       transcript(id: $id) { ${SUMMARY_FIELDS} sentences { speaker text startSeconds endSeconds } } }`,
     respond: single('transcript'),
   },
-];
+]);

@@ -127,7 +127,7 @@ export function safeNext(value: unknown): string {
   return typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !value.includes('\\') ? value : '/';
 }
 
-function sendPage(res: Response, status: number, html: string): void {
+export function sendPage(res: Response, status: number, html: string): void {
   res.status(status).type('html').setHeader('Cache-Control', 'no-store').send(html);
 }
 
@@ -136,24 +136,37 @@ export function escapeHtml(text: string): string {
 }
 
 function loginForm(next: string, email = '', error?: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Sign in</title>
-<link rel="icon" href="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'%3E%3Crect width='32' height='32' rx='7' fill='%232450d6'/%3E%3Cpath d='M9 22l5-6 4 3 5-8' stroke='white' stroke-width='3' fill='none' stroke-linecap='round' stroke-linejoin='round'/%3E%3C/svg%3E">
-<style>
-  body{font-family:system-ui,sans-serif;background:#f4f5f7;color:#1d2433;display:grid;place-items:center;min-height:100vh;margin:0}
-  form{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0001;width:min(22rem,90vw);display:grid;gap:.9rem}
-  h1{font-size:1.3rem;margin:0 0 .3rem} label{display:grid;gap:.3rem;font-size:.9rem}
-  input{font:inherit;padding:.55rem .7rem;border:1px solid #b8bfcc;border-radius:8px}
-  button{font:inherit;padding:.6rem;border:0;border-radius:8px;background:#2450d6;color:#fff;cursor:pointer}
-  .error{color:#a4161a;margin:0} button:focus-visible,input:focus-visible{outline:3px solid #7aa2ff}
-</style></head><body>
-<form method="post" action="/login">
+  return htmlPage(
+    'Sign in',
+    `<form method="post" action="/login">
   <h1>Sign in</h1>
   ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
   <label>Email <input name="email" type="email" autocomplete="username" required value="${escapeHtml(email)}"></label>
   <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
   <input type="hidden" name="next" value="${escapeHtml(next)}">
   <button type="submit">Sign in</button>
-</form></body></html>`;
+</form>`,
+  );
+}
+
+/** A small page in the sign-in page's look (sign-in, OAuth consent): `body` is trusted HTML. */
+export function htmlPage(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'%3E%3Crect width='32' height='32' rx='7' fill='%232450d6'/%3E%3Cpath d='M9 22l5-6 4 3 5-8' stroke='white' stroke-width='3' fill='none' stroke-linecap='round' stroke-linejoin='round'/%3E%3C/svg%3E">
+<style>
+  body{font-family:system-ui,sans-serif;background:#f4f5f7;color:#1d2433;display:grid;place-items:center;min-height:100vh;margin:0}
+  form,main{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0001;width:min(26rem,90vw);display:grid;gap:.9rem}
+  h1{font-size:1.3rem;margin:0 0 .3rem} label{display:grid;gap:.3rem;font-size:.9rem}
+  input{font:inherit;padding:.55rem .7rem;border:1px solid #b8bfcc;border-radius:8px}
+  button{font:inherit;padding:.6rem;border:0;border-radius:8px;background:#2450d6;color:#fff;cursor:pointer}
+  button.secondary{background:#fff;color:#1d2433;border:1px solid #b8bfcc}
+  fieldset{border:1px solid #d5dae3;border-radius:8px;display:grid;gap:.5rem;padding:.8rem}
+  label.choice{display:flex;gap:.5rem;align-items:flex-start} label.choice input{margin-top:.2rem}
+  .hint{color:#4a5468;font-size:.85rem;margin:0} .actions{display:flex;gap:.6rem} .actions button{flex:1}
+  .error{color:#a4161a;margin:0} button:focus-visible,input:focus-visible{outline:3px solid #7aa2ff}
+</style></head><body>
+${body}
+</body></html>`;
 }

@@ -12,6 +12,9 @@ import { authPages } from './auth-pages.ts';
 import { dashboardRoutes, wantsHtml } from './dashboard.ts';
 import { graphqlEndpoint } from './graphql.ts';
 import { mcpEndpoint } from '../../mcp/mcp-endpoint.ts';
+import { authorizationServer } from './oauth/authorization-server.ts';
+import { openApiRoutes } from './openapi.ts';
+import { apiReferenceRoutes } from './api-reference.ts';
 
 /** The HTTP surface: REST routes, /graphql, the sign-in pages and the web dashboard. */
 export function createHttpApp(services: Services, lifecycle: { stopping: boolean } = { stopping: false }) {
@@ -30,17 +33,22 @@ export function createHttpApp(services: Services, lifecycle: { stopping: boolean
     }) as typeof res.writeHead;
     next();
   });
+  // The MCP endpoint's OAuth server: its script-facing endpoints hold no ambient credential and
+  // are open to any origin, so it answers before the credentialed CORS policy and CSRF check.
+  app.use(authorizationServer(services));
   app.use(corsPolicy(services.config.cors.origins));
   app.use(csrfProtection(services.config.cors.origins));
 
   app.use(authPages(services));
+  app.use(openApiRoutes());
+  app.use(apiReferenceRoutes());
   // One pipeline: /graphql is built on it, and REST and MCP run their operations through it.
   const graphql = graphqlEndpoint(services);
   // The WebSocket transport (server/app.ts attaches it to the HTTP server) runs the same pipeline.
   app.locals.getEnveloped = graphql.getEnveloped;
   app.use('/graphql', graphql.handler);
   // The spec's JSON-RPC tool endpoint, an MCP server (reads its own body: no JSON parser before it).
-  app.all('/api/service', ...mcpEndpoint({ services, operations: graphql.operations, context: (req) => contextFor(services, req), version: services.version }));
+  app.all('/api/service', ...mcpEndpoint({ services, operations: graphql.operations, context: (req, resource) => contextFor(services, req, resource), version: services.version }));
   app.use(
     createRestRouter({
       routes: restRoutes,

@@ -33,8 +33,12 @@ export function requestLog(req: Request): Logger {
   return found;
 }
 
-/** The request's context, created on first use and shared by every front that serves it. */
-export function contextFor(services: Services, req: Request): Promise<RequestContext> {
+/**
+ * The request's context, created on first use and shared by every front that serves it.
+ * `resource`: the protected resource the request is addressed to (the MCP endpoint), whose
+ * OAuth access tokens are then accepted.
+ */
+export function contextFor(services: Services, req: Request, resource?: string): Promise<RequestContext> {
   let context = contexts.get(req);
   if (!context) {
     const log = requestLog(req);
@@ -43,6 +47,7 @@ export function contextFor(services: Services, req: Request): Promise<RequestCon
       headers: req.headers,
       clientAddress: req.socket.remoteAddress ?? 'unknown',
       log,
+      resource,
     });
     contexts.set(req, context);
   }

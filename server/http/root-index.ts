@@ -10,6 +10,10 @@ export interface RootIndex {
   dashboard: string;
   graphql: string;
   health: string;
+  /** The REST layer's OpenAPI 3.1 document (also as YAML at /openapi.yaml). */
+  openapi: string;
+  /** The REST API reference page, rendered from that document. */
+  api_reference: string;
   docs: string;
   authentication: { header: string; example: string; how_to_get_a_key: string };
 }
@@ -22,6 +26,8 @@ export function rootIndex(version: string): RootIndex {
     dashboard: '/ (open it in a browser; you will be asked to sign in)',
     graphql: '/graphql',
     health: '/health',
+    openapi: '/openapi.json',
+    api_reference: '/api-docs',
     docs: 'docs/rest.md in the repository (REST endpoints), docs/graphql.md (GraphQL), docs/authentication.md (keys and scopes)',
     authentication: {
       header: 'X-API-Key',

@@ -50,6 +50,8 @@ export interface VerifiedKey {
   kind: CredentialSecretKind;
   scopes: Scope[];
   owner: ApiKeyOwner;
+  /** The owner's organizations, read with the key. */
+  organizationIds: ReadonlySet<string>;
 }
 
 export function generateKeySecret(kind: CredentialSecretKind = 'api_key'): string {
@@ -122,11 +124,20 @@ export class ApiKeyService {
     return this.prisma.apiKey.findMany({ where: { userId, kind }, orderBy: { createdAt: 'desc' } });
   }
 
-  /** The key's owner and scopes, or null for a malformed, unknown, revoked or expired key. */
+  /**
+   * The key's owner, scopes and the owner's organizations, or null for a malformed, unknown,
+   * revoked or expired key. One statement reads key, user and memberships (the request needs all
+   * three); nothing is cached, so a revoked key is refused on its next request.
+   */
   async verify(secret: string, now = new Date()): Promise<VerifiedKey | null> {
     const kind = secretKind(secret);
     if (!kind) return null;
-    const key = await this.prisma.apiKey.findUnique({ where: { prefix: keyPrefix(secret) }, include: { user: true } });
+    const [key] = await this.prisma.$queryRaw<KeyRow[]>`
+      SELECT k.id, k.kind::text AS kind, k."secretHash", k.scopes, k."expiresAt", k."revokedAt", k."lastUsedAt",
+             u.id AS "userId", u.email, u.name, u.role::text AS role,
+             ARRAY(SELECT m."orgId"::text FROM "Membership" m WHERE m."userId" = u.id) AS "orgIds"
+        FROM "ApiKey" k JOIN "User" u ON u.id = k."userId"
+       WHERE k.prefix = ${keyPrefix(secret)}`;
     if (!key || key.kind !== kind) return null;
     const presented = Buffer.from(hashSecret(secret), 'hex');
     const stored = Buffer.from(key.secretHash, 'hex');
@@ -135,14 +146,29 @@ export class ApiKeyService {
     if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
       await this.prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } });
     }
-    const { user } = key;
     return {
       keyId: key.id,
       kind,
       scopes: key.scopes.filter(isScope),
-      owner: { id: user.id, email: user.email, name: user.name, role: user.role },
+      owner: { id: key.userId, email: key.email, name: key.name, role: key.role },
+      organizationIds: new Set(key.orgIds),
     };
   }
+}
+
+interface KeyRow {
+  id: string;
+  kind: string;
+  secretHash: string;
+  scopes: string[];
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  userId: string;
+  email: string;
+  name: string | null;
+  role: 'admin' | 'member';
+  orgIds: string[];
 }
 
 /** A user's keys of one kind that still work: neither revoked nor expired. */

@@ -17,3 +17,13 @@ export function grants(held: ReadonlySet<string>, required: Scope): boolean {
 export function scopesForRole(role: 'admin' | 'member'): Scope[] {
   return role === 'admin' ? [...SCOPES] : SCOPES.filter((scope) => scope !== 'admin');
 }
+
+/** What each scope lets a credential do, in words (the dashboard's forms and the OAuth consent page). */
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  'read:pnl': 'List uploaded files and read cash transactions',
+  'read:returns': 'Read return comparisons, daily returns and the benchmark',
+  'write:upload': 'Upload pnl and performance CSV files',
+  'read:workspace': 'Read your stickies, links, transcripts, tasks, news and summaries',
+  'write:workspace': 'Change your workspace, chat, and start or cancel summaries',
+  admin: 'Everything above, plus administration such as running the self-test (admins only)',
+};

@@ -115,10 +115,13 @@ export interface IngestServiceDeps {
   /** called after each batch is written, inside the load transaction (tests simulate crashes here) */
   onBatch?: (info: BatchInfo) => void | Promise<void>;
   /**
-   * Refresh planner statistics after a file is loaded. The embedded database has no autovacuum,
-   * so without it the planner keeps the row estimates of an empty database.
+   * Refresh planner statistics after a file of at least this many rows is loaded (0: after every
+   * load; undefined: never). Right after a large load the planner still has the old row estimates
+   * (or none) until autovacuum gets to the tables, and picks plans that are orders of magnitude
+   * slower; the embedded database has no autovacuum at all. ANALYZE samples a fixed number of rows
+   * per table, so it costs about the same whatever the table's size.
    */
-  analyzeAfterLoad?: boolean;
+  analyzeAfterRows?: number;
 }
 
 /** What the ingest worker needs. */
@@ -151,7 +154,7 @@ export class IngestService implements FileIngester {
   private readonly onBatch: IngestServiceDeps['onBatch'];
   private readonly recomputeWindowSize: number | undefined;
 
-  private readonly analyzeAfterLoad: boolean;
+  private readonly analyzeAfterRows: number | undefined;
 
   constructor(deps: IngestServiceDeps) {
     this.pool = deps.pool;
@@ -160,7 +163,7 @@ export class IngestService implements FileIngester {
     this.batchSize = deps.batchSize ?? 1000;
     this.onBatch = deps.onBatch;
     this.recomputeWindowSize = deps.recomputeWindowSize;
-    this.analyzeAfterLoad = deps.analyzeAfterLoad ?? false;
+    this.analyzeAfterRows = deps.analyzeAfterRows;
   }
 
   async ingestFile(fileId: string): Promise<IngestResult> {
@@ -199,8 +202,8 @@ export class IngestService implements FileIngester {
       const run = new IngestRun(client, file, { batchSize: this.batchSize, onBatch: this.onBatch, windowSize: this.recomputeWindowSize }, started);
       const result = await run.execute(this.blobs.get(file.blobKey));
       this.log.info(result, `ingest: file ${result.status}`);
-      if (result.status === 'processed' && this.analyzeAfterLoad) {
-        await client.query('ANALYZE "Entity", "Valuation", "CashTransaction", "CustodianReturn", "DailyReturn"');
+      if (result.status === 'processed' && this.analyzeAfterRows !== undefined && result.rowCount >= this.analyzeAfterRows) {
+        await this.refreshStatistics(client, fileId);
       }
       return result;
     } catch (error) {
@@ -209,6 +212,18 @@ export class IngestService implements FileIngester {
     } finally {
       // a client that failed mid-transaction is destroyed rather than reused
       client.release(broken);
+    }
+  }
+
+  /**
+   * The load has committed by now, so a failure here must not fail the job (a retry would find the
+   * file processed and skip it anyway): it is logged and autovacuum catches up later.
+   */
+  private async refreshStatistics(client: pg.PoolClient, fileId: string): Promise<void> {
+    try {
+      await client.query('ANALYZE "Entity", "Valuation", "CashTransaction", "CustodianReturn", "DailyReturn"');
+    } catch (error) {
+      this.log.warn({ fileId, err: error instanceof Error ? error.message : String(error) }, 'ingest: ANALYZE after the load failed');
     }
   }
 

@@ -11,7 +11,7 @@ export const SSE_MODES: readonly SseMode[] = ['distinct', 'single'];
 /** A graphql-sse client of the service at `baseUrl`, without silent retries (a test wants to see every failure). */
 export function sseClient(baseUrl: string, mode: SseMode, headers: Record<string, string> = {}): Client<boolean> {
   if (mode === 'single') {
-    return createClient({ url: `${baseUrl}/graphql/stream`, singleConnection: true, headers, retryAttempts: 0, lazy: true, lazyCloseTimeout: 0, fetchFn: keepingErrorBodies });
+    return createClient({ url: `${baseUrl}/graphql/stream`, singleConnection: true, headers: { ...headers }, retryAttempts: 0, lazy: true, lazyCloseTimeout: 0, fetchFn: keepingErrorBodies });
   }
   return createClient({ url: `${baseUrl}/graphql`, singleConnection: false, headers, retryAttempts: 0, fetchFn: keepingErrorBodies });
 }

@@ -8,7 +8,7 @@ import { createLogger, type Logger } from '../../src/log.ts';
 import { JobQueue } from '../../src/jobs/job-queue.ts';
 import { LocalBlobStore } from '../../src/storage/blob-store.ts';
 import { StorageService, type UploadInput } from '../../src/storage/storage-service.ts';
-import { IngestService, MAX_STORED_ROW_ERRORS, MAX_STORED_ROW_WARNINGS, type FileIngester, type IngestResult } from '../../src/ingest/ingest-service.ts';
+import { IngestService, MAX_STORED_ROW_ERRORS, MAX_STORED_ROW_WARNINGS, type FileIngester, type IngestResult, type IngestServiceDeps } from '../../src/ingest/ingest-service.ts';
 import { ingestJob } from '../../src/ingest/ingest-job.ts';
 import { JobWorker, type JobWorkerOptions } from '../../src/jobs/job-worker.ts';
 import { parsePnl, type PnlRow } from '../../src/ingest/csv-formats.ts';
@@ -338,6 +338,47 @@ describe('IngestService: pnl', () => {
     const result = await ingest.ingestFile(uploaded.id);
     expect(result.status).toBe('failed');
     expect((await storage.get(uploaded.id))!.statusDetail).toMatch(/missing from blob storage/);
+  });
+});
+
+describe('IngestService: planner statistics after large loads', () => {
+  /** The pool, recording the statements the ingest sends on its own connection. */
+  function recordingPool(statements: string[]): IngestServiceDeps['pool'] {
+    return {
+      query: db.pool.query.bind(db.pool) as IngestServiceDeps['pool']['query'],
+      connect: (async () => {
+        const client = await db.pool.connect();
+        const query = client.query.bind(client);
+        const release = client.release.bind(client);
+        client.query = ((text: unknown, ...rest: unknown[]) => {
+          if (typeof text === 'string') statements.push(text);
+          return (query as (...args: unknown[]) => unknown)(text, ...rest);
+        }) as typeof client.query;
+        client.release = ((error?: Error | boolean) => {
+          client.query = query;
+          client.release = release;
+          return release(error);
+        }) as typeof client.release;
+        return client;
+      }) as IngestServiceDeps['pool']['connect'],
+    };
+  }
+
+  it('runs ANALYZE after a file of at least analyzeAfterRows rows, not after a smaller one, and never when unset', async () => {
+    const analyzes = (statements: string[]) => statements.filter((statement) => statement.startsWith('ANALYZE')).length;
+    const cases: { analyzeAfterRows: number | undefined; expected: number }[] = [
+      { analyzeAfterRows: 33, expected: 1 }, // the sample has 33 rows
+      { analyzeAfterRows: 34, expected: 0 },
+      { analyzeAfterRows: 0, expected: 1 },
+      { analyzeAfterRows: undefined, expected: 0 },
+    ];
+    for (const { analyzeAfterRows, expected } of cases) {
+      const statements: string[] = [];
+      const service = new IngestService({ pool: recordingPool(statements), blobs, log, analyzeAfterRows });
+      const result = await uploadAndIngest(await newOrg(), sampleFile('pnl-sample.csv'), service);
+      expect(result.rowCount).toBe(33);
+      expect(analyzes(statements), `analyzeAfterRows ${analyzeAfterRows}`).toBe(expected);
+    }
   });
 });
 

@@ -292,6 +292,7 @@ const POLICIES: Record<Budget, BudgetPolicy> = {
   login: { points: 2, windowSeconds: 1 },
   chat: { points: 2, windowSeconds: 60 },
   generate: { points: 2, windowSeconds: 60 },
+  oauth: { points: 2, windowSeconds: 60 },
 };
 
 /** The same contract for both stores. */

@@ -1,4 +1,6 @@
 import { useState, type FormEvent } from 'react';
+import { SCOPE_DESCRIPTIONS } from '../../../src/auth/scopes.ts';
+import { ScopeTags } from '../components/scope-tags.tsx';
 import { useMutation, useQuery, type TypedDocumentNode } from 'urql';
 import { graphql, type ResultOf, type VariablesOf } from '../api/graphql.ts';
 import { Page, Panel } from '../components/page.tsx';
@@ -8,6 +10,7 @@ import { ConfirmButton } from '../components/confirm-button.tsx';
 import { CopyButton } from '../components/copy-button.tsx';
 import { formatDateTime } from '../components/format.ts';
 import { useViewer } from '../viewer.tsx';
+import { ConnectedAppsPanel } from './connected-apps.tsx';
 
 const ApiKeyFields = graphql(`fragment ApiKeyFields on ApiKey { id name prefix scopes createdAt lastUsedAt expiresAt revokedAt active }`);
 const AccessTokenFields = graphql(`fragment AccessTokenFields on AccessToken { id name prefix scopes createdAt lastUsedAt expiresAt revokedAt active }`);
@@ -66,21 +69,10 @@ const kinds: CredentialKind[] = [
 ];
 
 /**
- * What each scope lets a credential do, in words: the one list the form and the table read.
- * The scopes themselves are defined by the service (src/auth/scopes.ts; docs/authentication.md).
+ * What each scope lets a credential do, in words: the service's one list (src/auth/scopes.ts,
+ * also read by the OAuth consent page and ScopeTags), which the form reads.
  */
-const SCOPES: { scope: string; description: string }[] = [
-  { scope: 'read:pnl', description: 'List uploaded files and read cash transactions' },
-  { scope: 'read:returns', description: 'Read return comparisons, daily returns and the benchmark' },
-  { scope: 'write:upload', description: 'Upload pnl and performance CSV files' },
-  { scope: 'read:workspace', description: 'Read your stickies, links, transcripts, tasks, news and summaries' },
-  { scope: 'write:workspace', description: 'Change your workspace, chat, and start or cancel summaries' },
-  { scope: 'admin', description: 'Everything above, plus administration such as running the self-test (admins only)' },
-];
-
-function scopeDescription(scope: string): string | undefined {
-  return SCOPES.find((s) => s.scope === scope)?.description;
-}
+const SCOPES: { scope: string; description: string }[] = Object.entries(SCOPE_DESCRIPTIONS).map(([scope, description]) => ({ scope, description }));
 
 const EXPIRIES = [
   { value: '30d', label: '30 days' },
@@ -104,6 +96,7 @@ export default function SettingsPage() {
       {kinds.map((kind) => (
         <CredentialsPanel key={kind.id} kind={kind} passwordRequired={passwordRequired} />
       ))}
+      <ConnectedAppsPanel />
     </Page>
   );
 }
@@ -166,11 +159,7 @@ function CredentialsPanel({ kind, passwordRequired }: { kind: CredentialKind; pa
                     <code>{item.prefix}…</code>
                   </td>
                   <td data-label="Scopes">
-                    {item.scopes.map((s) => (
-                      <span key={s} className="tag" title={scopeDescription(s)}>
-                        {s}
-                      </span>
-                    ))}
+                    <ScopeTags scopes={item.scopes} />
                   </td>
                   <td data-label="Created">{formatDateTime(item.createdAt)}</td>
                   <td data-label="Last used">{formatDateTime(item.lastUsedAt, 'Never')}</td>

@@ -1,0 +1,105 @@
+/**
+ * JSON Schema of what an operation selects, read from the operation and the schema: the REST
+ * response bodies are the operation's data reshaped (route.ts), so their schemas come from here,
+ * with keys snake_cased as the REST layer writes them.
+ */
+import {
+  getNamedType,
+  GraphQLEnumType,
+  GraphQLInterfaceType,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLScalarType,
+  GraphQLUnionType,
+  Kind,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from 'graphql';
+import { snakeName } from '../route.ts';
+import { SCALARS, type JsonSchema } from '../variables-schema.ts';
+
+/** Output scalars as the REST layer writes them: as inputs, but a Decimal may come in exponent form. */
+const OUTPUT_SCALARS: Record<string, JsonSchema> = {
+  ...SCALARS,
+  Decimal: { ...SCALARS.Decimal, pattern: '^[+-]?[0-9]+(\\.[0-9]+)?([eE][+-]?[0-9]+)?$' },
+};
+
+/** The schema of a field of `parent` as selected by `node` (its alias is the caller's key). */
+export type Fragments = ReadonlyMap<string, FragmentDefinitionNode>;
+
+export function fieldSchema(schema: GraphQLSchema, parent: GraphQLObjectType | GraphQLInterfaceType, node: FieldNode, fragments: Fragments = new Map()): JsonSchema {
+  const name = node.name.value;
+  if (name === '__typename') return { type: 'string' };
+  const field = parent.getFields()[name];
+  if (!field) throw new Error(`${parent.name} has no field ${name}`);
+  const described = outputSchema(schema, field.type, node.selectionSet, fragments);
+  return field.description ? { ...described, description: field.description } : described;
+}
+
+function outputSchema(schema: GraphQLSchema, type: GraphQLOutputType, selection: SelectionSetNode | undefined, fragments: Fragments): JsonSchema {
+  if (type instanceof GraphQLNonNull) return nonNullSchema(schema, type.ofType, selection, fragments);
+  return nullable(nonNullSchema(schema, type, selection, fragments));
+}
+
+function nonNullSchema(schema: GraphQLSchema, type: GraphQLOutputType, selection: SelectionSetNode | undefined, fragments: Fragments): JsonSchema {
+  if (type instanceof GraphQLNonNull) return nonNullSchema(schema, type.ofType, selection, fragments);
+  if (type instanceof GraphQLList) return { type: 'array', items: outputSchema(schema, type.ofType, selection, fragments) };
+  if (type instanceof GraphQLScalarType) return { ...(OUTPUT_SCALARS[type.name] ?? { type: 'string' }) };
+  if (type instanceof GraphQLEnumType) return { type: 'string', enum: type.getValues().map((value) => value.name) };
+  if (!selection) throw new Error(`${getNamedType(type).name} needs a selection`);
+  return selectionSchema(schema, type, selection, fragments);
+}
+
+/** An object as selected; a union or interface as the merge of its inline fragments' fields. */
+export function selectionSchema(schema: GraphQLSchema, type: GraphQLObjectType | GraphQLInterfaceType | GraphQLUnionType, selection: SelectionSetNode, fragments: Fragments = new Map()): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  const conditional = new Set<string>();
+  collect(type, selection, false);
+  const always = required.filter((key) => !conditional.has(key));
+  return { type: 'object', properties, required: [...new Set(always)], additionalProperties: false };
+
+  function collect(on: GraphQLObjectType | GraphQLInterfaceType | GraphQLUnionType, set: SelectionSetNode, inFragment: boolean): void {
+    for (const node of set.selections) {
+      if (node.kind === Kind.FIELD) {
+        if (on instanceof GraphQLUnionType && node.name.value !== '__typename') throw new Error(`select ${node.name.value} of ${on.name} in an inline fragment`);
+        const key = snakeName(node.alias?.value ?? node.name.value);
+        properties[key] = on instanceof GraphQLUnionType ? { type: 'string' } : fieldSchema(schema, on, node, fragments);
+        required.push(key);
+        if (inFragment || conditionalNode(node)) conditional.add(key);
+      } else if (node.kind === Kind.INLINE_FRAGMENT) {
+        const target = node.typeCondition ? schema.getType(node.typeCondition.name.value) : on;
+        if (!(target instanceof GraphQLObjectType || target instanceof GraphQLInterfaceType || target instanceof GraphQLUnionType)) throw new Error('bad fragment');
+        // Fields of a fragment on another type than the parent's are there only for that type,
+        // and those of an @include / @skip fragment only when it applies.
+        collect(target, node.selectionSet, inFragment || target !== on || conditionalNode(node));
+      } else {
+        const fragment = fragments.get(node.name.value);
+        if (!fragment) throw new Error(`unknown fragment ${node.name.value}`);
+        const target = schema.getType(fragment.typeCondition.name.value);
+        if (!(target instanceof GraphQLObjectType || target instanceof GraphQLInterfaceType || target instanceof GraphQLUnionType)) throw new Error('bad fragment');
+        collect(target, fragment.selectionSet, inFragment || target !== on);
+      }
+    }
+  }
+}
+
+/** `T` or null (JSON Schema 2020-12, as OpenAPI 3.1 reads it). */
+export function nullable(schema: JsonSchema): JsonSchema {
+  if (typeof schema.type === 'string') {
+    const withNull: JsonSchema = { ...schema, type: [schema.type, 'null'] };
+    if (Array.isArray(schema.enum)) withNull.enum = [...(schema.enum as unknown[]), null];
+    return withNull;
+  }
+  if (Object.keys(schema).length === 0) return schema;
+  return { anyOf: [schema, { type: 'null' }] };
+}
+
+/** A selection under @include or @skip: present in some answers only. */
+function conditionalNode(node: { directives?: readonly { name: { value: string } }[] }): boolean {
+  return (node.directives ?? []).some((directive) => directive.name.value === 'include' || directive.name.value === 'skip');
+}

@@ -1,0 +1,87 @@
+/**
+ * The two answers OpenAPI 3.1 has no native words for: a server-sent event stream
+ * (`GET /api/generate`) and the JSON-RPC endpoint (`POST /api/service`, one operation whose tools
+ * are discovered through `tools/list`).
+ */
+const EVENT_PAYLOAD = {
+  type: 'object',
+  description: 'The `data:` of every event.',
+  properties: {
+    agent: { type: 'string', description: '`run`, or the agent that reports.' },
+    status: { type: 'string' },
+    progress: { type: ['number', 'null'] },
+    message: { type: ['string', 'null'] },
+    data: { description: 'Agent-specific details (the summary on the final event).' },
+  },
+  required: ['agent', 'status'],
+};
+
+export function streamContent(): Record<string, unknown> {
+  return {
+    'text/event-stream': {
+      schema: {
+        type: 'string',
+        description:
+          'Server-sent events. Each event has `id:` (its sequence, for Last-Event-ID), `event:` `progress` (an agent), `run` (the run\'s state) or `done` (the final event; the stream then closes), and `data:` a JSON object (x-event-payload). A `retry:` hint comes first, and comment heartbeats keep the connection open.',
+      },
+      'x-event-names': ['progress', 'run', 'done'],
+      'x-event-payload': EVENT_PAYLOAD,
+    },
+  };
+}
+
+const JSON_RPC_REQUEST = {
+  type: 'object',
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'integer'] },
+    method: { type: 'string', examples: ['tools/list', 'tools/call', 'initialize', 'ping'] },
+    params: { type: 'object' },
+  },
+  required: ['jsonrpc', 'method'],
+};
+
+const JSON_RPC_RESPONSE = {
+  type: 'object',
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'integer', 'null'] },
+    result: {},
+    error: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} }, required: ['code', 'message'] },
+  },
+  required: ['jsonrpc'],
+};
+
+export function jsonRpcPath(): Record<string, unknown> {
+  const jsonRpcError = (description: string) => ({ description, content: { 'application/json': { schema: JSON_RPC_RESPONSE } } });
+  return {
+    post: {
+      operationId: 'jsonRpc',
+      summary: 'JSON-RPC 2.0 tool endpoint (an MCP server)',
+      description:
+        'The JSON-RPC 2.0 endpoint, served as a Model Context Protocol server (Streamable HTTP). `tools/list` lists the tools with their input and output schemas; `tools/call` runs one. A request without `Accept: text/event-stream` gets plain JSON. Authentication: a personal access token, or an OAuth access token from the built-in authorization server (see /.well-known/oauth-protected-resource/api/service).',
+      tags: ['JSON-RPC'],
+      security: [{ BearerToken: [] }],
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { oneOf: [JSON_RPC_REQUEST, { type: 'array', items: JSON_RPC_REQUEST, minItems: 1 }] }, example: { jsonrpc: '2.0', id: 1, method: 'tools/list' } } },
+      },
+      responses: {
+        '200': {
+          description: 'The JSON-RPC response (an array for a batch), as JSON, or as server-sent events for clients that accept them.',
+          content: { 'application/json': { schema: { oneOf: [JSON_RPC_RESPONSE, { type: 'array', items: JSON_RPC_RESPONSE }] } }, 'text/event-stream': { schema: { type: 'string' } } },
+        },
+        '202': { description: 'A notification: accepted, no body.' },
+        '400': jsonRpcError('Not JSON (-32700), not a JSON-RPC message (-32600), or headers that disagree with the body.'),
+        '401': {
+          description: 'No valid bearer token.',
+          headers: { 'WWW-Authenticate': { description: '`Bearer realm="gateway", error="invalid_token", resource_metadata="..."`', schema: { type: 'string' } } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
+        '403': { description: 'A browser page from another origin.', content: { 'application/json': { schema: {} } } },
+        '413': jsonRpcError('Body over 1 MB (-32600).'),
+        '415': { description: 'A Content-Type other than application/json.', content: { 'application/json': { schema: {} } } },
+      },
+    },
+  };
+}
