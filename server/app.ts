@@ -16,6 +16,7 @@ import { createRateLimitStore } from '../src/ratelimit/rate-limiter.ts';
 import { connectRedis } from '../src/redis/redis-client.ts';
 import { ReturnsService } from '../src/returns/returns-service.ts';
 import { LocalBlobStore } from '../src/storage/blob-store.ts';
+import { S3BlobStore } from '../src/storage/s3-blob-store.ts';
 import { StorageService } from '../src/storage/storage-service.ts';
 import { JobQueue } from '../src/jobs/job-queue.ts';
 import { IngestService } from '../src/ingest/ingest-service.ts';
@@ -106,7 +107,10 @@ let selfUrl: string | undefined;
 
 export function buildServices(config: Config, db: Database, log: Logger, redis?: Redis): Services {
   const prisma = db.prisma;
-  const blobs = new LocalBlobStore(config.storage.dir);
+  const blobs =
+    config.blobStore.kind === 's3'
+      ? new S3BlobStore({ ...config.blobStore, log: log.child({ component: 'blobs' }) })
+      : new LocalBlobStore(config.storage.dir);
   const jobs = new JobQueue(db.pool);
   const rateLimits = createRateLimitStore(
     {

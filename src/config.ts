@@ -55,6 +55,22 @@ const envSchema = z.object({
   MAX_ACCESS_TOKENS_PER_USER: z.coerce.number().int().positive().max(10_000).default(20),
   SEED_DEMO_DATA: booleanString.optional(),
   UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024 * 1024),
+  /** Where uploaded files live: `local` (DATA_DIR/blobs, one instance) or `s3` (a bucket every instance of a fleet shares). */
+  BLOB_STORE: z.enum(['local', 's3']).default('local'),
+  /** With BLOB_STORE=s3; credentials come from the AWS SDK's standard chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, profile, role). */
+  S3_BUCKET: z
+    .string()
+    .trim()
+    .optional()
+    .transform((value) => (value ? value : undefined))
+    .pipe(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{1,254}$/, 'expected a bucket name').optional()),
+  /** An S3-compatible server (MinIO, Ceph, ...); unset = AWS. */
+  S3_ENDPOINT: optionalUrl,
+  S3_REGION: z.string().trim().min(1).default('us-east-1'),
+  /** true: http://endpoint/bucket/key addressing (most S3-compatible servers need it). */
+  S3_FORCE_PATH_STYLE: booleanString.default(false),
+  /** Prepended to every object key (e.g. `gateway/`), to share a bucket. */
+  S3_PREFIX: z.string().trim().regex(/^[A-Za-z0-9._/-]{0,200}$/, 'expected letters, digits and . _ - /').default(''),
   RATE_LIMIT_RETURNS_PER_MINUTE: z.coerce.number().int().positive().default(100),
   RATE_LIMIT_UPLOAD_PER_MINUTE: z.coerce.number().int().positive().default(10),
   LOGIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().positive().default(10),
@@ -147,6 +163,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       throw new ConfigError('Invalid configuration:\n  TRANSCRIPT_API_KEY: required when TRANSCRIPT_PROVIDER=http');
     }
   }
+  if (raw.BLOB_STORE === 's3' && !raw.S3_BUCKET) {
+    throw new ConfigError('Invalid configuration:\n  S3_BUCKET: required when BLOB_STORE=s3');
+  }
+  if (raw.S3_ENDPOINT && !/^https?:$/.test(new URL(raw.S3_ENDPOINT).protocol)) {
+    throw new ConfigError('Invalid configuration:\n  S3_ENDPOINT: must be an http or https URL');
+  }
   const dataDir = path.resolve(raw.DATA_DIR);
   return {
     env: raw.NODE_ENV,
@@ -173,6 +195,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     /** Demo data is seeded on first start of the embedded database unless turned off. */
     seedDemoData: raw.SEED_DEMO_DATA ?? raw.DATABASE_URL === undefined,
     storage: { dir: path.join(dataDir, 'blobs'), maxUploadBytes: raw.UPLOAD_MAX_BYTES },
+    blobStore:
+      raw.BLOB_STORE === 's3' && raw.S3_BUCKET
+        ? {
+            kind: 's3' as const,
+            bucket: raw.S3_BUCKET,
+            endpoint: raw.S3_ENDPOINT,
+            region: raw.S3_REGION,
+            forcePathStyle: raw.S3_FORCE_PATH_STYLE,
+            prefix: raw.S3_PREFIX,
+          }
+        : { kind: 'local' as const },
     rateLimits: {
       returnsPerMinute: raw.RATE_LIMIT_RETURNS_PER_MINUTE,
       uploadPerMinute: raw.RATE_LIMIT_UPLOAD_PER_MINUTE,
