@@ -25,6 +25,7 @@ import { JobWorker } from '../src/jobs/job-worker.ts';
 import { SelfTestScheduler } from '../src/scheduler/self-test-scheduler.ts';
 import { builtInChecks } from '../src/scheduler/self-test-checks.ts';
 import { HealthService } from '../src/health/health-service.ts';
+import { Readiness, shutdownDrainMs } from '../src/health/readiness.ts';
 import { BenchmarkService } from '../src/benchmark/benchmark-service.ts';
 import { LinkService } from '../src/workspace/links/link-service.ts';
 import { NewsService } from '../src/workspace/news/news-service.ts';
@@ -52,6 +53,7 @@ export interface RunningService {
 /** Opens the database, migrates, wires the services, seeds demo data and listens. */
 export async function startService(config: Config, options: { log?: Logger } = {}): Promise<RunningService> {
   const log = options.log ?? createLogger(config.logLevel);
+  const drainMs = shutdownDrainMs(config);
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -66,7 +68,10 @@ export async function startService(config: Config, options: { log?: Logger } = {
     const services = buildServices(config, db, log, redis);
     const announceFirstStart = await prepareFirstStart(services);
 
-    const lifecycle = { stopping: false };
+    const lifecycle: { stopping: boolean; readiness?: Readiness } = { stopping: false };
+    // The service migrates before it listens, so /readyz never sees the migrations running.
+    lifecycle.readiness = new Readiness({ db, redis, blobs: services.blobs, shuttingDown: () => lifecycle.stopping, log: log.child({ component: 'readiness' }) });
+    lifecycle.readiness.markMigrated();
     const app = createHttpApp(services, lifecycle);
     const server = http.createServer(app);
     const closeWebSockets = attachGraphqlWs(server, services, app.locals.getEnveloped as GetEnvelopedFn<object>);
@@ -93,7 +98,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
       lifecycle.stopping = true;
       stopMaintenance();
       stopStickyPurge();
-      return (stopping ??= shutdown(services, server, closeWebSockets, redis));
+      return (stopping ??= drain(services, drainMs).then(() => shutdown(services, server, closeWebSockets, redis)));
     };
     return { services, server, url, stop };
   } catch (error) {
@@ -178,6 +183,17 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     generation: generation.service,
     generationWorker: generation.worker,
   };
+}
+
+/**
+ * The drain before the shutdown (SHUTDOWN_DRAIN): /readyz already answers 503 (the caller set
+ * `stopping`), and for `drainMs` the instance goes on serving everything, new connections and
+ * open event streams included, so a load balancer takes it out of rotation before anything is cut.
+ */
+async function drain(services: Services, drainMs: number): Promise<void> {
+  if (drainMs <= 0) return;
+  services.log.info({ drainMs }, 'draining: /readyz answers 503, still serving until the drain delay is over');
+  await new Promise((resolve) => setTimeout(resolve, drainMs));
 }
 
 /** Stop accepting, let in-flight requests and the current job finish, then close the database. */

@@ -13,7 +13,7 @@ import { variableSpecs, type VariableSpec } from '../params.ts';
 import type { RestRoute } from '../route.ts';
 import { variablesSchema, type JsonSchema } from '../variables-schema.ts';
 import { fieldSchema, type Fragments } from './selection-schema.ts';
-import { jsonRpcPath, streamContent } from './special-paths.ts';
+import { jsonRpcPath, probePaths, streamContent } from './special-paths.ts';
 
 export interface DocumentOptions {
   version: string;
@@ -40,6 +40,7 @@ export function openApiDocument(routes: RestRoute[], options: DocumentOptions): 
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
   }
   paths['/api/service'] = jsonRpcPath();
+  Object.assign(paths, probePaths());
   return {
     openapi: '3.1.0',
     info: {
@@ -51,7 +52,7 @@ export function openApiDocument(routes: RestRoute[], options: DocumentOptions): 
       license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
     },
     servers: [{ url: '/', description: 'This service' }],
-    tags: [...new Set(routes.map(tagOf)), 'JSON-RPC'].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
+    tags: [...new Set(routes.map(tagOf)), 'JSON-RPC', 'probes'].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
     paths,
     components: {
       securitySchemes: SECURITY_SCHEMES,
@@ -281,6 +282,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   news: 'News articles and the weekly digest.',
   generate: 'Multi-agent summary generation with progress as server-sent events.',
   'JSON-RPC': 'The JSON-RPC 2.0 tool endpoint (an MCP server).',
+  probes: 'Liveness and readiness probes for orchestrators and load balancers (`/livez`, `/readyz`).',
 };
 
 function capitalise(text: string): string {

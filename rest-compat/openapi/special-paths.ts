@@ -85,3 +85,85 @@ export function jsonRpcPath(): Record<string, unknown> {
     },
   };
 }
+
+/**
+ * The Kubernetes-style probes (server/http/probes.ts): plain HTTP handlers, no GraphQL operation
+ * behind them, so they are described here rather than generated from the route table.
+ */
+const DEPENDENCY_STATE = { type: 'string', enum: ['ok', 'unreachable', 'timeout'] };
+const READINESS_CHECKS = {
+  type: 'object',
+  description: 'One word per check. `redis` is present only when REDIS_URL is set; while shutting down only `migrations` is reported (nothing else is checked).',
+  properties: {
+    migrations: { type: 'string', enum: ['ok', 'running'] },
+    database: DEPENDENCY_STATE,
+    redis: DEPENDENCY_STATE,
+    storage: { ...DEPENDENCY_STATE, description: 'The blob store.' },
+  },
+  additionalProperties: false,
+};
+
+export function probePaths(): Record<string, Record<string, unknown>> {
+  const headers = { 'Cache-Control': { description: '`no-store`.', schema: { type: 'string', const: 'no-store' } } };
+  const common = {
+    tags: ['probes'],
+    security: [{}],
+  };
+  const tooLarge = { '431': { description: 'Request line or headers too large (over 16 KiB); no body.' } };
+  return {
+    '/livez': {
+      get: {
+        ...common,
+        operationId: 'livez',
+        summary: 'Liveness probe',
+        description:
+          'Liveness: 200 while the process serves requests. Checks no dependency (a database outage must not get the instance restarted). No credential, no rate budget, no access-log line. HEAD answers the same status without a body.',
+        responses: {
+          '200': { description: 'Alive.', headers, content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ok' } }, required: ['status'], additionalProperties: false } } } },
+          ...tooLarge,
+        },
+      },
+    },
+    '/readyz': {
+      get: {
+        ...common,
+        operationId: 'readyz',
+        summary: 'Readiness probe',
+        description:
+          'Readiness: may a load balancer send this instance requests? 503 while the migrations run, while the database, Redis (when configured) or the blob store does not answer within 1 s, and from the moment shutdown begins (SIGTERM), for the whole drain delay (SHUTDOWN_DRAIN) during which the instance still serves. One result is reused for 1 s. No credential, no rate budget, no access-log line. HEAD answers the same status without a body.',
+        responses: {
+          '200': {
+            description: 'Ready.',
+            headers,
+            content: {
+              'application/json': {
+                schema: { type: 'object', properties: { status: { const: 'ready' }, checks: READINESS_CHECKS }, required: ['status', 'checks'], additionalProperties: false },
+                example: { status: 'ready', checks: { migrations: 'ok', database: 'ok', redis: 'ok', storage: 'ok' } },
+              },
+            },
+          },
+          ...tooLarge,
+          '503': {
+            description: 'Not ready: shutting down, migrations running, or a dependency unreachable.',
+            headers,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    status: { const: 'not_ready' },
+                    checks: READINESS_CHECKS,
+                    reason: { type: 'string', description: '`shutting down`, `migrations running`, or the failed checks (`database unreachable, redis timeout`).' },
+                  },
+                  required: ['status', 'checks', 'reason'],
+                  additionalProperties: false,
+                },
+                example: { status: 'not_ready', checks: { migrations: 'ok', database: 'unreachable', storage: 'ok' }, reason: 'database unreachable' },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}

@@ -15,13 +15,19 @@ import { mcpEndpoint } from '../../mcp/mcp-endpoint.ts';
 import { authorizationServer } from './oauth/authorization-server.ts';
 import { openApiRoutes } from './openapi.ts';
 import { apiReferenceRoutes } from './api-reference.ts';
+import { probeRoutes } from './probes.ts';
+import { Readiness } from '../../src/health/readiness.ts';
 
 /** The HTTP surface: REST routes, /graphql, the sign-in pages and the web dashboard. */
-export function createHttpApp(services: Services, lifecycle: { stopping: boolean } = { stopping: false }) {
+export function createHttpApp(services: Services, lifecycle: { stopping: boolean; readiness?: Readiness } = { stopping: false }) {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.set('etag', false);
+  // /livez and /readyz: before the access log, credentials, CORS and CSRF (probes.ts).
+  const readiness = lifecycle.readiness ?? new Readiness({ db: services.db, blobs: services.blobs, shuttingDown: () => lifecycle.stopping, log: services.log });
+  if (!lifecycle.readiness) readiness.markMigrated();
+  app.use(probeRoutes({ readiness, lifecycle, log: services.log.child({ component: 'readiness' }) }));
   app.use(requestLogging(services.log));
   // A response written while shutting down (even for a request that came in before) tells its
   // keep-alive client to reconnect elsewhere.

@@ -993,6 +993,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/livez": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe
+         * @description Liveness: 200 while the process serves requests. Checks no dependency (a database outage must not get the instance restarted). No credential, no rate budget, no access-log line. HEAD answers the same status without a body.
+         */
+        get: operations["livez"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description Readiness: may a load balancer send this instance requests? 503 while the migrations run, while the database, Redis (when configured) or the blob store does not answer within 1 s, and from the moment shutdown begins (SIGTERM), for the whole drain delay (SHUTDOWN_DRAIN) during which the instance still serves. One result is reused for 1 s. No credential, no rate budget, no access-log line. HEAD answers the same status without a body.
+         */
+        get: operations["readyz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7439,6 +7479,136 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+        };
+    };
+    livez: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive. */
+            200: {
+                headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                    };
+                };
+            };
+            /** @description Request line or headers too large (over 16 KiB); no body. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "checks": {
+                     *         "migrations": "ok",
+                     *         "database": "ok",
+                     *         "redis": "ok",
+                     *         "storage": "ok"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "ready";
+                        /** @description One word per check. `redis` is present only when REDIS_URL is set; while shutting down only `migrations` is reported (nothing else is checked). */
+                        checks: {
+                            /** @enum {string} */
+                            migrations?: "ok" | "running";
+                            /** @enum {string} */
+                            database?: "ok" | "unreachable" | "timeout";
+                            /** @enum {string} */
+                            redis?: "ok" | "unreachable" | "timeout";
+                            /**
+                             * @description The blob store.
+                             * @enum {string}
+                             */
+                            storage?: "ok" | "unreachable" | "timeout";
+                        };
+                    };
+                };
+            };
+            /** @description Request line or headers too large (over 16 KiB); no body. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not ready: shutting down, migrations running, or a dependency unreachable. */
+            503: {
+                headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "not_ready",
+                     *       "checks": {
+                     *         "migrations": "ok",
+                     *         "database": "unreachable",
+                     *         "storage": "ok"
+                     *       },
+                     *       "reason": "database unreachable"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "not_ready";
+                        /** @description One word per check. `redis` is present only when REDIS_URL is set; while shutting down only `migrations` is reported (nothing else is checked). */
+                        checks: {
+                            /** @enum {string} */
+                            migrations?: "ok" | "running";
+                            /** @enum {string} */
+                            database?: "ok" | "unreachable" | "timeout";
+                            /** @enum {string} */
+                            redis?: "ok" | "unreachable" | "timeout";
+                            /**
+                             * @description The blob store.
+                             * @enum {string}
+                             */
+                            storage?: "ok" | "unreachable" | "timeout";
+                        };
+                        /** @description `shutting down`, `migrations running`, or the failed checks (`database unreachable, redis timeout`). */
+                        reason: string;
+                    };
                 };
             };
         };
