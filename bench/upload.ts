@@ -3,7 +3,7 @@
  * running as its own process, while its resident memory is sampled from /proc/<pid>/status
  * (VmRSS) every 50 ms. Goal: RSS grows by less than 64 MB (the file is never held in memory).
  *
- *   npx tsx bench/upload.ts [--mb 500] [--graphql]
+ *   npx tsx bench/upload.ts [--mb 500] [--graphql] [--s3]
  *
  * - The service: `node --import tsx server/main.ts` in a child process with its own DATA_DIR and
  *   TMPDIR, UPLOAD_MAX_BYTES raised above the file size, the ingest worker off (this measures
@@ -16,6 +16,10 @@
  *   lowest RSS seen before or during the upload (start-up garbage collected during the upload
  *   would otherwise hide growth): an upper bound.
  * - `--graphql` sends the same bytes through /graphql (GraphQL multipart request spec) instead.
+ * - `--s3` runs the service with BLOB_STORE=s3 against an S3-compatible server started for the run
+ *   (s3rver in a child process of its own, test/helpers/s3-server.ts; only the service's RSS is
+ *   measured): the file goes up as a streaming multipart upload, and the object's size in the
+ *   bucket is checked too.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -24,9 +28,13 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { createUserWithCli, startChildService, type ChildService } from '../test/helpers/child-service.ts';
+import { S3RVER_CREDENTIALS, startS3Server, type S3TestServer } from '../test/helpers/s3-server.ts';
 
-const { values } = parseArgs({ options: { mb: { type: 'string', default: '500' }, graphql: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { mb: { type: 'string', default: '500' }, graphql: { type: 'boolean', default: false }, s3: { type: 'boolean', default: false } },
+});
 const TARGET_BYTES = Math.round(Number(values.mb) * 1024 * 1024);
 const GOAL_MB = 64;
 const MB = 1024 * 1024;
@@ -176,13 +184,31 @@ async function upload(service: ChildService, key: string, orgId: string, fileByt
 
 const mb = (bytes: number) => (bytes / MB).toFixed(1);
 
+/** With --s3: the object's size in the bucket (the service's key is `<org id>/<file id>`). */
+async function objectSize(s3: S3TestServer, key: string): Promise<number | undefined> {
+  const client = new S3Client({ region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: S3RVER_CREDENTIALS });
+  try {
+    return (await client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: key }))).ContentLength;
+  } finally {
+    client.destroy();
+  }
+}
+
 async function main(): Promise<void> {
+  const s3 = values.s3 ? await startS3Server({ bucket: 'bench-uploads' }) : undefined;
+  const s3Env: Record<string, string> = s3
+    ? { ...s3.env, AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey }
+    : {};
   const service = await startChildService({
     env: {
       UPLOAD_MAX_BYTES: String(TARGET_BYTES + 64 * MB),
       RATE_LIMIT_UPLOAD_PER_MINUTE: '100',
       WORKER_ENABLED: 'false',
+      ...s3Env,
     },
+  }).catch(async (error: unknown) => {
+    await s3?.stop();
+    throw error;
   });
   let exitCode = 0;
   try {
@@ -205,12 +231,16 @@ async function main(): Promise<void> {
     const record = values.graphql ? result.body?.data?.uploadFile : result.body?.data;
     const sizeOk = record && Number(record.size_bytes ?? record.sizeBytes) === result.fileBytes;
     const hashOk = record && record.sha256 === result.sha256;
+    const storedBytes = s3 && record ? await objectSize(s3, `${user.orgId}/${record.id}`) : undefined;
+    const storedOk = !s3 || storedBytes === result.fileBytes;
     const growth = peak - baseline;
     console.log(
       JSON.stringify(
         {
           front: values.graphql ? 'graphql' : 'rest',
           database: process.env.DATABASE_URL ? 'postgresql' : 'pglite',
+          blobStore: s3 ? 's3' : 'local',
+          ...(s3 ? { objectInBucketMatches: storedOk } : {}),
           status: result.status,
           fileMB: Number(mb(result.fileBytes)),
           sentMB: Number(mb(result.sentBytes)),
@@ -226,17 +256,18 @@ async function main(): Promise<void> {
           rssGrowthMB: Number(mb(growth)),
           rssSamples: samples,
           goalMB: GOAL_MB,
-          pass: growth < GOAL_MB * MB && Boolean(sizeOk) && Boolean(hashOk),
+          pass: growth < GOAL_MB * MB && Boolean(sizeOk) && Boolean(hashOk) && storedOk,
         },
         null,
         2,
       ),
     );
-    if (!(growth < GOAL_MB * MB && sizeOk && hashOk)) exitCode = 1;
+    if (!(growth < GOAL_MB * MB && sizeOk && hashOk && storedOk)) exitCode = 1;
   } finally {
     service.process.kill('SIGTERM');
     await service.exited;
     await service.cleanup();
+    await s3?.stop();
   }
   process.exit(exitCode);
 }
