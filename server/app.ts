@@ -40,6 +40,7 @@ import { StickyService } from '../src/workspace/stickies/sticky-service.ts';
 import { createTranscriptService } from '../src/workspace/transcripts/transcript-service.ts';
 import { MemoryPubSub, RedisPubSub, type PubSub } from '../src/pubsub/pubsub.ts';
 import { createGeneration } from '../src/generation/generation-worker.ts';
+import { ReconciliationService } from '../src/returns/reconciliation.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -66,6 +67,9 @@ export async function startService(config: Config, options: { log?: Logger } = {
     await migrate(db.pool, { log: (message, extra) => log.info(extra ?? {}, message) });
     redis = config.redisUrl ? await connectRedis(config.redisUrl, log.child({ component: 'redis' })) : undefined;
     const services = buildServices(config, db, log, redis);
+    for (const { orgId, changed } of await services.reconciliation.reclassifyStale()) {
+      log.info({ orgId, changed }, 'comparison thresholds changed: organization re-classified');
+    }
     const announceFirstStart = await prepareFirstStart(services);
 
     const lifecycle: { stopping: boolean; readiness?: Readiness } = { stopping: false };
@@ -130,7 +134,13 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
   );
   const startedAt = new Date();
   const pubsub: PubSub = redis ? new RedisPubSub(redis, log.child({ component: 'pubsub' })) : new MemoryPubSub();
-  const ingest = new IngestService({ pool: db.pool, blobs, log: log.child({ component: 'ingest' }), analyzeAfterRows: db.kind === 'pglite' ? 0 : config.ingest.analyzeAfterRows });
+  const ingest = new IngestService({
+    pool: db.pool,
+    blobs,
+    log: log.child({ component: 'ingest' }),
+    analyzeAfterRows: db.kind === 'pglite' ? 0 : config.ingest.analyzeAfterRows,
+    comparisonThresholds: config.comparison,
+  });
   const workspace = {
     links: new LinkService(prisma),
     news: new NewsService(prisma),
@@ -151,7 +161,8 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     sessions: new SessionTokens(config.auth, config.dataDir),
     organizations: new OrganizationService(prisma),
     rateLimits,
-    returns: new ReturnsService(db.pool, config.comparison),
+    returns: new ReturnsService(db.pool),
+    reconciliation: new ReconciliationService(db.pool, config.comparison),
     blobs,
     storage: new StorageService({ prisma, blobs, jobs, config, log: log.child({ component: 'storage' }) }),
     jobs,
@@ -177,7 +188,7 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     health: new HealthService({ db, blobs, queueDepths: () => jobs.depths(), startedAt, version: VERSION, rateLimitKind: rateLimits.kind, pubsubKind: pubsub.kind }),
     benchmark: new BenchmarkService({ db, thresholds: config.benchmark }),
     ...workspace,
-    chat: createChatService(config.chat, db, log.child({ component: 'chat' }), config.comparison),
+    chat: createChatService(config.chat, db, log.child({ component: 'chat' })),
     pubsub,
     progress: generation.hub,
     generation: generation.service,

@@ -82,7 +82,8 @@ export function stringFields<K extends string>(keys: readonly K[]): (fields: Rec
   return (fields) => (keys.every((key) => typeof fields[key] === 'string') ? (fields as Record<K, string>) : undefined);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A canonical UUID (what cursors carry as row ids). */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A reader for the usual keyset position: an instant and a row id (newest first, then by id). */
 export function instantAndId(atKey: string, idKey: string): (fields: Record<string, unknown>) => { at: Date; id: string } | undefined {

@@ -35,6 +35,7 @@ const load = {
   app: () => import('../../server/app.ts'),
   log: () => import('../log.ts'),
   seed: () => import('../seed/demo-seed.ts'),
+  reconciliation: () => import('../returns/reconciliation.ts'),
 };
 
 export const USAGE = `Usage: npm run cli -- <command> [options]
@@ -64,6 +65,10 @@ Commands:
         Revoke the access token with this visible prefix (pat_ and 8 hex characters).
   token:list --email E
         List a user's access tokens, as key:list does for keys.
+  org:thresholds --org NAME (--match BPS --review BPS | --clear)
+        Set an organization's comparison thresholds in basis points (inclusive; 0 <= match <=
+        review), or with --clear go back to the service's (COMPARISON_MATCH_BPS/_REVIEW_BPS).
+        The organization's comparison rows are re-classified in the same transaction.
   db:migrate
         Apply the pending migrations of prisma/migrations and report what was applied.
   db:url
@@ -259,6 +264,25 @@ function credentialCommands(kind: 'api_key' | 'access_token'): Record<string, Co
   };
 }
 
+/** --match and --review (both, 0 <= match <= review), or --clear alone (both null). */
+function parseThresholds(values: Values): { matchBps: number | null; reviewBps: number | null } {
+  if (values.clear) {
+    if (values.match !== undefined || values.review !== undefined) throw new UsageError('--clear takes no --match or --review');
+    return { matchBps: null, reviewBps: null };
+  }
+  if (values.match === undefined || values.review === undefined) throw new UsageError('Give both --match and --review, or --clear');
+  const read = (flag: 'match' | 'review') => {
+    const text = String(values[flag]).trim();
+    const bps = Number(text);
+    if (text === '' || !Number.isFinite(bps) || bps < 0 || bps >= 1e8) throw new UsageError(`Invalid --${flag}: a number of basis points, 0 or more`);
+    return bps;
+  };
+  const matchBps = read('match');
+  const reviewBps = read('review');
+  if (matchBps > reviewBps) throw new UsageError('Invalid thresholds: --match must not exceed --review');
+  return { matchBps, reviewBps };
+}
+
 function output(json: boolean, lines: string[], data: Record<string, unknown>): Output {
   return { json, lines, data };
 }
@@ -335,6 +359,31 @@ const COMMANDS: Record<string, Command> = {
           ? [`Database schema is up to date (${total} migration${total === 1 ? '' : 's'})`]
           : [`Applied ${result.applied.length} migration${result.applied.length === 1 ? '' : 's'}:`, ...result.applied.map((name) => `  ${name}`)];
       return output(ctx.json, lines, { applied: result.applied, upToDate: result.applied.length === 0, migrations: total, database: db.kind });
+    },
+  },
+
+  'org:thresholds': {
+    summary: "set an organization's comparison thresholds",
+    options: { org: { type: 'string' }, match: { type: 'string' }, review: { type: 'string' }, clear: { type: 'boolean' } },
+    required: ['org'],
+    async run(ctx) {
+      const thresholds = parseThresholds(ctx.values);
+      const db = await ctx.database();
+      const name = String(ctx.values.org).trim();
+      const org = await db.prisma.organization.findUnique({ where: { name } });
+      if (!org) throw new CommandError(`Organization "${name}" not found`);
+      const { ReconciliationService } = await load.reconciliation();
+      const { changed } = await new ReconciliationService(db.pool, ctx.config.comparison).setThresholds(org.id, thresholds);
+      const inForce = {
+        matchBps: thresholds.matchBps ?? ctx.config.comparison.matchBps,
+        reviewBps: thresholds.reviewBps ?? ctx.config.comparison.reviewBps,
+      };
+      const whose = thresholds.matchBps === null ? "the service's" : 'its own';
+      return output(
+        ctx.json,
+        [`${org.name}: match ${inForce.matchBps} bps, review ${inForce.reviewBps} bps (${whose}); ${changed} comparison row${changed === 1 ? '' : 's'} re-classified`],
+        { org: { id: org.id, name: org.name }, ...inForce, own: thresholds.matchBps !== null, reclassified: changed },
+      );
     },
   },
 

@@ -61,8 +61,9 @@
  */
 import type pg from 'pg';
 import type { Logger } from '../log.ts';
-import { defaultTiming } from '../returns/dietz.ts';
+import { DEFAULT_MATCH_THRESHOLD_BPS, DEFAULT_REVIEW_THRESHOLD_BPS, defaultTiming } from '../returns/dietz.ts';
 import { recomputeDailyReturns } from '../returns/recompute.ts';
+import { recordedThresholds, refreshReconciliation, type Thresholds } from '../returns/reconciliation.ts';
 import { pgArray } from '../db/sql-client.ts';
 import {
   FileFormatError,
@@ -122,6 +123,8 @@ export interface IngestServiceDeps {
    * per table, so it costs about the same whatever the table's size.
    */
   analyzeAfterRows?: number;
+  /** the service-wide comparison thresholds, for an organization's first reconciliation (default 1 and 10 bps) */
+  comparisonThresholds?: Thresholds;
 }
 
 /** What the ingest worker needs. */
@@ -155,6 +158,7 @@ export class IngestService implements FileIngester {
   private readonly recomputeWindowSize: number | undefined;
 
   private readonly analyzeAfterRows: number | undefined;
+  private readonly comparisonThresholds: Thresholds;
 
   constructor(deps: IngestServiceDeps) {
     this.pool = deps.pool;
@@ -164,6 +168,7 @@ export class IngestService implements FileIngester {
     this.onBatch = deps.onBatch;
     this.recomputeWindowSize = deps.recomputeWindowSize;
     this.analyzeAfterRows = deps.analyzeAfterRows;
+    this.comparisonThresholds = deps.comparisonThresholds ?? { matchBps: DEFAULT_MATCH_THRESHOLD_BPS, reviewBps: DEFAULT_REVIEW_THRESHOLD_BPS };
   }
 
   async ingestFile(fileId: string): Promise<IngestResult> {
@@ -199,7 +204,7 @@ export class IngestService implements FileIngester {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      const run = new IngestRun(client, file, { batchSize: this.batchSize, onBatch: this.onBatch, windowSize: this.recomputeWindowSize }, started);
+      const run = new IngestRun(client, file, { batchSize: this.batchSize, onBatch: this.onBatch, windowSize: this.recomputeWindowSize, thresholds: this.comparisonThresholds }, started);
       const result = await run.execute(this.blobs.get(file.blobKey));
       this.log.info(result, `ingest: file ${result.status}`);
       if (result.status === 'processed' && this.analyzeAfterRows !== undefined && result.rowCount >= this.analyzeAfterRows) {
@@ -276,13 +281,15 @@ class IngestRun {
   private readonly accounts = new Map<string, AccountState>();
   /** entityId -> earliest date the file touched */
   private readonly touched = new Map<string, string>();
+  /** entityId -> earliest custodian return date the file wrote */
+  private readonly custodianFrom = new Map<string, string>();
   /** entityId -> days (yyyymmdd numbers) whose stored flows were already replaced in this load */
   private replacedFlowDays = new Map<string, Set<number>>();
 
   constructor(
     private readonly client: pg.PoolClient,
     private readonly file: FileRecord,
-    private readonly options: { batchSize: number; onBatch: IngestServiceDeps['onBatch']; windowSize: number | undefined },
+    private readonly options: { batchSize: number; onBatch: IngestServiceDeps['onBatch']; windowSize: number | undefined; thresholds: Thresholds },
     private readonly started: number,
   ) {}
 
@@ -488,9 +495,12 @@ class IngestRun {
     const date: string[] = [];
     const value: string[] = [];
     for (const row of rows) {
-      entity.push(this.entityIdOf(row));
+      const entityId = this.entityIdOf(row);
+      entity.push(entityId);
       date.push(row.date);
       value.push(row.returnFraction);
+      const earliest = this.custodianFrom.get(entityId);
+      if (earliest === undefined || row.date < earliest) this.custodianFrom.set(entityId, row.date);
     }
     await this.client.query(
       `INSERT INTO "CustodianReturn" (id, "entityId", date, "returnValue", "sourceFileId")
@@ -504,9 +514,16 @@ class IngestRun {
     // An empty file (header only) still gets its entities checked: there are none.
     let dailyReturns = 0;
     const recomputeStarted = Date.now();
+    // entityId -> earliest date whose comparison may have changed (null: all of them)
+    const reconcileFrom = new Map<string, string | null>(this.custodianFrom);
     for (const [entityId, fromDate] of this.touched) {
       const result = await recomputeDailyReturns(this.client, entityId, fromDate, { windowSize: this.options.windowSize });
       dailyReturns += result.periods;
+      reconcileFrom.set(entityId, earlierOf(result.anchorDate, reconcileFrom.get(entityId)));
+    }
+    if (reconcileFrom.size > 0) {
+      const thresholds = await recordedThresholds(this.client, this.file.orgId, this.options.thresholds);
+      for (const [entityId, fromDate] of reconcileFrom) await refreshReconciliation(this.client, entityId, fromDate, thresholds);
     }
     const recomputeMs = Date.now() - recomputeStarted;
     const warningCount = this.file.fileType === 'pnl' ? await this.recordUncountedFlows() : 0;
@@ -602,4 +619,11 @@ class IngestRun {
       dailyReturns: 0, detail, timings: { loadMs, recomputeMs: 0, totalMs: Date.now() - this.started },
     };
   }
+}
+
+/** The earlier of two dates where null means "from the beginning" and undefined "nothing yet". */
+function earlierOf(a: string | null, b: string | null | undefined): string | null {
+  if (b === undefined) return a;
+  if (a === null || b === null) return null;
+  return a < b ? a : b;
 }

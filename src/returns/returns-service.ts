@@ -1,7 +1,6 @@
 import type pg from 'pg';
-import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
-import { decodeCursor, encodeCursor, keysetPage, stringFields, type Page } from '../pagination.ts';
+import { UUID, decodeCursor, encodeCursor, keysetPage, stringFields, type Page } from '../pagination.ts';
 import {
   classifyDifference,
   dayNumber,
@@ -81,21 +80,13 @@ type Scope = { orgIds: ReadonlySet<string> };
  * an entity of another organization is indistinguishable from one that does not exist.
  */
 export class ReturnsService {
-  constructor(private readonly pool: pg.Pool, private readonly thresholds: Config['comparison']) {}
+  constructor(private readonly pool: pg.Pool) {}
 
   async comparison(scope: Scope & { accountCode?: string | null; status?: ComparisonStatus | null; limit: number; cursor?: string | null }): Promise<Page<ComparisonRow>> {
     const after = scope.cursor ? decodeCursor(scope.cursor, stringFields(['date', 'accountCode']), 'endpoint') : null;
-    const { rows } = await this.pool.query<RawComparison>(COMPARISON_SQL, [
-      [...scope.orgIds],
-      scope.accountCode ?? null,
-      scope.status ?? null,
-      after?.date ?? null,
-      after?.accountCode ?? null,
-      scope.limit + 1,
-      this.thresholds.matchBps,
-      this.thresholds.reviewBps,
-    ]);
-    return keysetPage(rows.map(toComparisonRow), scope.limit, (row) => encodeCursor({ date: row.date, accountCode: row.accountCode }));
+    const query = comparisonQuery({ ...scope, orgIds: [...scope.orgIds], after: after && { ...after, entityId: cursorEntityId(after) } });
+    const { rows } = await this.pool.query<RawComparison>(query.text, query.values);
+    return keysetPage(rows.map(toComparisonRow), scope.limit, (row) => encodeCursor({ date: row.date, accountCode: row.accountCode, entityId: row.entityId }));
   }
 
   async dietzDaily(scope: Scope & { entityName: string; startDate: string; endDate: string }): Promise<DietzDailyResult> {
@@ -173,7 +164,7 @@ export class ReturnsService {
   }
 }
 
-interface RawComparison {
+export interface RawComparison {
   entityId: string;
   accountCode: string;
   entityName: string;
@@ -181,48 +172,66 @@ interface RawComparison {
   custodian: string | null;
   computed: string | null;
   computedNullReason: string | null;
+  status: ComparisonStatus;
   matchBps: string;
   reviewBps: string;
 }
 
+export interface ComparisonScope {
+  orgIds: readonly string[];
+  accountCode?: string | null;
+  status?: ComparisonStatus | null;
+  /** the keyset position: rows strictly after it in the page order */
+  after?: { date: string; accountCode: string; entityId: string } | null;
+  limit: number;
+}
+
 /**
- * Pairs custodian and computed daily returns (a full outer join, so a missing side shows up)
- * for entities the custodian reports on. The CASE expression mirrors classifyDifference so the
- * `status` filter and the page limit run in the database; test/returns/returns-service.test.ts
- * checks that the two agree.
+ * One page of the comparison, read from the reconciliation the ingest maintains
+ * (src/returns/reconciliation.ts): per organization, one range of an index in the page's order
+ * (newest date first, then account code, then entity), at most limit + 1 rows each, merged. The
+ * cost is the page's, whatever the length of the history. The thresholds shown are the ones the
+ * rows were classified with.
  */
+export function comparisonQuery(scope: ComparisonScope): { text: string; values: unknown[] } {
+  return {
+    text: COMPARISON_SQL,
+    values: [
+      [...scope.orgIds],
+      scope.accountCode ?? null,
+      scope.status ?? null,
+      scope.after?.date ?? null,
+      scope.after?.accountCode ?? null,
+      scope.after?.entityId ?? null,
+      scope.limit + 1,
+    ],
+  };
+}
+
 const COMPARISON_SQL = `
-WITH entities AS (
-  SELECT e.id, e."accountCode", e."entityName",
-         COALESCE(o."matchThresholdBps", $7::numeric) AS "matchBps", COALESCE(o."reviewThresholdBps", $8::numeric) AS "reviewBps"
-    FROM "Entity" e JOIN "Organization" o ON o.id = e."orgId"
-   WHERE e."orgId" = ANY($1::uuid[])
-     AND ($2::text IS NULL OR e."accountCode" = $2)
-     AND EXISTS (SELECT 1 FROM "CustodianReturn" x WHERE x."entityId" = e.id)
-), pairs AS (
-  SELECT COALESCE(c."entityId", d."entityId") AS "entityId", COALESCE(c.date, d.date) AS date,
-         c."returnValue" AS custodian, d."returnValue" AS computed, d."nullReason" AS "computedNullReason"
-    FROM (SELECT * FROM "CustodianReturn" WHERE "entityId" IN (SELECT id FROM entities) AND ($4::date IS NULL OR date <= $4::date)) c
-    FULL OUTER JOIN (SELECT * FROM "DailyReturn" WHERE "entityId" IN (SELECT id FROM entities) AND ($4::date IS NULL OR date <= $4::date)) d
-      ON d."entityId" = c."entityId" AND d.date = c.date
-), statused AS (
-  SELECT p.*, e."accountCode", e."entityName", e."matchBps", e."reviewBps",
-         CASE
-           WHEN p.custodian IS NULL OR p.computed IS NULL THEN 'investigate'
-           WHEN abs((p.computed - p.custodian) * 10000) <= e."matchBps" THEN 'match'
-           WHEN sign(p.custodian) * sign(p.computed) < 0 THEN 'investigate'
-           WHEN abs((p.computed - p.custodian) * 10000) <= e."reviewBps" THEN 'review'
-           ELSE 'investigate'
-         END AS status
-    FROM pairs p JOIN entities e ON e.id = p."entityId"
-)
-SELECT "entityId", "accountCode", "entityName", date::text AS date, custodian::text AS custodian, computed::text AS computed,
-       "computedNullReason", "matchBps"::text AS "matchBps", "reviewBps"::text AS "reviewBps"
-  FROM statused
- WHERE ($3::text IS NULL OR status = $3)
-   AND ($4::date IS NULL OR (statused.date, "accountCode") < ($4::date, $5::text))
- ORDER BY statused.date DESC, "accountCode" DESC
- LIMIT $6`;
+SELECT r."entityId", r."accountCode", e."entityName", r.date::text AS date, r."custodianReturn"::text AS custodian,
+       r."computedReturn"::text AS computed, r."computedNullReason", r.status,
+       trim_scale(o."reconciledMatchBps")::text AS "matchBps", trim_scale(o."reconciledReviewBps")::text AS "reviewBps"
+  FROM unnest($1::uuid[]) AS org(id)
+  JOIN "Organization" o ON o.id = org.id
+ CROSS JOIN LATERAL (
+   SELECT * FROM "Reconciliation" x
+    WHERE x."orgId" = org.id
+      AND ($2::text IS NULL OR x."accountCode" = $2::text)
+      AND ($3::text IS NULL OR x.status = $3::text)
+      AND ($4::date IS NULL OR (x.date, x."accountCode", x."entityId") < ($4::date, $5::text, $6::uuid))
+    ORDER BY x.date DESC, x."accountCode" DESC, x."entityId" DESC
+    LIMIT $7
+ ) r
+  JOIN "Entity" e ON e.id = r."entityId"
+ ORDER BY r.date DESC, r."accountCode" DESC, r."entityId" DESC
+ LIMIT $7`;
+
+/** Cursors from before the entity tie-break carry none: the lowest id keeps their meaning (after every row of that date and account). */
+function cursorEntityId(position: Record<string, unknown>): string {
+  const id = position.entityId;
+  return typeof id === 'string' && UUID.test(id) ? id : '00000000-0000-0000-0000-000000000000';
+}
 
 function toComparisonRow(raw: RawComparison): ComparisonRow {
   const classification = classifyDifference({
@@ -240,7 +249,8 @@ function toComparisonRow(raw: RawComparison): ComparisonRow {
     custodianReturn: raw.custodian,
     computedReturn: raw.computed,
     differenceBps: classification.differenceBps,
-    status: classification.status,
+    // as classified in the database (what the status filter selected on); the rule is the same
+    status: raw.status,
     reason,
     matchThresholdBps: raw.matchBps,
     reviewThresholdBps: raw.reviewBps,

@@ -492,7 +492,7 @@ export async function seedDemoData(services: Services, options: SeedOptions = {}
   // Demo data through the real pipeline: upload, then ingest at once (not waiting for the worker).
   const data = generateDemoData(options.data);
   const thresholds = { matchBps: services.config.comparison.matchBps, reviewBps: services.config.comparison.reviewBps };
-  const ingest = new IngestService({ pool: services.db.pool, blobs: services.blobs, log: log.child({ component: 'ingest' }) });
+  const ingest = new IngestService({ pool: services.db.pool, blobs: services.blobs, log: log.child({ component: 'ingest' }), comparisonThresholds: services.config.comparison });
   const uploads: { orgId: string; uploaderId: string; fileName: string; fileType: 'pnl' | 'performance'; csv: string }[] = [
     { orgId: demoOrg.id, uploaderId: admin.user.id, fileName: `demo-capital-pnl-${data.endDate}.csv`, fileType: 'pnl', csv: buildPnlCsv(data.demoCapital) },
     {

@@ -184,6 +184,34 @@ describe('CLI while the service runs on the same data directory (attaches to its
     expect(await refused.json()).toEqual({ error: 'Invalid or expired API key' });
   });
 
+  it("org:thresholds sets an organization's thresholds and re-classifies; --clear goes back; bad input is a usage error", async () => {
+    await cli(dataDir, ['user:create', '--email', 'thresholds@example.com', '--org', 'Threshold Org']);
+    const set = json(await cli(dataDir, ['org:thresholds', '--org', 'Threshold Org', '--match', '2.5', '--review', '25', '--json']));
+    expect(set).toMatchObject({ org: { name: 'Threshold Org' }, matchBps: 2.5, reviewBps: 25, own: true, reclassified: 0 });
+    const orgId = set.org.id as string;
+    const stored = await service.services.prisma.organization.findUniqueOrThrow({ where: { id: orgId } });
+    expect([String(stored.matchThresholdBps), String(stored.reconciledMatchBps), String(stored.reconciledReviewBps)]).toEqual(['2.5', '2.5', '25']);
+
+    const cleared = await cli(dataDir, ['org:thresholds', '--org', 'Threshold Org', '--clear']);
+    expect(cleared.code).toBe(0);
+    expect(cleared.stdout).toContain("Threshold Org: match 1 bps, review 10 bps (the service's); 0 comparison rows re-classified");
+
+    for (const [args, message] of [
+      [['--match', '5'], /Give both --match and --review, or --clear/],
+      [['--match', '10', '--review', '5'], /--match must not exceed --review/],
+      [['--match=-1', '--review', '5'], /Invalid --match/],
+      [['--match', 'x', '--review', '5'], /Invalid --match/],
+      [['--clear', '--review', '5'], /--clear takes no --match or --review/],
+    ] as const) {
+      const run = await cli(dataDir, ['org:thresholds', '--org', 'Threshold Org', ...args]);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr).toMatch(message);
+    }
+    const unknown = await cli(dataDir, ['org:thresholds', '--org', 'Nobody', '--clear']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('Organization "Nobody" not found');
+  });
+
   it('db:url prints the socket URL of the running service, usable by other clients', async () => {
     const run = await cli(dataDir, ['db:url']);
     expect(run.code).toBe(0);

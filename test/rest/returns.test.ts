@@ -52,12 +52,22 @@ async function allComparisonRows(params: Record<string, string> = {}) {
 }
 
 /** Status of a custodian/computed pair by the documented default thresholds (1 and 10 bps). */
-function expectedStatus(custodian: Rational | null, computed: Rational | null): string {
+function expectedStatus(custodian: Rational | null, computed: Rational | null, matchBps = 1, reviewBps = 10): string {
   if (!custodian || !computed) return 'investigate';
   const bps = computed.minus(custodian).times(Rational.of(10_000)).abs();
-  if (bps.compare(Rational.of(1)) <= 0) return 'match';
+  if (bps.compare(Rational.of(matchBps)) <= 0) return 'match';
   if (custodian.sign() * computed.sign() < 0) return 'investigate';
-  return bps.compare(Rational.of(10)) <= 0 ? 'review' : 'investigate';
+  return bps.compare(Rational.of(reviewBps)) <= 0 ? 'review' : 'investigate';
+}
+
+/** Every row's status against the exact classification under the given thresholds. */
+function expectClassified(rows: Record<string, any>[], matchBps: number, reviewBps: number): void {
+  for (const row of rows) {
+    expect(row).toMatchObject({ match_threshold_bps: String(matchBps), review_threshold_bps: String(reviewBps) });
+    const custodian = row.custodian_return === null ? null : Rational.parse(row.custodian_return);
+    const computed = row.computed_return === null ? null : Rational.parse(row.computed_return);
+    expect(row.status, `${row.account_code} ${row.date}`).toBe(expectedStatus(custodian, computed, matchBps, reviewBps));
+  }
 }
 
 describe('GET /api/returns/comparison', () => {
@@ -217,6 +227,25 @@ describe('GET /api/returns/comparison', () => {
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ error: 'Invalid cursor: is not a cursor this endpoint issued' });
     }
+  });
+
+  it("re-classifies every row when the organization's thresholds change, and later loads follow them", async () => {
+    const before = await allComparisonRows();
+    const { changed } = await server.services.reconciliation.setThresholds(user.orgId, { matchBps: 5, reviewBps: 50 });
+    const widened = await allComparisonRows();
+    expectClassified(widened, 5, 50);
+    expect(changed).toBe(widened.filter((row, i) => row.status !== before[i].status).length);
+    expect(changed).toBeGreaterThan(0);
+    // the status filter selects on the new classification
+    const review = (await allComparisonRows({ status: 'review' })).map((row) => `${row.account_code} ${row.date}`);
+    expect(review).toEqual(widened.filter((row) => row.status === 'review').map((row) => `${row.account_code} ${row.date}`));
+
+    // a load after the change is classified under the thresholds in force
+    await loadFiles(server.url, user.key, user.orgId, [{ name: 'performance-again.csv', content: readSample(SAMPLE_PERFORMANCE) }]);
+    expectClassified(await allComparisonRows(), 5, 50);
+
+    await server.services.reconciliation.setThresholds(user.orgId, { matchBps: null, reviewBps: null });
+    expect(await allComparisonRows()).toEqual(before);
   });
 });
 

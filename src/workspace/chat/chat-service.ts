@@ -161,17 +161,16 @@ function asRole(role: string): ChatRole {
 }
 
 /**
- * CHAT_API_URL set: the OpenAI-compatible endpoint; unset: the offline assistant, which compares
- * custodian returns with the service-wide thresholds `comparison` (the defaults when left out).
+ * CHAT_API_URL set: the OpenAI-compatible endpoint; unset: the offline assistant, which answers
+ * from the service's own data (comparisons as classified by the reconciliation).
  */
 export function createChatService(
   config: Config['chat'],
   db: Pick<Database, 'pool' | 'prisma'>,
   log?: Logger,
-  comparison: Config['comparison'] = { matchBps: 1, reviewBps: 10 },
 ): ChatService {
   const provider: ChatProvider = config.apiUrl
     ? new OpenAiChatProvider({ apiUrl: config.apiUrl, apiKey: config.apiKey, model: config.model, timeoutMs: config.timeoutMs, log })
-    : new OfflineChatProvider({ pool: db.pool, prisma: db.prisma, comparison });
+    : new OfflineChatProvider({ pool: db.pool, prisma: db.prisma });
   return new ChatService({ provider, prisma: db.prisma });
 }

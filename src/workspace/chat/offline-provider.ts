@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
-import type { Config } from '../../config.ts';
 import { OrganizationService } from '../../organizations.ts';
 import { ReturnsService } from '../../returns/returns-service.ts';
 import { NewsService } from '../news/news-service.ts';
@@ -44,8 +43,6 @@ export const UNSUPPORTED_ANSWERS: Record<'forecast' | 'advice', string> = {
 export interface OfflineDependencies {
   pool: pg.Pool;
   prisma: PrismaClient;
-  /** Service-wide comparison thresholds (COMPARISON_MATCH_BPS, COMPARISON_REVIEW_BPS). */
-  comparison: Config['comparison'];
   /** Today's date, for "this year" and "overdue"; defaults to the clock (UTC). */
   now?: () => Date;
 }
@@ -73,7 +70,7 @@ export class OfflineChatProvider implements ChatProvider {
     this.search = new WorkspaceSearch(deps.pool);
     this.organizations = new OrganizationService(deps.prisma);
     this.now = deps.now ?? (() => new Date());
-    const returns = new ReturnsService(deps.pool, deps.comparison);
+    const returns = new ReturnsService(deps.pool);
     this.answerers = {
       returns: new ReturnsAnswerer({ pool: deps.pool, returns }),
       comparisons: new ComparisonsAnswerer({ pool: deps.pool, returns }),
