@@ -4,6 +4,7 @@
  *   listens), without a credential, GET and HEAD, `Cache-Control: no-store`, never rate limited;
  * - Redis away (a redis-server of this file's own, killed by pid): /readyz 503 `redis`, /livez
  *   200, and ready again when Redis is back;
+ * - the object store away (BLOB_STORE=s3 on an s3rver of this file's own, stopped): /readyz 503 `storage`;
  * - PostgreSQL away (DATABASE_URL runs only: the service reaches the shared server through a TCP
  *   proxy of this file's own, which the test closes): /readyz 503 `database`, /livez 200;
  * - SIGTERM (the service as its own process, SHUTDOWN_DRAIN=3s): /readyz 503 `shutting down` at
@@ -21,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUserWithCli, freePort, startChildService, type ChildService } from '../helpers/child-service.ts';
 import { createSchema, dropSchema } from '../helpers/postgres-schema.ts';
+import { startS3Server, useS3rverCredentials, type S3TestServer } from '../helpers/s3-server.ts';
 import { READINESS_CACHE_MS } from '../../src/health/readiness.ts';
 
 interface Probe {
@@ -264,6 +266,34 @@ describe.skipIf(!process.env.DATABASE_URL)('PostgreSQL unreachable', () => {
     await proxy.open();
     const back = await until(() => probe(server.url, '/readyz'), (p) => p.status === 200, '/readyz 200 again');
     expect(back.body.checks.database).toBe('ok');
+  });
+});
+
+describe('object store unreachable (BLOB_STORE=s3)', () => {
+  let s3: S3TestServer;
+  let server: TestServer;
+  const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+  beforeAll(async () => {
+    useS3rverCredentials();
+    s3 = await startS3Server();
+    server = await startTestServer(s3.env);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await s3?.stop();
+    for (const [name, value] of [['AWS_ACCESS_KEY_ID', saved.id], ['AWS_SECRET_ACCESS_KEY', saved.secret]] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+
+  it('readiness fails while the object store is away (liveness does not)', async () => {
+    expect(await probe(server.url, '/readyz')).toMatchObject({ status: 200, body: { checks: { storage: 'ok' } } });
+    await s3.stop();
+    const down = await until(() => probe(server.url, '/readyz'), (p) => p.status === 503, '/readyz 503');
+    expect(down.body).toMatchObject({ status: 'not_ready', checks: { migrations: 'ok', database: 'ok' }, reason: expect.stringContaining('storage') });
+    expect(['unreachable', 'timeout']).toContain(down.body.checks.storage);
+    expect((await probe(server.url, '/livez')).status).toBe(200);
   });
 });
 
