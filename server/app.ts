@@ -25,7 +25,7 @@ import { JobWorker } from '../src/jobs/job-worker.ts';
 import { SelfTestScheduler } from '../src/scheduler/self-test-scheduler.ts';
 import { builtInChecks } from '../src/scheduler/self-test-checks.ts';
 import { HealthService } from '../src/health/health-service.ts';
-import { Readiness, shutdownDrainMs } from '../src/health/readiness.ts';
+import { Readiness } from '../src/health/readiness.ts';
 import { BenchmarkService } from '../src/benchmark/benchmark-service.ts';
 import { LinkService } from '../src/workspace/links/link-service.ts';
 import { NewsService } from '../src/workspace/news/news-service.ts';
@@ -54,7 +54,7 @@ export interface RunningService {
 /** Opens the database, migrates, wires the services, seeds demo data and listens. */
 export async function startService(config: Config, options: { log?: Logger } = {}): Promise<RunningService> {
   const log = options.log ?? createLogger(config.logLevel);
-  const drainMs = shutdownDrainMs(config);
+  const drainMs = config.shutdownDrainMs;
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -156,7 +156,7 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     prisma,
     startedAt,
     version: VERSION,
-    apiKeys: new ApiKeyService(prisma, config.auth.maxActiveCredentials),
+    apiKeys: new ApiKeyService(prisma, config.auth.maxActiveCredentials, db.pool),
     oauth: new OAuthService(prisma),
     sessions: new SessionTokens(config.auth, config.dataDir),
     organizations: new OrganizationService(prisma),

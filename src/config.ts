@@ -93,6 +93,8 @@ const envSchema = z.object({
   /** A running job whose lock was not renewed for this long is taken over (renewed and swept every fifth of it). */
   JOB_STALE_AFTER: durationMs.refine((ms) => ms >= 1000, 'must be at least 1s').default(parseDuration('15s')),
   SHUTDOWN_TIMEOUT: durationMs.default(parseDuration('25s')),
+  /** On SIGTERM/SIGINT: how long /readyz answers 503 while the instance still serves everything, before it stops accepting (0 = at once). */
+  SHUTDOWN_DRAIN: durationMs.default(0),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(12),
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().positive().default(2000),
   /** false: /graphql (and every front) refuses `__schema` and `__type`, for a public endpoint that does not describe itself. */
@@ -220,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     worker: { enabled: raw.WORKER_ENABLED, pollIntervalMs: raw.WORKER_POLL_INTERVAL, staleAfterMs: raw.JOB_STALE_AFTER },
     ingest: { analyzeAfterRows: raw.ANALYZE_AFTER_ROWS },
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT,
+    shutdownDrainMs: raw.SHUTDOWN_DRAIN,
     cors: { origins: raw.CORS_ORIGINS },
     mcp: { toolsPageSize: raw.MCP_TOOLS_PAGE_SIZE },
     graphql: { maxDepth: raw.GRAPHQL_MAX_DEPTH, maxComplexity: raw.GRAPHQL_MAX_COMPLEXITY, introspection: raw.GRAPHQL_INTROSPECTION, maxBatch: raw.GRAPHQL_MAX_BATCH, trustedDocumentsFile: raw.TRUSTED_DOCUMENTS_FILE || undefined },

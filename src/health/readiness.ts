@@ -1,4 +1,3 @@
-import { parseDuration } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { TimeoutError, withTimeout } from './health-service.ts';
 
@@ -21,13 +20,6 @@ import { TimeoutError, withTimeout } from './health-service.ts';
 export const READINESS_CHECK_TIMEOUT_MS = 1_000;
 /** How long one readiness result is reused: probes more often than this cost no dependency a query. */
 export const READINESS_CACHE_MS = 1_000;
-/**
- * SHUTDOWN_DRAIN's default: how long a stopping instance goes on serving (with /readyz at 503)
- * before it stops accepting connections and ends its event streams. 0 keeps the old behaviour
- * (stop accepting at once); behind a load balancer set SHUTDOWN_DRAIN to a few probe periods.
- */
-export const DEFAULT_SHUTDOWN_DRAIN_MS = 0;
-
 export type DependencyState = 'ok' | 'unreachable' | 'timeout';
 
 export interface ReadinessChecks {
@@ -126,14 +118,3 @@ export class Readiness {
   }
 }
 
-/**
- * The drain delay at shutdown: `config.shutdownDrainMs` once src/config.ts has it (SHUTDOWN_DRAIN),
- * until then the SHUTDOWN_DRAIN environment variable (a duration: `5s`), else
- * DEFAULT_SHUTDOWN_DRAIN_MS.
- */
-export function shutdownDrainMs(config: object, env: NodeJS.ProcessEnv = process.env): number {
-  const configured = (config as { shutdownDrainMs?: unknown }).shutdownDrainMs;
-  if (typeof configured === 'number') return configured;
-  const raw = env.SHUTDOWN_DRAIN?.trim();
-  return raw ? parseDuration(raw) : DEFAULT_SHUTDOWN_DRAIN_MS;
-}
