@@ -25,14 +25,24 @@ export function forwardPage(args: ConnectionArgs, sizeOrInfo: PageSize | GraphQL
 
 /** Relay connection shape for a service page; each edge's cursor resumes after that row. */
 export function toConnection<T>(page: Page<T>, cursorOf: (row: T) => string) {
-  const edges = page.rows.map((node) => ({ node, cursor: cursorOf(node) }));
+  // Cursors are computed when a client selects them (getters): REST and most pages never do.
+  const edges = page.rows.map((node) => ({
+    node,
+    get cursor() {
+      return cursorOf(node);
+    },
+  }));
   return {
     edges,
     pageInfo: {
       hasNextPage: page.hasMore,
       hasPreviousPage: false,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: page.nextCursor ?? edges.at(-1)?.cursor ?? null,
+      get startCursor() {
+        return edges[0]?.cursor ?? null;
+      },
+      get endCursor() {
+        return page.nextCursor ?? edges.at(-1)?.cursor ?? null;
+      },
     },
   };
 }

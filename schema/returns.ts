@@ -1,8 +1,8 @@
 import { builder } from './builder.ts';
 import { forwardPage, toConnection } from './pagination.ts';
-import { encodeCursor, PAGE_SIZES } from '../src/pagination.ts';
+import { PAGE_SIZES } from '../src/pagination.ts';
 import { COMPARISON_STATUSES } from '../src/returns/dietz.ts';
-import { type CashTransactionRow, type ComparisonRow, type DailyReturnWithCumulative, type LabelledReturn } from '../src/returns/returns-service.ts';
+import { cashTransactionCursor, comparisonCursor, type CashTransactionRow, type ComparisonRow, type DailyReturnWithCumulative, type LabelledReturn } from '../src/returns/returns-service.ts';
 
 const ComparisonStatusEnum = builder.enumType('ComparisonStatus', {
   description: 'Custodian vs computed: `match` within the match threshold, `review` within the review threshold, otherwise (or a missing side, or a sign flip) `investigate`.',
@@ -99,7 +99,7 @@ builder.queryFields((t) => ({
     resolve: async (_parent, args, ctx, info) => {
       const { limit, cursor } = forwardPage(args, info);
       const page = await ctx.services.returns.comparison({ orgIds: await ctx.organizationIds(), accountCode: args.accountCode, status: args.status, limit, cursor });
-      return toConnection(page, (row) => encodeCursor({ date: row.date, accountCode: row.accountCode }));
+      return toConnection(page, comparisonCursor);
     },
   }),
   dietzDailyReturns: t.field({
@@ -126,7 +126,7 @@ builder.queryFields((t) => ({
     resolve: async (_parent, args, ctx, info) => {
       const { limit, cursor } = forwardPage(args, info);
       const page = await ctx.services.returns.cashTransactions({ orgIds: await ctx.organizationIds(), entityName: args.entityName, limit, cursor });
-      return toConnection(page, (row) => encodeCursor({ date: row.date, id: row.id }));
+      return toConnection(page, cashTransactionCursor);
     },
   }),
 }));

@@ -158,6 +158,18 @@ function toDecimal(value: Decimal.Value, label: string): Decimal {
   return parsed;
 }
 
+/** Thresholds parsed so far: a page of comparisons repeats its organization's two on every row. */
+const THRESHOLDS = new Map<string, Decimal>();
+
+function thresholdDecimal(value: Decimal.Value, label: string): Decimal {
+  const key = typeof value === 'string' || typeof value === 'number' ? `${typeof value}:${value}` : null;
+  const known = key === null ? undefined : THRESHOLDS.get(key);
+  if (known) return known;
+  const parsed = toDecimal(value, label);
+  if (key !== null && THRESHOLDS.size < 1000) THRESHOLDS.set(key, parsed);
+  return parsed;
+}
+
 /** Fixed-point string; a value that rounds to zero prints without a minus sign. */
 function fixed(value: Decimal, dp: number): string {
   const rounded = value.toDecimalPlaces(dp, Decimal.ROUND_HALF_EVEN);
@@ -457,8 +469,8 @@ function isSignFlip(custodian: Decimal, computed: Decimal): boolean {
  * Thresholds are inclusive and configurable (e.g. per organization).
  */
 export function classifyDifference(input: ClassifyInput): Classification {
-  const matchBps = toDecimal(input.matchThresholdBps ?? DEFAULT_MATCH_THRESHOLD_BPS, 'matchThresholdBps');
-  const reviewBps = toDecimal(input.reviewThresholdBps ?? DEFAULT_REVIEW_THRESHOLD_BPS, 'reviewThresholdBps');
+  const matchBps = thresholdDecimal(input.matchThresholdBps ?? DEFAULT_MATCH_THRESHOLD_BPS, 'matchThresholdBps');
+  const reviewBps = thresholdDecimal(input.reviewThresholdBps ?? DEFAULT_REVIEW_THRESHOLD_BPS, 'reviewThresholdBps');
   if (matchBps.isNegative() || reviewBps.lessThan(matchBps)) {
     throw new RangeError('thresholds must satisfy 0 <= matchThresholdBps <= reviewThresholdBps');
   }

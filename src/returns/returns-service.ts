@@ -86,7 +86,7 @@ export class ReturnsService {
     const after = scope.cursor ? decodeCursor(scope.cursor, stringFields(['date', 'accountCode']), 'endpoint') : null;
     const query = comparisonQuery({ ...scope, orgIds: [...scope.orgIds], after: after && { ...after, entityId: cursorEntityId(after) } });
     const { rows } = await this.pool.query<RawComparison>(query.text, query.values);
-    return keysetPage(rows.map(toComparisonRow), scope.limit, (row) => encodeCursor({ date: row.date, accountCode: row.accountCode, entityId: row.entityId }));
+    return keysetPage(rows.map(toComparisonRow), scope.limit, comparisonCursor);
   }
 
   async dietzDaily(scope: Scope & { entityName: string; startDate: string; endDate: string }): Promise<DietzDailyResult> {
@@ -132,7 +132,7 @@ export class ReturnsService {
       [entity.id, after?.date ?? null, after?.id ?? null, scope.limit + 1],
     );
     const withEntity = rows.map((row) => ({ ...row, entityName: entity.entityName, accountCode: entity.accountCode }));
-    return keysetPage(withEntity, scope.limit, (row) => encodeCursor({ date: row.date, id: row.id }));
+    return keysetPage(withEntity, scope.limit, cashTransactionCursor);
   }
 
   private async findEntity(orgIds: ReadonlySet<string>, entityName: string) {
@@ -175,6 +175,16 @@ export interface RawComparison {
   status: ComparisonStatus;
   matchBps: string;
   reviewBps: string;
+}
+
+/** The position of a cash transaction in its page order, as a cursor. */
+export function cashTransactionCursor(row: Pick<CashTransactionRow, 'date' | 'id'>): string {
+  return encodeCursor({ date: row.date, id: row.id });
+}
+
+/** The position of a comparison row in the page order, as a cursor. */
+export function comparisonCursor(row: Pick<ComparisonRow, 'date' | 'accountCode' | 'entityId'>): string {
+  return encodeCursor({ date: row.date, accountCode: row.accountCode, entityId: row.entityId });
 }
 
 export interface ComparisonScope {
