@@ -1,0 +1,312 @@
+/**
+ * Project REST, project GraphQL and the ceiling (bench/ceiling.ts, bare node:http + pg) on the
+ * same three reads, interleaved in one run (issue 16):
+ *
+ *   GET /api/returns/comparison?limit=50   | returnComparison(first: 50)
+ *   GET /api/stickies?limit=20             | stickies(first: 20)
+ *   GET /health                            | health { status }
+ *
+ * Short slots (--seconds, default 3), many rounds (--rounds, default 12); each round runs every
+ * endpoint x target once, the order of the endpoints and of the targets rotated every round.
+ * Reported per endpoint and target: the median of the slots' requests per second with their
+ * spread (min-max), the median p50 latency, and CPU ms per request (the process's CPU time during
+ * the slot / requests answered: this process for the project, which runs in it, the ceiling's own
+ * process for the ceiling). Then REST/GraphQL and REST/ceiling, each computed within a round and
+ * reported as median and spread.
+ *
+ * The load generator (autocannon) runs in a child process of its own, so neither server's CPU
+ * figure includes it. Before measuring, the bodies are checked: the ceiling's must be
+ * byte-identical to the project's REST bodies, and the GraphQL data, shaped as REST shapes it,
+ * must be too. Any difference stops the run.
+ *
+ *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test npx tsx bench/ceiling-compare.ts [--seconds 3] [--rounds 12] [--connections 10] [--warmup 1]
+ *
+ * Without DATABASE_URL the project runs on its embedded database (PGlite, inside this process):
+ * the ceiling needs PostgreSQL, so only REST and GraphQL are measured (and the project's CPU then
+ * includes the database's).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type autocannon from 'autocannon';
+
+type TargetName = 'REST' | 'GraphQL' | 'ceiling';
+type EndpointName = 'comparison' | 'stickies' | 'health';
+
+interface LoadJob {
+  id: number;
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  connections: number;
+  duration: number;
+}
+
+interface LoadSummary {
+  id: number;
+  requests: number;
+  rps: number;
+  p50: number;
+  errors: number;
+  non2xx: number;
+}
+
+const here = fileURLToPath(import.meta.url);
+const childExecArgv = process.execArgv.length > 0 ? process.execArgv : ['--import', 'tsx'];
+
+if (process.argv.includes('--loadgen')) {
+  await loadGenerator();
+} else {
+  await main();
+}
+
+/** The child that runs autocannon: one job per message, a summary back. */
+async function loadGenerator(): Promise<void> {
+  const { default: run } = await import('autocannon');
+  process.on('message', (job: LoadJob) => {
+    void run({ url: job.url, method: job.method, headers: job.headers, body: job.body, connections: job.connections, duration: job.duration }).then((result: autocannon.Result) => {
+      const summary: LoadSummary = {
+        id: job.id,
+        requests: result.requests.total,
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        errors: result.errors + result.timeouts,
+        non2xx: result.non2xx,
+      };
+      process.send?.(summary);
+    });
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      seconds: { type: 'string', default: '3' },
+      rounds: { type: 'string', default: '12' },
+      connections: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '1' },
+    },
+  });
+  const seconds = Number(values.seconds);
+  const rounds = Number(values.rounds);
+  const connections = Number(values.connections);
+  const warmup = Number(values.warmup);
+  for (const [name, value] of Object.entries({ seconds, rounds, connections })) {
+    if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
+  }
+
+  const [{ startBenchService }, { seedDemoData }, { snakeKeys }] = await Promise.all([
+    import('./bench-service.ts'),
+    import('../src/seed/demo-seed.ts'),
+    import('../src/util/snake-case.ts'),
+  ]);
+  const children: ChildProcess[] = [];
+  const service = await startBenchService();
+  try {
+    const seeded = await seedDemoData(service.services, { print: () => {} });
+    const key = seeded.apiKey;
+    if (!key) throw new Error('the demo seed made no API key');
+    const onPostgres = service.services.db.kind === 'postgresql';
+
+    let ceilingUrl: string | undefined;
+    let ceiling: ChildProcess | undefined;
+    if (onPostgres) {
+      ceiling = fork(path.join(path.dirname(here), 'ceiling.ts'), [], { execArgv: childExecArgv, env: { ...process.env, DATABASE_URL: service.services.db.url } });
+      children.push(ceiling);
+      ceilingUrl = await new Promise<string>((resolve, reject) => {
+        ceiling!.once('message', (message: { type: string; url: string }) => (message.type === 'listening' ? resolve(message.url) : reject(new Error('ceiling: unexpected message'))));
+        ceiling!.once('exit', (code) => reject(new Error(`ceiling exited (${code}) before listening`)));
+      });
+    } else {
+      console.log('The ceiling needs PostgreSQL (set DATABASE_URL): the embedded database (PGlite) lives inside the project process. Measuring REST and GraphQL only.');
+    }
+
+    const loadgen = fork(here, ['--loadgen'], { execArgv: childExecArgv });
+    children.push(loadgen);
+
+    // ---- the targets ----
+    const headers = { 'x-api-key': key };
+    const gql = (query: string, variables: Record<string, unknown>) => ({
+      url: `${service.url}/graphql`,
+      method: 'POST' as const,
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
+    interface Endpoint {
+      name: EndpointName;
+      path: string;
+      graphql: { url: string; method: 'POST'; headers: Record<string, string>; body: string };
+      /** GraphQL data shaped as the REST layer shapes it (rest-compat/route.ts list / bare). */
+      restShape: (data: Record<string, unknown>) => unknown;
+    }
+    const listShape = (field: string) => (data: Record<string, unknown>) => {
+      const connection = data[field] as { edges: { node: unknown }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+      const nextCursor = connection.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null;
+      return { data: connection.edges.map((edge) => snakeKeys(edge.node)), pagination: { has_more: nextCursor !== null, next_cursor: nextCursor } };
+    };
+    const endpoints: Endpoint[] = [
+      {
+        name: 'comparison',
+        path: '/api/returns/comparison?limit=50',
+        graphql: gql(
+          `query Comparison($first: Int) { returnComparison(first: $first) { edges { node { accountCode entityName date custodianReturn computedReturn differenceBps status reason matchThresholdBps reviewThresholdBps } } pageInfo { hasNextPage endCursor } } }`,
+          { first: 50 },
+        ),
+        restShape: listShape('returnComparison'),
+      },
+      {
+        name: 'stickies',
+        path: '/api/stickies?limit=20',
+        graphql: gql(`query Stickies($first: Int) { stickies(first: $first) { edges { node { id content tags version createdAt updatedAt deletedAt } } pageInfo { hasNextPage endCursor } } }`, { first: 20 }),
+        restShape: listShape('stickies'),
+      },
+      {
+        name: 'health',
+        path: '/health',
+        graphql: gql(`query Health { health { status } }`, {}),
+        restShape: (data) => snakeKeys(data.health),
+      },
+    ];
+    const targets: TargetName[] = onPostgres ? ['REST', 'GraphQL', 'ceiling'] : ['REST', 'GraphQL'];
+    const jobFor = (endpoint: Endpoint, target: TargetName): Omit<LoadJob, 'id' | 'duration'> => {
+      if (target === 'GraphQL') return { ...endpoint.graphql, connections };
+      const base = target === 'REST' ? service.url : ceilingUrl!;
+      return { url: `${base}${endpoint.path}`, method: 'GET', headers, connections };
+    };
+
+    // ---- identical bodies, or nothing to compare ----
+    for (const endpoint of endpoints) {
+      const restResponse = await fetch(`${service.url}${endpoint.path}`, { headers });
+      const restBody = await restResponse.text();
+      if (restResponse.status !== 200) throw new Error(`${endpoint.name}: project REST answered ${restResponse.status}: ${restBody}`);
+      const gqlResponse = await fetch(endpoint.graphql.url, { method: 'POST', headers: endpoint.graphql.headers, body: endpoint.graphql.body });
+      const gqlResult = (await gqlResponse.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
+      if (!gqlResult.data || gqlResult.errors) throw new Error(`${endpoint.name}: GraphQL answered ${JSON.stringify(gqlResult.errors)}`);
+      assertSame(`${endpoint.name}: GraphQL data (in REST shape) vs REST body`, restBody, JSON.stringify(endpoint.restShape(gqlResult.data)));
+      let note = 'GraphQL data matches';
+      if (ceilingUrl) {
+        const ceilingResponse = await fetch(`${ceilingUrl}${endpoint.path}`, { headers });
+        const ceilingBody = await ceilingResponse.text();
+        if (ceilingResponse.status !== 200) throw new Error(`${endpoint.name}: ceiling answered ${ceilingResponse.status}: ${ceilingBody}`);
+        assertSame(`${endpoint.name}: ceiling body vs REST body`, restBody, ceilingBody);
+        note += ', ceiling body byte-identical';
+      }
+      const rows = (JSON.parse(restBody) as { data?: unknown }).data;
+      console.log(`${endpoint.name.padEnd(10)} ${restBody.length} bytes${Array.isArray(rows) ? `, ${rows.length} rows` : ''}: ${note}`);
+    }
+
+    // ---- measuring ----
+    let nextId = 0;
+    const pending = new Map<number, (summary: LoadSummary) => void>();
+    loadgen.on('message', (summary: LoadSummary) => {
+      pending.get(summary.id)?.(summary);
+      pending.delete(summary.id);
+    });
+    const load = (job: Omit<LoadJob, 'id'>) =>
+      new Promise<LoadSummary>((resolve) => {
+        const id = nextId++;
+        pending.set(id, resolve);
+        loadgen.send({ ...job, id } satisfies LoadJob);
+      });
+    const ceilingCpu = () =>
+      new Promise<NodeJS.CpuUsage>((resolve) => {
+        ceiling!.once('message', (message: { type: string; usage: NodeJS.CpuUsage }) => resolve(message.usage));
+        ceiling!.send({ type: 'cpu' });
+      });
+    const cpuNow = (target: TargetName) => (target === 'ceiling' ? ceilingCpu() : Promise.resolve(process.cpuUsage()));
+
+    interface Slot {
+      round: number;
+      endpoint: EndpointName;
+      target: TargetName;
+      rps: number;
+      p50: number;
+      cpuMsPerRequest: number;
+      failures: number;
+    }
+    const slots: Slot[] = [];
+    const runSlot = async (endpoint: Endpoint, target: TargetName, duration: number): Promise<Omit<Slot, 'round'>> => {
+      const before = await cpuNow(target);
+      const summary = await load({ ...jobFor(endpoint, target), duration });
+      const after = await cpuNow(target);
+      const cpuMs = (after.user - before.user + after.system - before.system) / 1000;
+      return { endpoint: endpoint.name, target, rps: summary.rps, p50: summary.p50, cpuMsPerRequest: summary.requests > 0 ? cpuMs / summary.requests : NaN, failures: summary.errors + summary.non2xx };
+    };
+
+    const slotCount = rounds * endpoints.length * targets.length;
+    console.log(
+      `\n${rounds} rounds x ${endpoints.length} endpoints x ${targets.length} targets = ${slotCount} slots of ${seconds} s, ${connections} connections` +
+        ` (about ${Math.ceil(((slotCount * seconds) + (warmup > 0 ? endpoints.length * targets.length * warmup : 0)) / 60)} min)`,
+    );
+    if (warmup > 0) for (const endpoint of endpoints) for (const target of targets) await runSlot(endpoint, target, warmup);
+    for (let round = 0; round < rounds; round += 1) {
+      for (const endpoint of rotate(endpoints, round)) {
+        for (const target of rotate(targets, round)) {
+          slots.push({ round, ...(await runSlot(endpoint, target, seconds)) });
+        }
+      }
+      process.stdout.write(`round ${round + 1}/${rounds} done\r`);
+    }
+    process.stdout.write('\n\n');
+
+    // ---- report ----
+    const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+    const spread = (values: number[], digits = 0) => {
+      const finite = values.filter((value) => Number.isFinite(value));
+      return `${fmt(median(finite), digits)} (${fmt(Math.min(...finite), digits)}-${fmt(Math.max(...finite), digits)})`;
+    };
+    console.log(`${'endpoint'.padEnd(11)}${'target'.padEnd(9)}${'req/s median (min-max)'.padEnd(26)}${'p50 ms'.padEnd(8)}${'CPU ms/req median (min-max)'.padEnd(30)}failed`);
+    for (const endpoint of endpoints) {
+      for (const target of targets) {
+        const mine = slots.filter((slot) => slot.endpoint === endpoint.name && slot.target === target);
+        const failures = mine.reduce((sum, slot) => sum + slot.failures, 0);
+        console.log(
+          `${endpoint.name.padEnd(11)}${target.padEnd(9)}${spread(mine.map((slot) => slot.rps)).padEnd(26)}${fmt(median(mine.map((slot) => slot.p50)), 1).padEnd(8)}` +
+            `${spread(mine.map((slot) => slot.cpuMsPerRequest), 3).padEnd(30)}${failures}`,
+        );
+      }
+    }
+    console.log('\nratios of requests per second, computed within each round: median (min-max)');
+    for (const endpoint of endpoints) {
+      const byRound = (target: TargetName) => slots.filter((slot) => slot.endpoint === endpoint.name && slot.target === target).sort((a, b) => a.round - b.round).map((slot) => slot.rps);
+      const rest = byRound('REST');
+      const parts = [`REST/GraphQL ${spread(ratios(rest, byRound('GraphQL')), 3)}`];
+      if (targets.includes('ceiling')) parts.push(`REST/ceiling ${spread(ratios(rest, byRound('ceiling')), 3)}`);
+      console.log(`${endpoint.name.padEnd(11)}${parts.join('   ')}`);
+    }
+    const failed = slots.reduce((sum, slot) => sum + slot.failures, 0);
+    if (failed > 0) console.log(`\nWARNING: ${failed} requests failed or were not 2xx; the figures above count only what was answered`);
+    console.log(`\nmachine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}, load average ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}, node ${process.version}, database ${service.services.db.kind}`);
+  } finally {
+    for (const child of children) if (child.exitCode === null && child.connected) child.disconnect();
+    await service.close();
+  }
+}
+
+function assertSame(what: string, expected: string, actual: string): void {
+  if (expected === actual) return;
+  let at = 0;
+  while (at < expected.length && expected[at] === actual[at]) at += 1;
+  const excerpt = (text: string) => JSON.stringify(text.slice(Math.max(0, at - 60), at + 60));
+  throw new Error(`${what}: NOT identical (lengths ${expected.length} and ${actual.length}, first difference at byte ${at})\n  REST:  ${excerpt(expected)}\n  other: ${excerpt(actual)}`);
+}
+
+function rotate<T>(items: readonly T[], by: number): T[] {
+  const shift = by % items.length;
+  return [...items.slice(shift), ...items.slice(0, shift)];
+}
+
+function median(values: number[]): number {
+  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+function ratios(numerators: number[], denominators: number[]): number[] {
+  return numerators.map((value, index) => value / denominators[index]);
+}

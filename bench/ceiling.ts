@@ -1,0 +1,333 @@
+/**
+ * The ceiling (issue 16): a bare `node:http` + `pg` server doing the project's work for three
+ * endpoints and nothing else, so that a benchmark can say how far the project's REST layer is
+ * from what the same statements cost without a framework:
+ *
+ *   GET /api/returns/comparison?limit=50   (limit, cursor, account_code, status)
+ *   GET /api/stickies?limit=20             (limit; no cursor, tags, search or includeDeleted)
+ *   GET /health
+ *
+ * Per request it sends the statements the project sends: the API key by prefix with its user and
+ * the user's memberships in ONE statement (ApiKeyService.verify, src/auth/api-keys.ts), then the
+ * endpoint's statement: `comparisonQuery` of src/returns/returns-service.ts for the comparison, the
+ * statement Prisma generates for `StickyService.list` (first page, active stickies) for stickies,
+ * none for /health. The bodies are written by hand to be byte-identical to the project's REST
+ * bodies (bench/ceiling-compare.ts checks that before it measures anything). The comparison
+ * thresholds come from the organization rows the statement reads (what the project shows), so
+ * the ceiling needs no configuration besides DATABASE_URL.
+ *
+ * Standalone:  DATABASE_URL='postgresql://…/test?schema=<the project's schema>' [PORT=0] npx tsx bench/ceiling.ts
+ * Forked with an IPC channel (bench/ceiling-compare.ts) it reports `{ type: 'listening', url }`
+ * and answers `{ type: 'cpu' }` with its own process.cpuUsage().
+ */
+import { timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { hashSecret, keyPrefix, secretKind } from '../src/auth/api-keys.ts';
+import { grants, isScope, type Scope } from '../src/auth/scopes.ts';
+import { classifyDifference, COMPARISON_STATUSES, type ComparisonStatus } from '../src/returns/dietz.ts';
+import { comparisonQuery, type RawComparison } from '../src/returns/returns-service.ts';
+
+export interface CeilingOptions {
+  /** PostgreSQL URL; Prisma's `?schema=name` names the project's schema (search_path, as the project does). */
+  databaseUrl: string;
+  port?: number;
+  host?: string;
+  /** Connections in the pool (the project's pool holds 10). */
+  poolSize?: number;
+}
+
+export interface Ceiling {
+  url: string;
+  server: http.Server;
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+/** The project's statement, copied from ApiKeyService.verify (src/auth/api-keys.ts). */
+const VERIFY_SQL = `
+  SELECT k.id, k.kind::text AS kind, k."secretHash", k.scopes::text[] AS scopes, k."expiresAt", k."revokedAt", k."lastUsedAt",
+         u.id AS "userId", u.email, u.name, u.role::text AS role,
+         ARRAY(SELECT m."orgId"::text FROM "Membership" m WHERE m."userId" = u.id) AS "orgIds"
+    FROM "ApiKey" k JOIN "User" u ON u.id = k."userId"
+   WHERE k.prefix = $1`;
+
+/** As the project: last_used_at is written at most once a minute per key. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+interface KeyRow {
+  id: string;
+  kind: string;
+  secretHash: string;
+  scopes: string[];
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  userId: string;
+  orgIds: string[];
+}
+
+interface Viewer {
+  userId: string;
+  scopes: Set<Scope>;
+  orgIds: string[];
+}
+
+const PAGE = { comparison: { first: 50, max: 500 }, stickies: { first: 50, max: 200 } } as const;
+const MESSAGES = { invalidApiKey: 'Invalid or expired API key', insufficientPermissions: 'Insufficient permissions' } as const;
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Splits Prisma's `?schema=` off the URL, as src/db/database.ts does. */
+function splitSchema(url: string): { connectionString: string; schema: string | undefined } {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema') ?? undefined;
+  if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) throw new Error('DATABASE_URL: schema must be a plain identifier');
+  parsed.searchParams.delete('schema');
+  return { connectionString: parsed.toString(), schema };
+}
+
+export async function startCeiling(options: CeilingOptions): Promise<Ceiling> {
+  const { connectionString, schema } = splitSchema(options.databaseUrl);
+  const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10, ...(schema ? { options: `-c search_path="${schema}"` } : {}) });
+  pool.on('error', () => undefined);
+  const stickiesSql = stickiesStatement(schema ?? 'public');
+
+  async function authenticate(header: string | string[] | undefined): Promise<Viewer | null | 'invalid'> {
+    const raw = Array.isArray(header) ? header[0] : header;
+    if (raw === undefined) return null;
+    const secret = raw.trim();
+    const kind = secretKind(secret);
+    if (kind !== 'api_key') return 'invalid';
+    const { rows } = await pool.query<KeyRow>(VERIFY_SQL, [keyPrefix(secret)]);
+    const key = rows[0];
+    if (!key || key.kind !== kind) return 'invalid';
+    const presented = Buffer.from(hashSecret(secret), 'hex');
+    const stored = Buffer.from(key.secretHash, 'hex');
+    if (presented.length !== stored.length || !timingSafeEqual(presented, stored)) return 'invalid';
+    const now = new Date();
+    if (key.revokedAt || (key.expiresAt && key.expiresAt <= now)) return 'invalid';
+    if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+      await pool.query('UPDATE "ApiKey" SET "lastUsedAt" = $1 WHERE id = $2', [now, key.id]);
+    }
+    return { userId: key.userId, scopes: new Set(key.scopes.filter(isScope)), orgIds: key.orgIds };
+  }
+
+  async function viewerWith(req: http.IncomingMessage, scope: Scope): Promise<Viewer> {
+    const viewer = await authenticate(req.headers['x-api-key']);
+    if (viewer === null || viewer === 'invalid') throw new HttpError(401, MESSAGES.invalidApiKey);
+    if (!grants(viewer.scopes, scope)) throw new HttpError(403, MESSAGES.insufficientPermissions);
+    return viewer;
+  }
+
+  async function comparison(req: http.IncomingMessage, query: URLSearchParams): Promise<string> {
+    const viewer = await viewerWith(req, 'read:returns');
+    const limit = pageLimit(query, PAGE.comparison.first, PAGE.comparison.max);
+    const status = query.get('status');
+    if (status !== null && !(COMPARISON_STATUSES as readonly string[]).includes(status)) throw new HttpError(400, `Invalid status: must be one of ${COMPARISON_STATUSES.join(', ')}`);
+    const cursor = query.get('cursor');
+    const statement = comparisonStatement({
+      orgIds: viewer.orgIds,
+      accountCode: query.get('account_code'),
+      status: status as ComparisonStatus | null,
+      after: cursor === null ? null : comparisonCursor(cursor),
+      limit,
+    });
+    const { rows } = await pool.query<RawComparison>(statement.text, statement.values);
+    const hasMore = rows.length > limit;
+    const page = hasMore ? rows.slice(0, limit) : rows;
+    const data = page.map((raw) => {
+      const classification = classifyDifference({ custodian: raw.custodian, computed: raw.computed, matchThresholdBps: raw.matchBps, reviewThresholdBps: raw.reviewBps });
+      return {
+        account_code: raw.accountCode,
+        entity_name: raw.entityName,
+        date: raw.date,
+        custodian_return: raw.custodian,
+        computed_return: raw.computed,
+        difference_bps: classification.differenceBps,
+        status: raw.status,
+        reason: raw.computed === null && raw.computedNullReason ? `computed return undefined: ${raw.computedNullReason}` : classification.reason,
+        match_threshold_bps: raw.matchBps,
+        review_threshold_bps: raw.reviewBps,
+      };
+    });
+    const last = page.at(-1);
+    const nextCursor = hasMore && last ? cursorText({ date: last.date, accountCode: last.accountCode, entityId: last.entityId }) : null;
+    return JSON.stringify({ data, pagination: { has_more: nextCursor !== null, next_cursor: nextCursor } });
+  }
+
+  async function stickies(req: http.IncomingMessage, query: URLSearchParams): Promise<string> {
+    const viewer = await viewerWith(req, 'read:workspace');
+    for (const name of ['cursor', 'tags', 'search', 'include_deleted', 'includeDeleted']) {
+      if (query.has(name)) throw new HttpError(400, `The ceiling serves the first page of active stickies only (no ${name})`);
+    }
+    const limit = pageLimit(query, PAGE.stickies.first, PAGE.stickies.max);
+    const { rows } = await pool.query<StickyTuple>({ text: stickiesSql, values: [viewer.userId, limit + 1, 0], rowMode: 'array' });
+    const hasMore = rows.length > limit;
+    const page = hasMore ? rows.slice(0, limit) : rows;
+    const data = page.map(([id, , content, tags, version, deletedAt, createdAt, updatedAt]) => ({
+      id,
+      content,
+      tags,
+      version,
+      // timestamptz(3): pg reads a Date, printed as the GraphQL DateTime scalar prints it
+      created_at: createdAt.toISOString(),
+      updated_at: updatedAt.toISOString(),
+      deleted_at: deletedAt === null ? null : deletedAt.toISOString(),
+    }));
+    const last = data.at(-1);
+    const nextCursor = hasMore && last ? cursorText({ u: last.updated_at, id: last.id }) : null;
+    return JSON.stringify({ data, pagination: { has_more: nextCursor !== null, next_cursor: nextCursor } });
+  }
+
+  async function health(req: http.IncomingMessage): Promise<string> {
+    // The project builds the request context (and so checks a presented key) before any route.
+    await authenticate(req.headers['x-api-key']);
+    return HEALTHY;
+  }
+
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? '/';
+    const mark = url.indexOf('?');
+    const pathname = mark === -1 ? url : url.slice(0, mark);
+    const query = new URLSearchParams(mark === -1 ? '' : url.slice(mark + 1));
+    let work: Promise<string>;
+    if (req.method !== 'GET') work = Promise.reject(new HttpError(405, 'Method not allowed; use GET'));
+    else if (pathname === '/api/returns/comparison') work = comparison(req, query);
+    else if (pathname === '/api/stickies') work = stickies(req, query);
+    else if (pathname === '/health') work = health(req);
+    else work = Promise.reject(new HttpError(404, 'Not found'));
+    work.then(
+      (body) => send(res, 200, body),
+      (error: unknown) => {
+        if (error instanceof HttpError) send(res, error.status, JSON.stringify({ error: error.message }));
+        else {
+          console.error('ceiling: request failed', error);
+          send(res, 500, JSON.stringify({ error: 'Internal server error' }));
+        }
+      },
+    );
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('ceiling: no TCP address');
+  return {
+    url: `http://${options.host ?? '127.0.0.1'}:${address.port}`,
+    server,
+    pool,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await pool.end();
+    },
+  };
+}
+
+const HEALTHY = JSON.stringify({ status: 'healthy' });
+
+function send(res: http.ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** `limit` as the REST layer reads it: an integer between 1 and the list's maximum, the list's default when absent. */
+function pageLimit(query: URLSearchParams, first: number, max: number): number {
+  const text = query.get('limit');
+  if (text === null) return first;
+  const limit = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isInteger(limit) || limit < 1 || limit > max) throw new HttpError(400, `Invalid limit: must be an integer between 1 and ${max}`);
+  return limit;
+}
+
+/** The project's cursor format (src/pagination.ts encodeCursor): base64url JSON. */
+function cursorText(position: Record<string, string>): string {
+  return Buffer.from(JSON.stringify(position)).toString('base64url');
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function comparisonCursor(cursor: string): { date: string; accountCode: string; entityId: string } {
+  let fields: unknown;
+  try {
+    fields = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    fields = undefined;
+  }
+  if (fields === null || typeof fields !== 'object') throw new HttpError(400, 'Invalid cursor: is not a cursor this endpoint issued');
+  const { date, accountCode, entityId } = fields as Record<string, unknown>;
+  if (typeof date !== 'string' || typeof accountCode !== 'string') throw new HttpError(400, 'Invalid cursor: is not a cursor this endpoint issued');
+  return { date, accountCode, entityId: typeof entityId === 'string' && UUID.test(entityId) ? entityId : '00000000-0000-0000-0000-000000000000' };
+}
+
+/**
+ * The comparison statement: the project's own builder (src/returns/returns-service.ts), so the
+ * ceiling sends exactly the text and parameters the project sends. Kept in one place in case the
+ * builder's signature moves again.
+ */
+function comparisonStatement(scope: {
+  orgIds: string[];
+  accountCode: string | null;
+  status: ComparisonStatus | null;
+  after: { date: string; accountCode: string; entityId: string } | null;
+  limit: number;
+}): { text: string; values: unknown[] } {
+  return comparisonQuery(scope);
+}
+
+/** id, userId, content, tags, version, deletedAt, createdAt, updatedAt (Prisma's column order). */
+type StickyTuple = [string, string, string, string[], number, Date | null, Date, Date];
+
+/**
+ * What Prisma sends for `prisma.sticky.findMany({ where: { userId, deletedAt: null }, orderBy:
+ * [{ updatedAt: 'desc' }, { id: 'desc' }], take: limit + 1 })` (StickyService.list, first page),
+ * as logged from the project: schema-qualified names, LIMIT and OFFSET as parameters, rows as arrays.
+ */
+function stickiesStatement(schema: string): string {
+  const table = `"${schema}"."Sticky"`;
+  const column = (name: string) => `${table}."${name}"`;
+  const columns = ['id', 'userId', 'content', 'tags', 'version', 'deletedAt', 'createdAt', 'updatedAt'].map(column).join(', ');
+  return (
+    `SELECT ${columns} FROM ${table} WHERE (${column('userId')} = $1 AND ${column('deletedAt')} IS NULL) ` +
+    `ORDER BY ${column('updatedAt')} DESC, ${column('id')} DESC LIMIT $2 OFFSET $3`
+  );
+}
+
+// ---- standalone / forked -------------------------------------------------------------------
+
+const isMain = process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
+  const databaseUrl = process.env.DATABASE_URL?.trim();
+  if (!databaseUrl) {
+    console.error('ceiling: DATABASE_URL is required (a PostgreSQL URL; ?schema= names the project schema)');
+    process.exit(2);
+  }
+  const ceiling = await startCeiling({ databaseUrl, port: Number(process.env.PORT ?? 0) });
+  const stop = () => {
+    void ceiling.close().finally(() => process.exit(0));
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  if (process.send) {
+    process.on('message', (message: { type?: string }) => {
+      if (message.type === 'cpu') process.send?.({ type: 'cpu', usage: process.cpuUsage() });
+      if (message.type === 'close') stop();
+    });
+    process.on('disconnect', stop);
+    process.send({ type: 'listening', url: ceiling.url });
+  } else {
+    console.log(`ceiling listening on ${ceiling.url}`);
+  }
+}
