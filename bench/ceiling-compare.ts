@@ -249,9 +249,9 @@ async function main(): Promise<void> {
           slots.push({ round, ...(await runSlot(endpoint, target, seconds)) });
         }
       }
-      process.stdout.write(`round ${round + 1}/${rounds} done\r`);
+      process.stdout.write(`round ${round + 1}/${rounds} done${process.stdout.isTTY ? '\r' : '\n'}`);
     }
-    process.stdout.write('\n\n');
+    process.stdout.write(process.stdout.isTTY ? '\n\n' : '\n');
 
     // ---- report ----
     const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-');

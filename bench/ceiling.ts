@@ -139,7 +139,7 @@ export async function startCeiling(options: CeilingOptions): Promise<Ceiling> {
       orgIds: viewer.orgIds,
       accountCode: query.get('account_code'),
       status: status as ComparisonStatus | null,
-      after: cursor === null ? null : comparisonCursor(cursor),
+      after: cursor === null ? null : readComparisonCursor(cursor),
       limit,
     });
     const { rows } = await pool.query<RawComparison>(statement.text, statement.values);
@@ -259,7 +259,7 @@ function cursorText(position: Record<string, string>): string {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function comparisonCursor(cursor: string): { date: string; accountCode: string; entityId: string } {
+function readComparisonCursor(cursor: string): { date: string; accountCode: string; entityId: string } {
   let fields: unknown;
   try {
     fields = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
