@@ -41,6 +41,8 @@ import { createTranscriptService } from '../src/workspace/transcripts/transcript
 import { MemoryPubSub, RedisPubSub, type PubSub } from '../src/pubsub/pubsub.ts';
 import { createGeneration } from '../src/generation/generation-worker.ts';
 import { ReconciliationService } from '../src/returns/reconciliation.ts';
+import { countingRefusals, createPrometheusMetrics, jobQueueStats, measuredIngester, noopMetrics } from '../src/metrics/index.ts';
+import { startMetricsListener, type MetricsListener } from './http/metrics.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -48,6 +50,8 @@ export interface RunningService {
   services: Services;
   server: http.Server;
   url: string;
+  /** The METRICS_PORT listener's URL (serves /metrics), when there is one. */
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -87,6 +91,14 @@ export async function startService(config: Config, options: { log?: Logger } = {
     const address = server.address() as AddressInfo;
     const url = listeningUrl(address);
     selfUrl = url;
+    const metricsListener = config.metrics.enabled && config.metrics.port !== undefined
+      ? await startMetricsListener({ metrics: services.metrics, token: config.metrics.token, host: config.host, port: config.metrics.port, log: log.child({ component: 'metrics' }) }).catch(async (error: unknown) => {
+          server.close();
+          await closeWebSockets();
+          throw error;
+        })
+      : undefined;
+    if (metricsListener) log.info({ url: `${metricsListener.url}/metrics` }, 'metrics listening');
     if (config.worker.enabled) {
       services.ingestWorker.start();
       services.generationWorker.start();
@@ -102,9 +114,9 @@ export async function startService(config: Config, options: { log?: Logger } = {
       lifecycle.stopping = true;
       stopMaintenance();
       stopStickyPurge();
-      return (stopping ??= drain(services, drainMs).then(() => shutdown(services, server, closeWebSockets, redis)));
+      return (stopping ??= drain(services, drainMs).then(() => shutdown(services, server, closeWebSockets, redis, metricsListener)));
     };
-    return { services, server, url, stop };
+    return { services, server, url, metricsUrl: metricsListener?.url, stop };
   } catch (error) {
     redis?.disconnect();
     await db.close();
@@ -116,6 +128,8 @@ let selfUrl: string | undefined;
 
 export function buildServices(config: Config, db: Database, log: Logger, redis?: Redis): Services {
   const prisma = db.prisma;
+  // One registry per service instance (several services can run in one process: the tests).
+  const metrics = config.metrics.enabled ? createPrometheusMetrics({ pool: db.pool, poolMax: db.pool.options.max, jobStats: () => jobQueueStats(db.pool) }) : noopMetrics;
   const blobs =
     config.blobStore.kind === 's3'
       ? new S3BlobStore({ ...config.blobStore, log: log.child({ component: 'blobs' }) })
@@ -148,7 +162,7 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     stickies: new StickyService({ prisma, trashRetentionDays: config.stickies.trashRetentionDays, log: log.child({ component: 'stickies' }) }),
     transcripts: createTranscriptService({ config: config.transcripts, prisma, log: log.child({ component: 'transcripts' }) }),
   };
-  const generation = createGeneration({ config, db, jobs, pubsub, workspace, log: log.child({ component: 'generation' }), workerId: `${hostname()}:${process.pid}` });
+  const generation = createGeneration({ config, db, jobs, pubsub, workspace, progressObserver: { published: (event) => metrics.generationEvent(event), fannedOut: (ms) => metrics.fanOutDelay(ms / 1000) }, log: log.child({ component: 'generation' }), workerId: `${hostname()}:${process.pid}` });
   return {
     config,
     log,
@@ -160,14 +174,14 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     oauth: new OAuthService(prisma),
     sessions: new SessionTokens(config.auth, config.dataDir),
     organizations: new OrganizationService(prisma),
-    rateLimits,
+    rateLimits: countingRefusals(rateLimits, metrics),
     returns: new ReturnsService(db.pool),
     reconciliation: new ReconciliationService(db.pool, config.comparison),
     blobs,
     storage: new StorageService({ prisma, blobs, jobs, config, log: log.child({ component: 'storage' }) }),
     jobs,
     ingestWorker: new JobWorker({
-      ...ingestJob({ ingest, log: log.child({ component: 'ingest' }) }),
+      ...ingestJob({ ingest: measuredIngester(ingest, metrics), log: log.child({ component: 'ingest' }) }),
       jobs,
       log: log.child({ component: 'worker' }),
       workerId: `${hostname()}:${process.pid}`,
@@ -193,6 +207,7 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     progress: generation.hub,
     generation: generation.service,
     generationWorker: generation.worker,
+    metrics,
   };
 }
 
@@ -208,7 +223,7 @@ async function drain(services: Services, drainMs: number): Promise<void> {
 }
 
 /** Stop accepting, let in-flight requests and the current job finish, then close the database. */
-async function shutdown(services: Services, server: http.Server, closeWebSockets: () => Promise<void>, redis?: Redis): Promise<void> {
+async function shutdown(services: Services, server: http.Server, closeWebSockets: () => Promise<void>, redis?: Redis, metricsListener?: MetricsListener): Promise<void> {
   const { log } = services;
   log.info('shutting down');
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -236,6 +251,7 @@ async function shutdown(services: Services, server: http.Server, closeWebSockets
   await services.pubsub.close();
   redis?.disconnect();
   await services.db.close();
+  await metricsListener?.close();
   log.info('stopped');
 }
 

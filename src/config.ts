@@ -95,6 +95,22 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT: durationMs.default(parseDuration('25s')),
   /** On SIGTERM/SIGINT: how long /readyz answers 503 while the instance still serves everything, before it stops accepting (0 = at once). */
   SHUTDOWN_DRAIN: durationMs.default(0),
+  /** Prometheus metrics at GET /metrics (docs/operations.md, Metrics). */
+  METRICS_ENABLED: booleanString.default(true),
+  /** Empty: /metrics on the main port; a port number: /metrics on a listener of its own (and not on the main port). */
+  METRICS_PORT: z
+    .string()
+    .trim()
+    .optional()
+    .transform((value) => (value ? Number(value) : undefined))
+    .pipe(z.number('expected a port number').int().min(0).max(65535).optional()),
+  /** When set, /metrics answers only `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise). */
+  METRICS_TOKEN: z
+    .string()
+    .trim()
+    .optional()
+    .transform((value) => (value ? value : undefined))
+    .pipe(z.string().min(16, 'must be at least 16 characters').regex(/^[\x21-\x7e]+$/, 'expected printable ASCII without spaces').optional()),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(12),
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().positive().default(2000),
   /** false: /graphql (and every front) refuses `__schema` and `__type`, for a public endpoint that does not describe itself. */
@@ -171,6 +187,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   if (raw.S3_ENDPOINT && !/^https?:$/.test(new URL(raw.S3_ENDPOINT).protocol)) {
     throw new ConfigError('Invalid configuration:\n  S3_ENDPOINT: must be an http or https URL');
   }
+  if (raw.METRICS_PORT !== undefined && raw.METRICS_PORT !== 0 && raw.METRICS_PORT === raw.PORT) {
+    throw new ConfigError('Invalid configuration:\n  METRICS_PORT: must differ from PORT (leave it empty to serve /metrics on the main port)');
+  }
   const dataDir = path.resolve(raw.DATA_DIR);
   return {
     env: raw.NODE_ENV,
@@ -223,6 +242,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     ingest: { analyzeAfterRows: raw.ANALYZE_AFTER_ROWS },
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT,
     shutdownDrainMs: raw.SHUTDOWN_DRAIN,
+    /** `port` undefined: /metrics on the main port. The token is never logged. */
+    metrics: { enabled: raw.METRICS_ENABLED, port: raw.METRICS_PORT, token: raw.METRICS_TOKEN },
     cors: { origins: raw.CORS_ORIGINS },
     mcp: { toolsPageSize: raw.MCP_TOOLS_PAGE_SIZE },
     graphql: { maxDepth: raw.GRAPHQL_MAX_DEPTH, maxComplexity: raw.GRAPHQL_MAX_COMPLEXITY, introspection: raw.GRAPHQL_INTROSPECTION, maxBatch: raw.GRAPHQL_MAX_BATCH, trustedDocumentsFile: raw.TRUSTED_DOCUMENTS_FILE || undefined },

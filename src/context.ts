@@ -24,9 +24,14 @@ export interface Viewer {
 /** What a request presented that did not authenticate it (decides the 401 message). */
 export type CredentialProblem = 'invalid_api_key' | 'invalid_session' | null;
 
+/** The front a request came in by (the operations' metrics are labelled with it). */
+export type Front = 'graphql' | 'rest' | 'mcp';
+
 /** Everything a resolver may use. Built once per HTTP request, shared by REST, GraphQL and JSON-RPC. */
 export interface RequestContext {
   requestId: string;
+  /** The front that serves the request: /graphql (any transport), a REST route, or the MCP endpoint. */
+  front: Front;
   viewer: Viewer | null;
   credentialProblem: CredentialProblem;
   clientAddress: string;
@@ -47,6 +52,8 @@ export interface RequestInfo {
    * one: OAuth access tokens are accepted only where they were issued for.
    */
   resource?: string;
+  /** Default `graphql`. */
+  front?: Front;
 }
 
 export async function createContext(services: Services, request: RequestInfo): Promise<RequestContext> {
@@ -55,6 +62,7 @@ export async function createContext(services: Services, request: RequestInfo): P
   const log = viewer ? request.log.child({ userId: viewer.user.id, credential: viewer.credential.kind }) : request.log;
   return {
     requestId: request.requestId,
+    front: request.front ?? 'graphql',
     viewer,
     credentialProblem: problem,
     clientAddress: request.clientAddress,

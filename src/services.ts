@@ -27,6 +27,7 @@ import type { GenerationService } from './generation/generation-service.ts';
 import type { ProgressHub } from './generation/progress-hub.ts';
 import type { JobWorker } from './jobs/job-worker.ts';
 import type { GenerationJobPayload } from './generation/generation-worker.ts';
+import type { Metrics } from './metrics/metrics.ts';
 
 /** The process's domain services and infrastructure adapters, wired once in server/app.ts. */
 export interface Services {
@@ -63,4 +64,6 @@ export interface Services {
   progress: ProgressHub;
   generation: GenerationService;
   generationWorker: JobWorker<GenerationJobPayload>;
+  /** Prometheus metrics (src/metrics; noopMetrics when METRICS_ENABLED=false). */
+  metrics: Metrics;
 }

@@ -9,6 +9,7 @@ import { getSchema } from '../index.ts';
 import { useDepthLimit } from './use-depth-limit.ts';
 import { useErrorMasking } from './use-error-masking.ts';
 import { useInputGuards } from './use-input-guards.ts';
+import { useMetrics } from './use-metrics.ts';
 import { createOperationRunner, useSourceEvents, type OperationRunner } from './operation-runner.ts';
 
 export interface PipelineOptions {
@@ -18,9 +19,9 @@ export interface PipelineOptions {
   introspection?: boolean;
 }
 
-/** The plugins, in order: validation rules, then refusals before execution, then masking of what comes out. */
+/** The plugins, in order: validation rules, then refusals before execution, then masking of what comes out, then the operation's metrics (which see the masked codes). */
 export function operationPlugins(options: PipelineOptions): Plugin[] {
-  return [useDepthLimit(options.maxDepth, { introspection: options.introspection }), useInputGuards(), useSourceEvents(), useErrorMasking() as Plugin];
+  return [useDepthLimit(options.maxDepth, { introspection: options.introspection }), useInputGuards(), useSourceEvents(), useErrorMasking() as Plugin, useMetrics() as Plugin];
 }
 
 /**

@@ -38,6 +38,8 @@ export function attachGraphqlWs(server: http.Server, services: Services, getEnve
   };
   server.on('upgrade', onUpgrade);
   const trustedOrigins = new Set(services.config.cors.origins);
+  // gateway_open_streams{transport="graphql-ws"}: one per open WebSocket.
+  wss.on('connection', (socket) => socket.once('close', services.metrics.streamOpened('graphql-ws')));
   const disposable = useServer(
     {
       onSubscribe: async (ctx, _id, payload) => {

@@ -17,6 +17,7 @@ import { openApiRoutes } from './openapi.ts';
 import { apiReferenceRoutes } from './api-reference.ts';
 import { probeRoutes } from './probes.ts';
 import { Readiness } from '../../src/health/readiness.ts';
+import { httpMetrics, metricsRoutes } from './metrics.ts';
 
 /** The HTTP surface: REST routes, /graphql, the sign-in pages and the web dashboard. */
 export function createHttpApp(services: Services, lifecycle: { stopping: boolean; readiness?: Readiness } = { stopping: false }) {
@@ -27,7 +28,12 @@ export function createHttpApp(services: Services, lifecycle: { stopping: boolean
   // /livez and /readyz: before the access log, credentials, CORS and CSRF (probes.ts).
   const readiness = lifecycle.readiness ?? new Readiness({ db: services.db, blobs: services.blobs, shuttingDown: () => lifecycle.stopping, log: services.log });
   if (!lifecycle.readiness) readiness.markMigrated();
+  // Every response is counted (route template, method, status, latency): first, before anything answers.
+  app.use(httpMetrics(services.metrics));
   app.use(probeRoutes({ readiness, lifecycle, log: services.log.child({ component: 'readiness' }) }));
+  // GET /metrics on the main port (metrics.ts): like the probes, before the access log, credentials, CORS and CSRF.
+  const { metrics: metricsConfig } = services.config;
+  app.use(metricsRoutes({ metrics: services.metrics, enabled: metricsConfig.enabled, separatePort: metricsConfig.port !== undefined, token: metricsConfig.token, production: services.config.env === 'production', log: services.log.child({ component: 'metrics' }) }));
   app.use(requestLogging(services.log));
   // A response written while shutting down (even for a request that came in before) tells its
   // keep-alive client to reconnect elsewhere.
@@ -54,12 +60,12 @@ export function createHttpApp(services: Services, lifecycle: { stopping: boolean
   app.locals.getEnveloped = graphql.getEnveloped;
   app.use('/graphql', graphql.handler);
   // The spec's JSON-RPC tool endpoint, an MCP server (reads its own body: no JSON parser before it).
-  app.all('/api/service', ...mcpEndpoint({ services, operations: graphql.operations, context: (req, resource) => contextFor(services, req, resource), version: services.version }));
+  app.all('/api/service', ...mcpEndpoint({ services, operations: graphql.operations, context: (req, resource) => contextFor(services, req, resource, 'mcp'), version: services.version }));
   app.use(
     createRestRouter({
       routes: restRoutes,
       operations: graphql.operations,
-      context: (req) => contextFor(services, req),
+      context: (req) => contextFor(services, req, undefined, 'rest'),
       requestLog,
       maxUploadBytes: services.config.storage.maxUploadBytes,
     }),

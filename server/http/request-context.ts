@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Services } from '../../src/services.ts';
-import { createContext, type RequestContext } from '../../src/context.ts';
+import { createContext, type Front, type RequestContext } from '../../src/context.ts';
 import type { Logger } from '../../src/log.ts';
 
 const contexts = new WeakMap<Request, Promise<RequestContext>>();
@@ -36,9 +36,9 @@ export function requestLog(req: Request): Logger {
 /**
  * The request's context, created on first use and shared by every front that serves it.
  * `resource`: the protected resource the request is addressed to (the MCP endpoint), whose
- * OAuth access tokens are then accepted.
+ * OAuth access tokens are then accepted. `front`: the front that serves the request (default graphql).
  */
-export function contextFor(services: Services, req: Request, resource?: string): Promise<RequestContext> {
+export function contextFor(services: Services, req: Request, resource?: string, front?: Front): Promise<RequestContext> {
   let context = contexts.get(req);
   if (!context) {
     const log = requestLog(req);
@@ -48,6 +48,7 @@ export function contextFor(services: Services, req: Request, resource?: string):
       clientAddress: req.socket.remoteAddress ?? 'unknown',
       log,
       resource,
+      front,
     });
     contexts.set(req, context);
   }

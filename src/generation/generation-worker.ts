@@ -11,7 +11,7 @@ import type { PubSub } from '../pubsub/pubsub.ts';
 import { OpenAiChatProvider } from '../workspace/chat/openai-provider.ts';
 import { ServiceCollector, type WorkspaceServices } from './collector.ts';
 import { GENERATION_QUEUE, GenerationService } from './generation-service.ts';
-import { ProgressHub } from './progress-hub.ts';
+import { ProgressHub, type ProgressObserver } from './progress-hub.ts';
 import { RunExecutor } from './run-executor.ts';
 import { endRun } from './end-run.ts';
 import { RunStore } from './run-store.ts';
@@ -28,12 +28,14 @@ export interface GenerationWiring {
   workspace: WorkspaceServices;
   log: Logger;
   workerId: string;
+  /** Told of every published event and live delivery (the metrics). */
+  progressObserver?: ProgressObserver;
 }
 
 export function createGeneration(wiring: GenerationWiring) {
   const { config, db, jobs, pubsub, log } = wiring;
   const store = new RunStore(db.pool);
-  const hub = new ProgressHub({ store, pubsub, heartbeatMs: config.generation.heartbeatMs, log });
+  const hub = new ProgressHub({ store, pubsub, heartbeatMs: config.generation.heartbeatMs, log, observer: wiring.progressObserver });
   const model = config.chat.apiUrl
     ? new OpenAiChatProvider({ apiUrl: config.chat.apiUrl, apiKey: config.chat.apiKey, model: config.chat.model, timeoutMs: config.chat.timeoutMs, log })
     : null;

@@ -45,6 +45,14 @@ function decodeEvent(message: string): GenerationEventRecord | null {
   }
 }
 
+/** Told what the hub publishes and delivers (the metrics: src/metrics). */
+export interface ProgressObserver {
+  /** An event was stored and is being published (run endings and agent durations are read from them). */
+  published(event: GenerationEventRecord): void;
+  /** A live event was handed to this instance's followers of its run, `delayMs` after it was stored. */
+  fannedOut(delayMs: number): void;
+}
+
 /** Receives a feed's events and heartbeats as they come (a follower). */
 interface Listener {
   deliver(item: ProgressItem): void;
@@ -68,6 +76,7 @@ class RunFeed {
     private readonly pubsub: PubSub,
     private readonly heartbeatMs: number,
     private readonly log: Logger,
+    private readonly observer?: ProgressObserver,
   ) {}
 
   get lastSequence(): number {
@@ -90,7 +99,7 @@ class RunFeed {
       throw error;
     }
     this.loaded = true;
-    this.accept([...stored, ...this.early]);
+    this.accept([...stored, ...this.early], false);
     this.early = [];
     this.timer = setInterval(() => this.tick(), this.heartbeatMs);
     this.timer.unref();
@@ -121,7 +130,7 @@ class RunFeed {
   }
 
   /** Appends the events that continue the log without a gap and hands them to the listeners. */
-  private accept(events: GenerationEventRecord[]): void {
+  private accept(events: GenerationEventRecord[], live = true): void {
     const sorted = [...events].sort((a, b) => a.sequence - b.sequence);
     for (const event of sorted) {
       if (event.sequence !== this.lastSequence + 1) continue;
@@ -129,6 +138,7 @@ class RunFeed {
       // One item for all listeners: thousands of followers share it (and the frame rendered from it).
       const item: ProgressItem = { kind: 'event', event };
       for (const listener of this.listeners) listener.deliver(item);
+      if (live && this.observer && this.listeners.size > 0) this.observer.fannedOut(Date.now() - event.createdAt.getTime());
     }
     if (sorted.some((event) => event.sequence > this.lastSequence) && !this.repairing) void this.repair();
   }
@@ -170,6 +180,7 @@ export interface ProgressHubOptions {
   pubsub: PubSub;
   heartbeatMs: number;
   log: Logger;
+  observer?: ProgressObserver;
 }
 
 export class ProgressHub {
@@ -195,6 +206,7 @@ export class ProgressHub {
 
   /** Publishes a stored event to every instance's followers. */
   async publish(event: GenerationEventRecord): Promise<void> {
+    this.options.observer?.published(event);
     await this.options.pubsub.publish(runChannel(event.runId), encodeEvent(event));
   }
 
@@ -212,7 +224,7 @@ export class ProgressHub {
   private async acquire(runId: string): Promise<RunFeed> {
     let entry = this.feeds.get(runId);
     if (!entry) {
-      const feed = new RunFeed(runId, this.options.store, this.options.pubsub, this.options.heartbeatMs, this.options.log);
+      const feed = new RunFeed(runId, this.options.store, this.options.pubsub, this.options.heartbeatMs, this.options.log, this.options.observer);
       entry = { feed: feed.start().then(() => feed), holders: 0 };
       this.feeds.set(runId, entry);
     }
