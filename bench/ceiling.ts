@@ -25,7 +25,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { hashSecret, keyPrefix, secretKind } from '../src/auth/api-keys.ts';
+import { VERIFY_SQL, hashSecret, keyPrefix, secretKind } from '../src/auth/api-keys.ts';
 import { grants, isScope, type Scope } from '../src/auth/scopes.ts';
 import { classifyDifference, COMPARISON_STATUSES, type ComparisonStatus } from '../src/returns/dietz.ts';
 import { comparisonQuery, type RawComparison } from '../src/returns/returns-service.ts';
@@ -45,14 +45,6 @@ export interface Ceiling {
   pool: pg.Pool;
   close(): Promise<void>;
 }
-
-/** The project's statement, copied from ApiKeyService.verify (src/auth/api-keys.ts). */
-const VERIFY_SQL = `
-  SELECT k.id, k.kind::text AS kind, k."secretHash", k.scopes::text[] AS scopes, k."expiresAt", k."revokedAt", k."lastUsedAt",
-         u.id AS "userId", u.email, u.name, u.role::text AS role,
-         ARRAY(SELECT m."orgId"::text FROM "Membership" m WHERE m."userId" = u.id) AS "orgIds"
-    FROM "ApiKey" k JOIN "User" u ON u.id = k."userId"
-   WHERE k.prefix = $1`;
 
 /** As the project: last_used_at is written at most once a minute per key. */
 const LAST_USED_RESOLUTION_MS = 60_000;

@@ -83,7 +83,7 @@ export function parseScopes(requested: readonly string[], role: 'admin' | 'membe
  * service sends it through the pg pool (`sql`) rather than Prisma: it is the hottest statement
  * there is, and a raw query through Prisma costs several times the driver's own work.
  */
-const VERIFY_SQL = `
+export const VERIFY_SQL = `
   SELECT k.id, k.kind::text AS kind, k."secretHash", k.scopes::text[] AS scopes, k."expiresAt", k."revokedAt", k."lastUsedAt",
          u.id AS "userId", u.email, u.name, u.role::text AS role,
          ARRAY(SELECT m."orgId"::text FROM "Membership" m WHERE m."userId" = u.id) AS "orgIds"
