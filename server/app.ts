@@ -43,6 +43,7 @@ import { createGeneration } from '../src/generation/generation-worker.ts';
 import { ReconciliationService } from '../src/returns/reconciliation.ts';
 import { countingRefusals, createPrometheusMetrics, jobQueueStats, measuredIngester, noopMetrics } from '../src/metrics/index.ts';
 import { startMetricsListener, type MetricsListener } from './http/metrics.ts';
+import { startTracing, tracePool } from '../src/tracing/index.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -59,13 +60,20 @@ export interface RunningService {
 export async function startService(config: Config, options: { log?: Logger } = {}): Promise<RunningService> {
   const log = options.log ?? createLogger(config.logLevel);
   const drainMs = config.shutdownDrainMs;
+  // Tracing (OTEL_* variables; off by default): installed before anything runs a query.
+  const tracing = startTracing(config.tracing, { version: VERSION });
+  if (tracing) log.info({ exporters: config.tracing.exporters, serviceName: config.tracing.serviceName }, 'tracing on');
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     pglitePort: config.pglitePort,
     pgliteSharedBuffers: config.pgliteSharedBuffers,
     onConnectionError: (error) => log.warn({ err: error }, 'database connection failed'),
+  }).catch(async (error: unknown) => {
+    await tracing?.shutdown();
+    throw error;
   });
+  if (tracing) tracePool(db.pool);
   let redis: Redis | undefined;
   try {
     await migrate(db.pool, { log: (message, extra) => log.info(extra ?? {}, message) });
@@ -114,12 +122,15 @@ export async function startService(config: Config, options: { log?: Logger } = {
       lifecycle.stopping = true;
       stopMaintenance();
       stopStickyPurge();
-      return (stopping ??= drain(services, drainMs).then(() => shutdown(services, server, closeWebSockets, redis, metricsListener)));
+      return (stopping ??= drain(services, drainMs)
+        .then(() => shutdown(services, server, closeWebSockets, redis, metricsListener))
+        .finally(() => tracing?.shutdown()));
     };
     return { services, server, url, metricsUrl: metricsListener?.url, stop };
   } catch (error) {
     redis?.disconnect();
     await db.close();
+    await tracing?.shutdown();
     throw error;
   }
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import type { TracingSettings } from './tracing/tracing.ts';
 
 /**
  * Every setting is an environment variable, parsed and validated here once. The table in
@@ -148,6 +149,43 @@ const envSchema = z.object({
   /** A pause before each progress step: for demos and progress-UI work; 0 in production. */
   GENERATION_STEP_DELAY: durationMs.default(0),
   RATE_LIMIT_GENERATE_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  /** Tracing (OpenTelemetry): off unless OTEL_TRACES_EXPORTER names an exporter or an OTLP endpoint is set. */
+  OTEL_SDK_DISABLED: booleanString.default(false),
+  OTEL_TRACES_EXPORTER: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((name) => name.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(['otlp', 'console', 'none'], 'expected otlp, console or none (comma-separated)'))),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/protobuf', 'http/json'], 'expected http/protobuf or http/json (grpc is not supported)').optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(['http/protobuf', 'http/json'], 'expected http/protobuf or http/json (grpc is not supported)').optional(),
+  OTEL_SERVICE_NAME: z.string().trim().min(1).max(200).default('graphql-gateway'),
+  /** key=value pairs, comma-separated (values percent-encoded). */
+  OTEL_RESOURCE_ATTRIBUTES: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      const attributes: Record<string, string> = {};
+      for (const pair of value.split(',').map((part) => part.trim()).filter(Boolean)) {
+        const at = pair.indexOf('=');
+        if (at <= 0) {
+          ctx.addIssue({ code: 'custom', message: `expected key=value, got "${pair}"` });
+          return z.NEVER;
+        }
+        try {
+          attributes[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
+        } catch {
+          ctx.addIssue({ code: 'custom', message: `malformed percent-encoding in "${pair}"` });
+          return z.NEVER;
+        }
+      }
+      return attributes;
+    }),
+  OTEL_TRACES_SAMPLER: z
+    .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
+    .default('parentbased_always_on'),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -263,6 +301,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       apiKey: raw.TRANSCRIPT_API_KEY?.trim() || undefined,
       timeoutMs: raw.TRANSCRIPT_API_TIMEOUT,
     },
+    tracing: tracingSettings(raw),
+  };
+}
+
+/** The OTEL_* variables this service honours (docs/configuration.md, Tracing in docs/operations.md). */
+function tracingSettings(raw: z.infer<typeof envSchema>): TracingSettings {
+  const named = raw.OTEL_TRACES_EXPORTER.filter((name): name is 'otlp' | 'console' => name !== 'none');
+  const endpoint = raw.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (raw.OTEL_EXPORTER_OTLP_ENDPOINT ? `${raw.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : undefined);
+  // Unlike the SDK default (otlp), nothing is exported unless asked: an exporter named, or an endpoint given.
+  const exporters = raw.OTEL_TRACES_EXPORTER.includes('none') ? [] : raw.OTEL_TRACES_EXPORTER.length > 0 ? named : endpoint ? (['otlp'] as const) : [];
+  for (const url of [raw.OTEL_EXPORTER_OTLP_ENDPOINT, raw.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT]) {
+    if (url && !/^https?:$/.test(new URL(url).protocol)) throw new ConfigError('Invalid configuration:\n  OTEL_EXPORTER_OTLP_ENDPOINT: must be an http or https URL');
+  }
+  return {
+    enabled: !raw.OTEL_SDK_DISABLED && exporters.length > 0,
+    exporters,
+    otlpUrl: endpoint,
+    otlpProtocol: raw.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? raw.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf',
+    serviceName: raw.OTEL_SERVICE_NAME,
+    resourceAttributes: raw.OTEL_RESOURCE_ATTRIBUTES,
+    sampler: raw.OTEL_TRACES_SAMPLER,
+    samplerArg: raw.OTEL_TRACES_SAMPLER_ARG,
   };
 }
 

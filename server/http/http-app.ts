@@ -18,6 +18,7 @@ import { apiReferenceRoutes } from './api-reference.ts';
 import { probeRoutes } from './probes.ts';
 import { Readiness } from '../../src/health/readiness.ts';
 import { httpMetrics, metricsRoutes } from './metrics.ts';
+import { requestTracing } from '../../src/tracing/index.ts';
 
 /** The HTTP surface: REST routes, /graphql, the sign-in pages and the web dashboard. */
 export function createHttpApp(services: Services, lifecycle: { stopping: boolean; readiness?: Readiness } = { stopping: false }) {
@@ -34,6 +35,8 @@ export function createHttpApp(services: Services, lifecycle: { stopping: boolean
   // GET /metrics on the main port (metrics.ts): like the probes, before the access log, credentials, CORS and CSRF.
   const { metrics: metricsConfig } = services.config;
   app.use(metricsRoutes({ metrics: services.metrics, enabled: metricsConfig.enabled, separatePort: metricsConfig.port !== undefined, token: metricsConfig.token, production: services.config.env === 'production', log: services.log.child({ component: 'metrics' }) }));
+  // The request's span (a no-op while tracing is off), so its log lines carry the trace id.
+  app.use(requestTracing());
   app.use(requestLogging(services.log));
   // A response written while shutting down (even for a request that came in before) tells its
   // keep-alive client to reconnect elsewhere.

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { context } from '@opentelemetry/api';
 import type { NextFunction, Request, Response } from 'express';
 import type { Services } from '../../src/services.ts';
 import { createContext, type Front, type RequestContext } from '../../src/context.ts';
@@ -17,12 +18,13 @@ export function requestLogging(log: Logger) {
     const requestLog = log.child({ requestId });
     loggers.set(req, requestLog);
     const started = process.hrtime.bigint();
-    res.on('finish', () => {
+    // In the request's trace context (the response finishes outside it), for the line's trace id.
+    res.on('finish', context.bind(context.active(), () => {
       requestLog.info(
         { method: req.method, path: req.path, status: res.statusCode, durationMs: Number(process.hrtime.bigint() - started) / 1e6 },
         'request',
       );
-    });
+    }));
     next();
   };
 }

@@ -63,6 +63,7 @@ import type pg from 'pg';
 import type { Logger } from '../log.ts';
 import { DEFAULT_MATCH_THRESHOLD_BPS, DEFAULT_REVIEW_THRESHOLD_BPS, defaultTiming } from '../returns/dietz.ts';
 import { recomputeDailyReturns } from '../returns/recompute.ts';
+import { inSpan } from '../tracing/jobs.ts';
 import { recordedThresholds, refreshReconciliation, type Thresholds } from '../returns/reconciliation.ts';
 import { pgArray } from '../db/sql-client.ts';
 import {
@@ -516,11 +517,14 @@ class IngestRun {
     const recomputeStarted = Date.now();
     // entityId -> earliest date whose comparison may have changed (null: all of them)
     const reconcileFrom = new Map<string, string | null>(this.custodianFrom);
-    for (const [entityId, fromDate] of this.touched) {
-      const result = await recomputeDailyReturns(this.client, entityId, fromDate, { windowSize: this.options.windowSize });
-      dailyReturns += result.periods;
-      reconcileFrom.set(entityId, earlierOf(result.anchorDate, reconcileFrom.get(entityId)));
-    }
+    // A span of its own in the job's trace (upload -> ingest -> recompute) while tracing is on.
+    await inSpan('ingest.recompute', { 'ingest.file_id': this.file.id, 'ingest.entities': this.touched.size }, async () => {
+      for (const [entityId, fromDate] of this.touched) {
+        const result = await recomputeDailyReturns(this.client, entityId, fromDate, { windowSize: this.options.windowSize });
+        dailyReturns += result.periods;
+        reconcileFrom.set(entityId, earlierOf(result.anchorDate, reconcileFrom.get(entityId)));
+      }
+    });
     if (reconcileFrom.size > 0) {
       const thresholds = await recordedThresholds(this.client, this.file.orgId, this.options.thresholds);
       for (const [entityId, fromDate] of reconcileFrom) await refreshReconciliation(this.client, entityId, fromDate, thresholds);

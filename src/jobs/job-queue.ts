@@ -29,6 +29,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../db/sql-client.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
+import { withTraceContext } from '../tracing/jobs.ts';
 
 export type JobState = 'queued' | 'running' | 'completed' | 'failed';
 
@@ -112,7 +113,10 @@ function isPrismaClient(executor: JobExecutor): executor is Prisma.TransactionCl
   return typeof (executor as Prisma.TransactionClient).job?.create === 'function';
 }
 
-/** The INSERT for a new job, for callers that run their own SQL transaction. */
+/**
+ * The INSERT for a new job, for callers that run their own SQL transaction. While tracing is on,
+ * the payload (an object) carries the caller's trace context under `_trace` (src/tracing/jobs.ts).
+ */
 export function enqueueSql(
   queue: string,
   payload: unknown,
@@ -122,7 +126,7 @@ export function enqueueSql(
     sql: `INSERT INTO "Job" (id, queue, payload, state, attempts, "maxAttempts", "runAt", "createdAt", "updatedAt")
           VALUES ($1::uuid, $2, $3::jsonb, 'queued', 0, $4, COALESCE($5::timestamptz, now()), now(), now())
           RETURNING ${RETURNING}`,
-    params: [opts.id ?? randomUUID(), queue, JSON.stringify(payload ?? null), opts.maxAttempts ?? 3, opts.runAt?.toISOString() ?? null],
+    params: [opts.id ?? randomUUID(), queue, JSON.stringify(withTraceContext(payload) ?? null), opts.maxAttempts ?? 3, opts.runAt?.toISOString() ?? null],
   };
 }
 
@@ -148,7 +152,7 @@ export class JobQueue {
       const job = await opts.tx.job.create({
         data: {
           queue,
-          payload: (payload ?? null) as Prisma.InputJsonValue,
+          payload: (withTraceContext(payload) ?? null) as Prisma.InputJsonValue,
           maxAttempts,
           ...(opts.runAt ? { runAt: opts.runAt } : {}),
         },

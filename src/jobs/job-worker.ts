@@ -27,6 +27,7 @@
 import type { Logger } from '../log.ts';
 import type { FailResult, JobQueue, JobRow } from './job-queue.ts';
 import { DEFAULT_STALE_AFTER_MS, JobLease, StaleSweeper } from './job-lease.ts';
+import { traceJob } from '../tracing/jobs.ts';
 
 /** Whether, and how soon, a failed attempt is tried again. */
 export interface RetryPolicy {
@@ -209,8 +210,8 @@ export class JobWorker<P> {
     const { jobs, log } = this.options;
     const lease = new JobLease({ jobs, job, staleAfterMs: this.staleAfterMs, log }).start();
     const signal = AbortSignal.any([this.stopController.signal, lease.signal]);
-    const done = this.options
-      .handle(job, signal)
+    // The handler runs in the span `job <queue>`, in the trace that enqueued the job.
+    const done = traceJob(job, () => this.options.handle(job, signal))
       .then(async () => {
         if (lease.lost || !(await lease.complete())) return; // the new holder records the outcome
         this.processed++;

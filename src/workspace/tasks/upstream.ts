@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
+import { injectTraceHeaders } from '../../tracing/state.ts';
 
 /**
  * One JSON request to an external system (project-management tool, chat completions endpoint)
@@ -26,7 +27,8 @@ export interface UpstreamResponse {
 }
 
 export async function upstreamJson(label: string, request: UpstreamRequest, log?: Logger): Promise<UpstreamResponse> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  // W3C traceparent of the active trace (while tracing is on), so the upstream's spans join it.
+  const headers: Record<string, string> = injectTraceHeaders({ accept: 'application/json' });
   if (request.body !== undefined) headers['content-type'] = 'application/json';
   if (request.apiKey) headers.authorization = `Bearer ${request.apiKey}`;
   const signal = AbortSignal.timeout(request.timeoutMs);
