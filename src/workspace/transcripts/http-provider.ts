@@ -31,6 +31,7 @@ import type { Logger } from '../../log.ts';
 import { UNKNOWN_SPEAKER } from './parsers.ts';
 import { decodeCursor, encodeCursor } from '../../pagination.ts';
 import type { TranscriptDetail, TranscriptListOptions, TranscriptPage, TranscriptProvider, TranscriptSummary } from './types.ts';
+import { injectTraceHeaders } from '../../tracing/state.ts';
 
 export interface HttpTranscriptProviderOptions {
   baseUrl: string;
@@ -127,7 +128,7 @@ export class HttpTranscriptProvider implements TranscriptProvider {
     let response: Response;
     try {
       response = await fetch(url, {
-        headers: { authorization: `Bearer ${this.options.apiKey}`, accept: 'application/json', 'x-user-email': email },
+        headers: injectTraceHeaders({ authorization: `Bearer ${this.options.apiKey}`, accept: 'application/json', 'x-user-email': email }),
         signal: AbortSignal.timeout(timeoutMs),
         // Never follow a redirect: it could carry the bearer key to another host.
         redirect: 'error',
