@@ -170,7 +170,7 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     links: new LinkService(prisma),
     news: new NewsService(prisma),
     tasks: createTaskService(config.tasks, prisma, log.child({ component: 'tasks' })),
-    stickies: new StickyService({ prisma, trashRetentionDays: config.stickies.trashRetentionDays, log: log.child({ component: 'stickies' }) }),
+    stickies: new StickyService({ prisma, sql: db.pool, trashRetentionDays: config.stickies.trashRetentionDays, log: log.child({ component: 'stickies' }) }),
     transcripts: createTranscriptService({ config: config.transcripts, prisma, log: log.child({ component: 'transcripts' }) }),
   };
   const generation = createGeneration({ config, db, jobs, pubsub, workspace, progressObserver: { published: (event) => metrics.generationEvent(event), fannedOut: (ms) => metrics.fanOutDelay(ms / 1000) }, log: log.child({ component: 'generation' }), workerId: `${hostname()}:${process.pid}` });

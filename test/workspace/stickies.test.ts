@@ -129,6 +129,41 @@ describe('versions under concurrency (service level)', () => {
   });
 });
 
+describe('list filters (service level)', () => {
+  it('search matches content case-insensitively (wildcards literal) or a tag exactly; tags need every one; trash filters; pages by cursor', async () => {
+    const user = await createUser(server.services);
+    const make = (content: string, tags: string[] = []) => stickies.create(user.userId, { content, tags });
+    const percent = await make('Up 5% on the quarter', ['q3']);
+    const underscore = await make('snake_case name', ['code']);
+    const plain = await make('Plain NOTE about fees', ['fees', 'q3']);
+    const tagged = await make('nothing matching here', ['note']);
+    const trashed = await make('a note in the trash', ['q3']);
+    await stickies.delete(user.userId, trashed.id);
+    const ids = async (options: Parameters<StickyService['list']>[1]) => (await stickies.list(user.userId, options)).rows.map((row) => row.id).sort();
+    const sorted = (...rows: { id: string }[]) => rows.map((row) => row.id).sort();
+
+    expect(await ids({ limit: 50, search: 'note' })).toEqual(sorted(plain, tagged));
+    expect(await ids({ limit: 50, search: '%' })).toEqual(sorted(percent));
+    expect(await ids({ limit: 50, search: '_' })).toEqual(sorted(underscore));
+    expect(await ids({ limit: 50, tags: ['q3'] })).toEqual(sorted(percent, plain));
+    expect(await ids({ limit: 50, tags: ['q3', 'fees'] })).toEqual(sorted(plain));
+    expect(await ids({ limit: 50, tags: ['q3'], includeDeleted: true })).toEqual(sorted(percent, plain, trashed));
+    expect(await ids({ limit: 50, trashedOnly: true })).toEqual(sorted(trashed));
+    expect(await ids({ limit: 50, search: 'note', trashedOnly: true })).toEqual(sorted(trashed));
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await stickies.list(user.userId, { limit: 2, cursor, includeDeleted: true });
+      seen.push(...page.rows.map((row) => row.id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen.sort()).toEqual(sorted(percent, underscore, plain, tagged, trashed));
+    // another user's stickies never show
+    expect(await ids({ limit: 50 })).not.toContain((await stickies.create(bob.userId, { content: 'note' })).id);
+  });
+});
+
 describe('demo data', () => {
   it('seedStickies gives a user a few stickies with real histories and one in the trash', async () => {
     const demo = await createUser(server.services);

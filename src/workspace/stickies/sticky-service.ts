@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient, type Sticky, type StickyVersion } from '../../generated/prisma/client.ts';
+import type { SqlClient } from '../../db/sql-client.ts';
 import type { Logger } from '../../log.ts';
 import { AppError } from '../../errors.ts';
 import { boundedText, LIMITS, normalizeTags, searchText } from '../validation.ts';
@@ -40,6 +41,8 @@ export interface UpdateStickyInput {
 
 export interface StickyServiceOptions {
   prisma: PrismaClient;
+  /** the pg pool, for the list (the hottest read: one statement through the driver, not Prisma) */
+  sql: SqlClient;
   trashRetentionDays?: number;
   log?: Logger;
 }
@@ -65,11 +68,13 @@ export interface StickyServiceOptions {
  */
 export class StickyService {
   private readonly prisma: PrismaClient;
+  private readonly sql: SqlClient;
   readonly trashRetentionDays: number;
   private readonly log?: Logger;
 
   constructor(options: StickyServiceOptions) {
     this.prisma = options.prisma;
+    this.sql = options.sql;
     this.trashRetentionDays = options.trashRetentionDays ?? DEFAULT_TRASH_RETENTION_DAYS;
     this.log = options.log;
   }
@@ -79,14 +84,17 @@ export class StickyService {
     const tags = filterTags(options.tags);
     const search = searchText(options.search);
     const after = options.cursor ? decodeStickyCursor(options.cursor) : null;
-    const where: Prisma.StickyWhereInput = {
+    const deleted = options.trashedOnly ? 'trashed' : options.includeDeleted ? 'any' : 'active';
+    const { rows } = await this.sql.query<Sticky>(LIST_SQL, [
       userId,
-      ...(search ? { AND: [{ OR: [{ content: { contains: search, mode: 'insensitive' } }, { tags: { has: search.toLowerCase() } }] }] } : {}),
-      ...(options.trashedOnly ? { deletedAt: { not: null } } : options.includeDeleted ? {} : { deletedAt: null }),
-      ...(tags.length > 0 ? { tags: { hasEvery: tags } } : {}),
-      ...(after ? { OR: [{ updatedAt: { lt: after.updatedAt } }, { updatedAt: after.updatedAt, id: { lt: after.id } }] } : {}),
-    };
-    const rows = await this.prisma.sticky.findMany({ where, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }], take: options.limit + 1 });
+      deleted,
+      search ? `%${escapeLike(search)}%` : null,
+      search ? search.toLowerCase() : null,
+      tags.length > 0 ? tags : null,
+      after?.updatedAt ?? null,
+      after?.id ?? null,
+      options.limit + 1,
+    ]);
     return keysetPage(rows, options.limit, stickyCursor);
   }
 
@@ -288,4 +296,24 @@ function decodeStickyCursor(cursor: string): { updatedAt: Date; id: string } {
 
 function decodeVersionCursor(cursor: string): number {
   return decodeCursor(cursor, ({ v }) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1 ? v : undefined), 'list');
+}
+
+/**
+ * A page of a user's stickies, newest change first. Search: the content contains the text (case-
+ * insensitive, LIKE wildcards escaped) or a tag equals it lowercased; tags: every one of them.
+ */
+const LIST_SQL = `
+SELECT id, "userId", content, tags, version, "deletedAt", "createdAt", "updatedAt"
+  FROM "Sticky"
+ WHERE "userId" = $1::uuid
+   AND CASE $2::text WHEN 'trashed' THEN "deletedAt" IS NOT NULL WHEN 'active' THEN "deletedAt" IS NULL ELSE true END
+   AND ($3::text IS NULL OR content ILIKE $3::text ESCAPE '\\' OR $4::text = ANY(tags))
+   AND ($5::text[] IS NULL OR tags @> $5::text[])
+   AND ($6::timestamptz IS NULL OR ("updatedAt", id) < ($6::timestamptz, $7::uuid))
+ ORDER BY "updatedAt" DESC, id DESC
+ LIMIT $8`;
+
+/** `text` as a LIKE pattern matching itself (no wildcards). */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
