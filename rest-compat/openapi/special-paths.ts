@@ -87,6 +87,34 @@ export function jsonRpcPath(): Record<string, unknown> {
 }
 
 /**
+ * GET /metrics (server/http/metrics.ts): Prometheus's text format, no GraphQL operation behind it.
+ */
+function metricsPath(): Record<string, unknown> {
+  const headers = { 'Cache-Control': { description: '`no-store`.', schema: { type: 'string', const: 'no-store' } } };
+  const error = (description: string) => ({ description, headers, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+  return {
+    get: {
+      operationId: 'metrics',
+      summary: 'Prometheus metrics',
+      description:
+        'Every metric of this instance in the Prometheus text exposition format 0.0.4: HTTP requests by route template, GraphQL operations by name, front and outcome, rate-limit refusals, job queues, ingest, generation runs, open streams, the database pool and the process (docs/operations.md, Metrics). Served here unless METRICS_PORT gives it a listener of its own (then 404 here) or METRICS_ENABLED=false. With METRICS_TOKEN set it needs `Authorization: Bearer <METRICS_TOKEN>`; in production (NODE_ENV=production) without a token it is not served on this port (404). No rate budget, no access-log line. HEAD answers the same status without a body.',
+      tags: ['probes'],
+      security: [{}, { BearerToken: [] }],
+      responses: {
+        '200': {
+          description: 'The metrics.',
+          headers,
+          content: { 'text/plain': { schema: { type: 'string', description: 'Content-Type: `text/plain; version=0.0.4; charset=utf-8`.' }, example: '# HELP gateway_http_requests_total HTTP requests answered...\n# TYPE gateway_http_requests_total counter\ngateway_http_requests_total{route="/api/stickies/:id",method="GET",status="200"} 3\n' } },
+        },
+        '401': { ...error('METRICS_TOKEN is set and the request does not carry it as a bearer token.'), headers: { ...headers, 'WWW-Authenticate': { description: '`Bearer realm="metrics"`.', schema: { type: 'string' } } } },
+        '404': { description: 'Not served on this port: METRICS_PORT is set, METRICS_ENABLED=false, or production without METRICS_TOKEN.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        '431': { description: 'Request line or headers too large (over 16 KiB); no body.' },
+      },
+    },
+  };
+}
+
+/**
  * The Kubernetes-style probes (server/http/probes.ts): plain HTTP handlers, no GraphQL operation
  * behind them, so they are described here rather than generated from the route table.
  */
@@ -111,6 +139,7 @@ export function probePaths(): Record<string, Record<string, unknown>> {
   };
   const tooLarge = { '431': { description: 'Request line or headers too large (over 16 KiB); no body.' } };
   return {
+    '/metrics': metricsPath(),
     '/livez': {
       get: {
         ...common,

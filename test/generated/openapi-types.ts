@@ -993,6 +993,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description Every metric of this instance in the Prometheus text exposition format 0.0.4: HTTP requests by route template, GraphQL operations by name, front and outcome, rate-limit refusals, job queues, ingest, generation runs, open streams, the database pool and the process (docs/operations.md, Metrics). Served here unless METRICS_PORT gives it a listener of its own (then 404 here) or METRICS_ENABLED=false. With METRICS_TOKEN set it needs `Authorization: Bearer <METRICS_TOKEN>`; in production (NODE_ENV=production) without a token it is not served on this port (404). No rate budget, no access-log line. HEAD answers the same status without a body.
+         */
+        get: operations["metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/livez": {
         parameters: {
             query?: never;
@@ -7480,6 +7500,62 @@ export interface operations {
                 content: {
                     "application/json": unknown;
                 };
+            };
+        };
+    };
+    metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics. */
+            200: {
+                headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP gateway_http_requests_total HTTP requests answered...
+                     *     # TYPE gateway_http_requests_total counter
+                     *     gateway_http_requests_total{route="/api/stickies/:id",method="GET",status="200"} 3
+                     */
+                    "text/plain": string;
+                };
+            };
+            /** @description METRICS_TOKEN is set and the request does not carry it as a bearer token. */
+            401: {
+                headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `Bearer realm="metrics"`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not served on this port: METRICS_PORT is set, METRICS_ENABLED=false, or production without METRICS_TOKEN. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line or headers too large (over 16 KiB); no body. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
