@@ -256,7 +256,8 @@ describe('METRICS_TOKEN', () => {
   afterAll(async () => server?.close());
 
   it('401 {"error"} without the bearer token or with another one; 200 with it', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong-token-0123456789abcdef' }, { authorization: token }]) {
+    const attempts: Record<string, string>[] = [{}, { authorization: 'Bearer wrong-token-0123456789abcdef' }, { authorization: token }];
+    for (const headers of attempts) {
       const response = await fetch(`${server.url}/metrics`, { headers });
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toMatch(/^Bearer /);
