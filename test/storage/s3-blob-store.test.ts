@@ -163,12 +163,21 @@ describe('S3BlobStore', () => {
     expect(await multipartUploads()).toEqual([]);
   });
 
-  it('streams a large blob with bounded memory (96 MB, RSS growth under 64 MB)', async () => {
+  // Buffering the file would hold all 96 MB; streaming holds a few 5 MiB parts. Live memory (heap
+  // and buffers after a collection) is sampled, so garbage a loaded machine has not collected yet
+  // does not count. The 64 MB RSS goal of the issue is bench/upload.ts --s3's (a 500 MB file).
+  it('streams a large blob with bounded memory (96 MB; live memory growth under 48 MB)', async () => {
     const total = 96 * MiB;
-    if (global.gc) global.gc();
-    const before = process.memoryUsage().rss;
+    const gc = globalThis.gc;
+    expect(gc, 'the suite runs with --expose-gc (vitest.config.ts)').toBeTypeOf('function');
+    const live = () => {
+      gc!();
+      const usage = process.memoryUsage();
+      return usage.heapUsed + usage.external;
+    };
+    const before = live();
     let peak = before;
-    const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+    const timer = setInterval(() => (peak = Math.max(peak, live())), 100);
     try {
       const result = await store.put('org-1/huge', chunks(total, MiB), { maxBytes: 1024 * MiB });
       expect(result.sizeBytes).toBe(total);
@@ -179,8 +188,8 @@ describe('S3BlobStore', () => {
       clearInterval(timer);
       await store.delete('org-1/huge');
     }
-    expect(peak - before).toBeLessThan(64 * MiB);
-  }, 120_000);
+    expect(peak - before).toBeLessThan(48 * MiB);
+  }, 180_000);
 
   it('an unreachable object store is a prompt SERVICE_UNAVAILABLE for put, exists and get', async () => {
     const down = new S3BlobStore({ bucket: 'b', region: 'us-east-1', endpoint: `http://127.0.0.1:${await closedPort()}`, forcePathStyle: true });
