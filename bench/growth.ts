@@ -3,7 +3,7 @@
  * returns grow. Goal: "Comparison p50 at 300x the demo data within 1.5x of its p50 at 1x, on both
  * databases."
  *
- *   npx tsx bench/growth.ts [--sizes 1,10,30,300] [--requests 60] [--warmup 10] [--accounts-per-file 50]
+ *   npx tsx bench/growth.ts [--sizes 1,10,30,300] [--requests 60] [--warmup 10] [--first-warmup 300] [--accounts-per-file 50]
  *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test npx tsx bench/growth.ts [...]
  *
  * Starts the real service in this process (startBenchService: its own PostgreSQL schema, dropped at
@@ -22,7 +22,10 @@
  * After each size it checks that planner statistics are fresh: every returns table whose last
  * ANALYZE is older than the step's first load is analyzed by the benchmark, which says so. Then it
  * measures, at one connection (one keep-alive connection, requests one after the other), the
- * reads in rounds: --warmup rounds, then --requests rounds timed, a round sending each read once;
+ * reads in rounds: --warmup rounds (plus --first-warmup more before the first size: a fresh
+ * process answers its first thousand or so requests slower: JIT, and PGlite's WebAssembly
+ * tiering up), then --requests rounds timed, a round
+ * sending each read once;
  * every response checked (200, a non-empty page). Prints each read's p50, p90, min-max and the
  * ratio of its p50 to the first size's.
  * Progress goes to stderr, figures to stdout.
@@ -59,6 +62,7 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '60' },
     warmup: { type: 'string', default: '10' },
     'accounts-per-file': { type: 'string', default: '50' },
+    'first-warmup': { type: 'string', default: '300' },
   },
 });
 
@@ -74,6 +78,9 @@ const requests = positiveInteger('requests', values.requests);
 const warmup = Number(values.warmup);
 if (!Number.isInteger(warmup) || warmup < 0) throw new Error('--warmup takes a whole number');
 const accountsPerFile = positiveInteger('accounts-per-file', values['accounts-per-file']);
+/** extra warm-up rounds before the first size only: the process's first requests are slower (JIT, caches) */
+const firstWarmup = Number(values['first-warmup']);
+if (!Number.isInteger(firstWarmup) || firstWarmup < 0) throw new Error('--first-warmup takes a whole number');
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const print = (line = '') => process.stdout.write(`${line}\n`);
@@ -244,7 +251,7 @@ async function request(baseUrl: string, key: string, probe: Probe): Promise<{ el
  * the other on one connection, so a neighbour's burst on the shared machine lands on every probe
  * rather than on whichever was being measured.
  */
-async function measureAll(baseUrl: string, key: string, probes: readonly Probe[]): Promise<Summary[]> {
+async function measureAll(baseUrl: string, key: string, probes: readonly Probe[], warmup: number): Promise<Summary[]> {
   const times = probes.map((): number[] => []);
   const reported = probes.map((): number[] => []);
   for (let round = 0; round < warmup + requests; round++) {
@@ -310,7 +317,7 @@ try {
   const cpus = os.cpus();
   print(`growth benchmark: ${kind === 'pglite' ? 'embedded database (PGlite)' : 'PostgreSQL'}: ${version}`);
   print(`machine: ${cpus.length} cores, ${cpus[0]?.model ?? 'unknown CPU'}, node ${process.version}, load average ${os.loadavg().map((n) => n.toFixed(2)).join(' ')}`);
-  print(`sizes ${sizes.join(', ')}x; ${requests} requests per measurement after ${warmup} warm-up, one connection, sequential`);
+  print(`sizes ${sizes.join(', ')}x; ${requests} requests per measurement after ${warmup} warm-up (${warmup + firstWarmup} before the first size), one connection, sequential`);
   const demoCounts = await countOrganization(services, orgId);
   print(
     `demo organization "${DEMO_ORG_NAME}" (seeded in ${seedSeconds(seedS)}): ${demoCounts.entities} entities over ${days.length} business days ` +
@@ -369,7 +376,7 @@ try {
         : '  statistics: every returns table analyzed after the step\'s last load by the service\'s ingest',
     );
 
-    const summaries = await measureAll(service.url, key, probes);
+    const summaries = await measureAll(service.url, key, probes, results.length === 0 ? warmup + firstWarmup : warmup);
     for (const [i, probe] of probes.entries()) {
       const summary = summaries[i];
       first[probe.label] ??= summary.p50;
