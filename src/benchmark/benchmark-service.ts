@@ -15,8 +15,8 @@ import { comparisonQuery } from '../returns/returns-service.ts';
  *     return date (what `GET /api/returns/dietz-daily` reads for a one-year range).
  *
  * Both cost what they return, not the organization's history: the comparison reads one index
- * range per organization, and the largest entity is found from each entity's latest valuation
- * (one index probe per entity).
+ * range per organization, and the largest entity is one index probe per organization (the ingest
+ * keeps each entity's latest valuation on it: src/returns/latest-valuation.ts).
  *
  * The time is wall-clock around both database round trips, measured with performance.now() in
  * this process, so it includes the driver and the network (or the embedded socket), not only the
@@ -63,15 +63,15 @@ const COMPARISON_ROWS = PAGE_SIZES.returnComparison.first;
 
 /** Query 2: the largest entity (highest latest market value) and its one-year daily series. */
 export const DAILY_SERIES_SQL = `
-WITH latest AS (
-  SELECT e."id" AS "entityId", v."marketValue"
-    FROM "Entity" e
+WITH largest AS (
+  SELECT l.id AS "entityId"
+    FROM unnest($1::uuid[]) AS org(id)
    CROSS JOIN LATERAL (
-     SELECT "marketValue" FROM "Valuation" WHERE "entityId" = e."id" ORDER BY "date" DESC LIMIT 1
-   ) v
-   WHERE e."orgId" = ANY($1::uuid[])
-), largest AS (
-  SELECT "entityId" FROM latest ORDER BY "marketValue" DESC, "entityId" LIMIT 1
+     SELECT e."id", e."latestMarketValue" FROM "Entity" e
+      WHERE e."orgId" = org.id AND e."latestMarketValue" IS NOT NULL
+      ORDER BY e."latestMarketValue" DESC, e."id" LIMIT 1
+   ) l
+   ORDER BY l."latestMarketValue" DESC, l.id LIMIT 1
 ), span AS (
   SELECT MAX(d."date") AS "endDate" FROM "DailyReturn" d JOIN largest l ON l."entityId" = d."entityId"
 )

@@ -65,6 +65,7 @@ import { DEFAULT_MATCH_THRESHOLD_BPS, DEFAULT_REVIEW_THRESHOLD_BPS, defaultTimin
 import { recomputeDailyReturns } from '../returns/recompute.ts';
 import { inSpan } from '../tracing/jobs.ts';
 import { recordedThresholds, refreshReconciliation, type Thresholds } from '../returns/reconciliation.ts';
+import { refreshLatestValuations } from '../returns/latest-valuation.ts';
 import { pgArray } from '../db/sql-client.ts';
 import {
   FileFormatError,
@@ -227,7 +228,7 @@ export class IngestService implements FileIngester {
    */
   private async refreshStatistics(client: pg.PoolClient, fileId: string): Promise<void> {
     try {
-      await client.query('ANALYZE "Entity", "Valuation", "CashTransaction", "CustodianReturn", "DailyReturn"');
+      await client.query('ANALYZE "Entity", "Valuation", "CashTransaction", "CustodianReturn", "DailyReturn", "Reconciliation"');
     } catch (error) {
       this.log.warn({ fileId, err: error instanceof Error ? error.message : String(error) }, 'ingest: ANALYZE after the load failed');
     }
@@ -525,6 +526,7 @@ class IngestRun {
         reconcileFrom.set(entityId, earlierOf(result.anchorDate, reconcileFrom.get(entityId)));
       }
     });
+    await refreshLatestValuations(this.client, [...this.touched.keys()]);
     if (reconcileFrom.size > 0) {
       const thresholds = await recordedThresholds(this.client, this.file.orgId, this.options.thresholds);
       for (const [entityId, fromDate] of reconcileFrom) await refreshReconciliation(this.client, entityId, fromDate, thresholds);

@@ -10,6 +10,7 @@ import {
 import { createTestDatabase } from '../helpers/test-database.ts';
 import { comparisonQuery, type RawComparison } from '../../src/returns/returns-service.ts';
 import { recordedThresholds, refreshReconciliation } from '../../src/returns/reconciliation.ts';
+import { refreshLatestValuations } from '../../src/returns/latest-valuation.ts';
 
 const thresholds: BenchmarkThresholds = { fastMs: 50, goodMs: 200, slowMs: 1000 };
 
@@ -145,7 +146,8 @@ async function seedOrg(db: Database, name: string, entities: EntitySeed[]): Prom
          FROM ${days} WHERE g.n < $2::int - 1`,
       [entityId, entity.days, entity.marketValue],
     );
-    // what the ingest does after writing returns
+    // what the ingest does after writing valuations and returns
+    await refreshLatestValuations(db.pool, [entityId]);
     await refreshReconciliation(db.pool, entityId, null, await recordedThresholds(db.pool, orgId, { matchBps: 1, reviewBps: 10 }));
   }
   return orgId;

@@ -76,6 +76,25 @@ async function orgCounts(orgId: string) {
   };
 }
 
+/** Each entity's latest valuation as the ingest keeps it on the entity. */
+async function latestValuations(orgId: string) {
+  const { rows } = await db.pool.query<{ accountCode: string; date: string; value: string }>(
+    `SELECT "accountCode", "latestValuationDate"::text AS date, "latestMarketValue"::text AS value FROM "Entity" WHERE "orgId" = $1 ORDER BY "accountCode"`,
+    [orgId],
+  );
+  return rows;
+}
+
+/** The same, computed from the valuations. */
+async function latestFromValuations(orgId: string) {
+  const { rows } = await db.pool.query<{ accountCode: string; date: string; value: string }>(
+    `SELECT DISTINCT ON (e."accountCode") e."accountCode", v.date::text AS date, v."marketValue"::text AS value
+       FROM "Entity" e JOIN "Valuation" v ON v."entityId" = e.id WHERE e."orgId" = $1 ORDER BY e."accountCode", v.date DESC`,
+    [orgId],
+  );
+  return rows;
+}
+
 async function entityId(orgId: string, accountCode: string): Promise<string> {
   const { rows } = await db.pool.query(`SELECT id FROM "Entity" WHERE "orgId" = $1 AND "accountCode" = $2`, [orgId, accountCode]);
   return rows[0].id;
@@ -222,6 +241,20 @@ describe('IngestService: pnl', () => {
     );
     expect(new Decimal(value.rows[0].v).toFixed(2)).toBe('12695535.86');
     for (const code of ['ACC-1001', 'ACC-2002']) await expectReturnsMatchInputs(await entityId(orgId, code));
+    // each entity keeps its latest valuation: ACC-2002's moved to the new day, ACC-1001's stayed
+    expect(await latestValuations(orgId)).toEqual(await latestFromValuations(orgId));
+    expect((await latestValuations(orgId)).find((row) => row.accountCode === 'ACC-2002')).toMatchObject({ date: '2025-03-24', value: '3390000.0000' });
+  });
+
+  it("keeps each entity's latest valuation, also when a file restates the latest day", async () => {
+    const orgId = await newOrg();
+    await uploadAndIngest(orgId, sampleFile('pnl-sample.csv'));
+    expect(await latestValuations(orgId)).toEqual(await latestFromValuations(orgId));
+    const [latest] = (await latestValuations(orgId)).filter((row) => row.accountCode === 'ACC-1001');
+    const restated = ['account_code,entity_name,date,market_value,cash_flow,flow_timing,description', `ACC-1001,Bayview Growth Fund LP,${latest.date},12999999.99,,,`].join('\n');
+    await uploadAndIngest(orgId, textFile(restated, 'restated.csv'));
+    expect((await latestValuations(orgId)).find((row) => row.accountCode === 'ACC-1001')).toMatchObject({ date: latest.date, value: '12999999.9900' });
+    expect(await latestValuations(orgId)).toEqual(await latestFromValuations(orgId));
   });
 
   it('renames an entity when its account comes with a new name; a name held by another account is a row error', async () => {
