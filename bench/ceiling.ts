@@ -8,10 +8,10 @@
  *   GET /health
  *
  * Per request it sends the statements the project sends: the API key by prefix with its user and
- * the user's memberships in ONE statement (ApiKeyService.verify, src/auth/api-keys.ts), then the
- * endpoint's statement: `comparisonQuery` of src/returns/returns-service.ts for the comparison, the
- * statement Prisma generates for `StickyService.list` (first page, active stickies) for stickies,
- * none for /health. The bodies are written by hand to be byte-identical to the project's REST
+ * the user's memberships in ONE statement (VERIFY_SQL of src/auth/api-keys.ts), then the
+ * endpoint's statement: `comparisonQuery` of src/returns/returns-service.ts for the comparison,
+ * STICKY_LIST_SQL of src/workspace/stickies/sticky-service.ts (first page, active stickies) for
+ * stickies, none for /health. The bodies are written by hand to be byte-identical to the project's REST
  * bodies (bench/ceiling-compare.ts checks that before it measures anything). The comparison
  * thresholds come from the organization rows the statement reads (what the project shows), so
  * the ceiling needs no configuration besides DATABASE_URL.
@@ -28,6 +28,7 @@ import pg from 'pg';
 import { VERIFY_SQL, hashSecret, keyPrefix, secretKind } from '../src/auth/api-keys.ts';
 import { grants, isScope, type Scope } from '../src/auth/scopes.ts';
 import { classifyDifference, COMPARISON_STATUSES, type ComparisonStatus } from '../src/returns/dietz.ts';
+import { STICKY_LIST_SQL } from '../src/workspace/stickies/sticky-service.ts';
 import { comparisonQuery, type RawComparison } from '../src/returns/returns-service.ts';
 
 export interface CeilingOptions {
@@ -92,7 +93,6 @@ export async function startCeiling(options: CeilingOptions): Promise<Ceiling> {
   const { connectionString, schema } = splitSchema(options.databaseUrl);
   const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10, ...(schema ? { options: `-c search_path="${schema}"` } : {}) });
   pool.on('error', () => undefined);
-  const stickiesSql = stickiesStatement(schema ?? 'public');
 
   async function authenticate(header: string | string[] | undefined): Promise<Viewer | null | 'invalid'> {
     const raw = Array.isArray(header) ? header[0] : header;
@@ -163,7 +163,8 @@ export async function startCeiling(options: CeilingOptions): Promise<Ceiling> {
       if (query.has(name)) throw new HttpError(400, `The ceiling serves the first page of active stickies only (no ${name})`);
     }
     const limit = pageLimit(query, PAGE.stickies.first, PAGE.stickies.max);
-    const { rows } = await pool.query<StickyTuple>({ text: stickiesSql, values: [viewer.userId, limit + 1, 0], rowMode: 'array' });
+    // the project's statement and parameters for the first page of active stickies (StickyService.list)
+    const { rows } = await pool.query<StickyTuple>({ text: STICKY_LIST_SQL, values: [viewer.userId, 'active', null, null, null, null, null, limit + 1], rowMode: 'array' });
     const hasMore = rows.length > limit;
     const page = hasMore ? rows.slice(0, limit) : rows;
     const data = page.map(([id, , content, tags, version, deletedAt, createdAt, updatedAt]) => ({
@@ -279,23 +280,8 @@ function comparisonStatement(scope: {
   return comparisonQuery(scope);
 }
 
-/** id, userId, content, tags, version, deletedAt, createdAt, updatedAt (Prisma's column order). */
+/** id, userId, content, tags, version, deletedAt, createdAt, updatedAt (STICKY_LIST_SQL's column order). */
 type StickyTuple = [string, string, string, string[], number, Date | null, Date, Date];
-
-/**
- * What Prisma sends for `prisma.sticky.findMany({ where: { userId, deletedAt: null }, orderBy:
- * [{ updatedAt: 'desc' }, { id: 'desc' }], take: limit + 1 })` (StickyService.list, first page),
- * as logged from the project: schema-qualified names, LIMIT and OFFSET as parameters, rows as arrays.
- */
-function stickiesStatement(schema: string): string {
-  const table = `"${schema}"."Sticky"`;
-  const column = (name: string) => `${table}."${name}"`;
-  const columns = ['id', 'userId', 'content', 'tags', 'version', 'deletedAt', 'createdAt', 'updatedAt'].map(column).join(', ');
-  return (
-    `SELECT ${columns} FROM ${table} WHERE (${column('userId')} = $1 AND ${column('deletedAt')} IS NULL) ` +
-    `ORDER BY ${column('updatedAt')} DESC, ${column('id')} DESC LIMIT $2 OFFSET $3`
-  );
-}
 
 // ---- standalone / forked -------------------------------------------------------------------
 

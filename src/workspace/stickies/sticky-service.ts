@@ -85,7 +85,7 @@ export class StickyService {
     const search = searchText(options.search);
     const after = options.cursor ? decodeStickyCursor(options.cursor) : null;
     const deleted = options.trashedOnly ? 'trashed' : options.includeDeleted ? 'any' : 'active';
-    const { rows } = await this.sql.query<Sticky>(LIST_SQL, [
+    const { rows } = await this.sql.query<Sticky>(STICKY_LIST_SQL, [
       userId,
       deleted,
       search ? `%${escapeLike(search)}%` : null,
@@ -302,7 +302,7 @@ function decodeVersionCursor(cursor: string): number {
  * A page of a user's stickies, newest change first. Search: the content contains the text (case-
  * insensitive, LIKE wildcards escaped) or a tag equals it lowercased; tags: every one of them.
  */
-const LIST_SQL = `
+export const STICKY_LIST_SQL = `
 SELECT id, "userId", content, tags, version, "deletedAt", "createdAt", "updatedAt"
   FROM "Sticky"
  WHERE "userId" = $1::uuid
