@@ -14,10 +14,9 @@
  * Runs on the embedded database, or on PostgreSQL when DATABASE_URL is set (and the shared Redis
  * when REDIS_URL is set).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
-import { Redis } from 'ioredis';
+import { RedisProcess } from '../helpers/redis-process.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUserWithCli, freePort, startChildService, type ChildService } from '../helpers/child-service.ts';
@@ -134,40 +133,6 @@ describe('a healthy service', () => {
     expect(await basic.json()).toEqual({ status: 'healthy' });
   });
 });
-
-/** A redis-server of this file's own, on a free port, without persistence; killed by its pid. */
-class RedisProcess {
-  private child: ChildProcess | undefined;
-  constructor(readonly port: number) {}
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-  async start(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    await until(() => ping(this.url), Boolean, 'redis-server to answer PING');
-  }
-  async kill(): Promise<void> {
-    const child = this.child;
-    this.child = undefined;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    process.kill(child.pid!, 'SIGKILL');
-    await exited;
-  }
-}
-
-async function ping(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
 
 describe('Redis unreachable', () => {
   let redis: RedisProcess;

@@ -12,9 +12,9 @@
  *
  * Runs on the embedded database, or on PostgreSQL when DATABASE_URL is set.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { RedisProcess } from '../helpers/redis-process.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startChildService, type ChildService } from '../helpers/child-service.ts';
 import { openStream, type SseEvent } from '../helpers/sse.ts';
@@ -26,51 +26,6 @@ const RETURNS_PER_MINUTE = 5;
 /** Generous: the bound in the README is far lower; this only tells "answers" from "hangs". */
 const ANSWER_WITHIN_MS = 5_000;
 const PASSWORD = 'outage-password-123';
-
-/** A redis-server of this test's own, on a port of its own, without persistence. */
-class RedisProcess {
-  private process: ChildProcess | null = null;
-
-  constructor(readonly port: number) {}
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    this.process = child;
-    await until(() => ping(this.url), 'redis-server to answer PING');
-  }
-
-  /** SIGSTOP / SIGCONT: a Redis that keeps its connections open but does not answer (hung, or a network black hole). */
-  pause(paused: boolean): void {
-    this.process?.kill(paused ? 'SIGSTOP' : 'SIGCONT');
-  }
-
-  /** SIGKILL, as a crash or a lost host; resolves once the process is gone. */
-  async kill(): Promise<void> {
-    const child = this.process;
-    this.process = null;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
-
-async function ping(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
 
 /** Polls `condition` (every 100 ms, up to `timeoutMs`): for things that happen "soon" on a loaded machine. */
 async function until(condition: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000): Promise<void> {
