@@ -225,6 +225,12 @@ describe.skipIf(!onPostgres || !withRedis || !haproxy)('a fleet of three instanc
     }
     expect(received.at(-1)!.event).not.toBe('done');
     await fleet.kill(victim);
+    // Requests right after the kill, before haproxy's checks mark the instance down: round robin
+    // sends some of them to the dead instance, whose refused connection haproxy retries on
+    // another one (option redispatch): none fails.
+    const rightAfter = await Promise.all(Array.from({ length: 6 }, () => viaBalancer('/api/stickies?limit=1')));
+    expect(rightAfter.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(rightAfter.map((answer) => answer.servedBy)).not.toContain(victim);
     // whatever complete events were still in flight count; a torn one does not
     try {
       for (;;) {

@@ -96,16 +96,23 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
         env: { ...env, PORT: String(instance.port) },
         waitUntilReady: false,
       });
+      // the helper picked a port of its own for its url; the instance listens on PORT
+      service.port = instance.port;
+      service.url = `http://127.0.0.1:${instance.port}`;
       const deadline = Date.now() + 120_000;
+      let last = '';
       for (;;) {
         if (service.process.exitCode !== null || service.process.signalCode !== null) {
           throw new Error(`${instance.name} exited while starting\nstdout:\n${service.stdout.join('\n')}\nstderr:\n${service.stderr.join('\n')}`);
         }
-        const ready = await fetch(`${service.url}/readyz`).then((response) => response.status === 200, () => false);
-        if (ready) return service;
+        last = await fetch(`${service.url}/readyz`).then(
+          async (response) => `${response.status} ${await response.text()}`,
+          (error: unknown) => String(error),
+        );
+        if (last.startsWith('200 ')) return service;
         if (Date.now() > deadline) {
           service.process.kill('SIGKILL');
-          throw new Error(`${instance.name} not ready within 120 s\nstdout:\n${service.stdout.join('\n')}\nstderr:\n${service.stderr.join('\n')}`);
+          throw new Error(`${instance.name} not ready within 120 s (last /readyz: ${last})\nstdout:\n${service.stdout.join('\n')}\nstderr:\n${service.stderr.join('\n')}`);
         }
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
