@@ -69,6 +69,7 @@ export async function startHaproxy(backends: Backend[], binary = findHaproxy()):
     execFileSync(binary, ['-c', '-f', configFile], { env, encoding: 'utf8', stdio: 'pipe' });
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string };
+    await fsp.rm(dir, { recursive: true, force: true });
     throw new Error(`haproxy -c rejected ${configFile}:\n${failed.stdout ?? ''}${failed.stderr ?? ''}`);
   }
   const child: ChildProcess = spawn(binary, ['-db', '-f', configFile], {
