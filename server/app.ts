@@ -192,7 +192,7 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     storage: new StorageService({ prisma, blobs, jobs, config, log: log.child({ component: 'storage' }) }),
     jobs,
     ingestWorker: new JobWorker({
-      ...ingestJob({ ingest: measuredIngester(ingest, metrics), log: log.child({ component: 'ingest' }) }),
+      ...ingestJob({ ingest: measuredIngester(ingest, metrics), log }),
       jobs,
       log: log.child({ component: 'worker' }),
       workerId: `${hostname()}:${process.pid}`,
