@@ -11,6 +11,9 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createAccessToken, createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
 import { graphql, loadFiles, readSample, SAMPLE_PNL } from '../helpers/returns-data.ts';
 import { openStream } from '../helpers/sse.ts';
+import { sseClient } from '../helpers/graphql-sse.ts';
+import { createClient as createWsClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { restRoutes } from '../../rest-compat/routes/index.ts';
 import { TOOLS } from '../../mcp/tools.ts';
 
@@ -244,6 +247,59 @@ describe('GET /metrics on the main port (no token outside production)', () => {
     expect(sum(ended, 'gateway_generation_run_duration_seconds_count', { state: 'completed' }) - sum(before, 'gateway_generation_run_duration_seconds_count', { state: 'completed' })).toBe(1);
     expect(sum(ended, 'gateway_generation_agent_duration_seconds_count', { agent: 'collector', status: 'complete' }) - sum(before, 'gateway_generation_agent_duration_seconds_count', { agent: 'collector', status: 'complete' })).toBe(1);
   }, 60_000);
+});
+
+describe('gateway_open_streams on the GraphQL subscription transports', () => {
+  let server: TestServer;
+  const PROGRESS = `subscription ($runId: UUID!) { generationProgress(runId: $runId, after: 0) { __typename } }`;
+
+  beforeAll(async () => {
+    // slow agents: the run (and so each subscription) stays open while the test scrapes
+    server = await startTestServer({ GENERATION_STEP_DELAY: '2s' });
+  }, 60_000);
+  afterAll(async () => server?.close());
+
+  async function startRun(key: string): Promise<string> {
+    const started = await graphql(server.url, { 'x-api-key': key }, 'mutation { startGeneration(input: { days: 7, sources: [stickies] }) { id } }');
+    return (started.body.data as { startGeneration: { id: string } }).startGeneration.id;
+  }
+
+  /** Opens a subscription on `transport`, waits for its first result; returns how to close it. */
+  async function subscribe(transport: 'graphql-sse' | 'graphql-ws' | 'graphql-multipart', key: string, runId: string): Promise<() => void> {
+    if (transport === 'graphql-multipart') {
+      const abort = new AbortController();
+      const response = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json', accept: 'multipart/mixed;subscriptionSpec="1.0", application/json' },
+        body: JSON.stringify({ query: PROGRESS, variables: { runId } }),
+        signal: abort.signal,
+      });
+      expect(response.headers.get('content-type')).toMatch(/^multipart\/mixed/);
+      await response.body!.getReader().read();
+      return () => abort.abort();
+    }
+    const client =
+      transport === 'graphql-ws'
+        ? createWsClient({ url: `${server.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'x-api-key': key }, retryAttempts: 0 })
+        : sseClient(server.url, 'distinct', { 'x-api-key': key });
+    const first = new Promise<void>((resolve, reject) => {
+      client.subscribe({ query: PROGRESS, variables: { runId } }, { next: () => resolve(), error: reject, complete: () => reject(new Error('completed before a result')) });
+    });
+    await first;
+    return () => void client.dispose();
+  }
+
+  for (const transport of ['graphql-sse', 'graphql-ws', 'graphql-multipart'] as const) {
+    it(`an open ${transport} subscription holds the gauge at 1 until it closes`, async () => {
+      const user = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'], role: 'member' });
+      const close = await subscribe(transport, user.key, await startRun(user.key));
+      const open = await scrape(server.url);
+      expect(sum(open, 'gateway_open_streams', { transport })).toBe(1);
+      close();
+      const closed = await scrapeUntil(server.url, (page) => sum(page, 'gateway_open_streams', { transport }) === 0);
+      expect(sum(closed, 'gateway_open_streams', { transport })).toBe(0);
+    }, 60_000);
+  }
 });
 
 describe('METRICS_TOKEN', () => {
