@@ -25,7 +25,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { VERIFY_SQL, hashSecret, keyPrefix, secretKind } from '../src/auth/api-keys.ts';
+import { VERIFY_SQL, hashSecret, keyPrefix, secretKind, type KeyRow } from '../src/auth/api-keys.ts';
 import { grants, isScope, type Scope } from '../src/auth/scopes.ts';
 import { classifyDifference, COMPARISON_STATUSES, type ComparisonStatus } from '../src/returns/dietz.ts';
 import { STICKY_LIST_SQL } from '../src/workspace/stickies/sticky-service.ts';
@@ -49,18 +49,6 @@ export interface Ceiling {
 
 /** As the project: last_used_at is written at most once a minute per key. */
 const LAST_USED_RESOLUTION_MS = 60_000;
-
-interface KeyRow {
-  id: string;
-  kind: string;
-  secretHash: string;
-  scopes: string[];
-  expiresAt: Date | null;
-  revokedAt: Date | null;
-  lastUsedAt: Date | null;
-  userId: string;
-  orgIds: string[];
-}
 
 interface Viewer {
   userId: string;

@@ -167,7 +167,8 @@ export class ApiKeyService {
   }
 }
 
-interface KeyRow {
+/** A row of VERIFY_SQL. */
+export interface KeyRow {
   id: string;
   kind: string;
   secretHash: string;

@@ -6,7 +6,8 @@
  */
 
 /** How an open event stream reaches its client (gateway_open_streams{transport}). */
-export type StreamTransport = 'rest-sse' | 'graphql-sse' | 'graphql-multipart' | 'graphql-ws';
+export const STREAM_TRANSPORTS = ['rest-sse', 'graphql-sse', 'graphql-multipart', 'graphql-ws'] as const;
+export type StreamTransport = (typeof STREAM_TRANSPORTS)[number];
 
 export interface HttpRequestLabels {
   /** The route template (`/api/stickies/:id`), never the raw path; `unmatched` when no route took it. */

@@ -4,7 +4,7 @@
  * process metrics registered on it, and gauges read at scrape time (job queues, database pool).
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { GenerationEventReport, HttpRequestLabels, IngestReport, Metrics, MetricsExposition, OperationLabels, StreamTransport } from './metrics.ts';
+import { STREAM_TRANSPORTS, type GenerationEventReport, type HttpRequestLabels, type IngestReport, type Metrics, type MetricsExposition, type OperationLabels, type StreamTransport } from './metrics.ts';
 
 /** One line of the job table's summary: jobs of a queue in a state, and the oldest one's age. */
 export interface JobQueueStat {
@@ -125,7 +125,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     labelNames: ['transport'] as const,
     registers,
   });
-  for (const transport of ['rest-sse', 'graphql-sse', 'graphql-multipart', 'graphql-ws'] satisfies StreamTransport[]) openStreams.set({ transport }, 0);
+  for (const transport of STREAM_TRANSPORTS) openStreams.set({ transport }, 0);
   const fanOut = new Histogram({
     name: 'gateway_stream_fanout_delay_seconds',
     help: 'Time from a generation event being stored to its hand-off to this instance\'s stream followers (live events only).',

@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.ts';
 import { LocalBlobStore, assertValidBlobKey } from '../../src/storage/blob-store.ts';
+import { chunks, readAll } from '../helpers/byte-streams.ts';
 
 let dir: string;
 let store: LocalBlobStore;
@@ -15,16 +16,6 @@ beforeAll(async () => {
   store = new LocalBlobStore(path.join(dir, 'blobs'));
 });
 afterAll(() => fs.rm(dir, { recursive: true, force: true }));
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
-  return Buffer.concat(chunks);
-}
-
-async function* chunks(total: number, size: number): AsyncGenerator<Buffer> {
-  for (let sent = 0; sent < total; sent += size) yield Buffer.alloc(Math.min(size, total - sent), sent % 251);
-}
 
 async function incomingFiles(): Promise<string[]> {
   return fs.readdir(path.join(dir, 'blobs', '.incoming')).catch(() => []);

@@ -23,6 +23,7 @@ import { startS3Server, useS3rverCredentials, type S3TestServer } from '../helpe
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, type TestUser } from '../helpers/fixtures.ts';
 import { filesUnder, restUpload, sample, sha256, waitForFileStatus } from '../helpers/upload.ts';
+import { chunks, readAll } from '../helpers/byte-streams.ts';
 
 const MiB = 1024 * 1024;
 const PREFIX = 'blobs/';
@@ -42,16 +43,6 @@ afterAll(async () => {
   client?.destroy();
   await s3?.stop();
 });
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
-  return Buffer.concat(chunks);
-}
-
-async function* chunks(total: number, size: number): AsyncGenerator<Buffer> {
-  for (let sent = 0; sent < total; sent += size) yield Buffer.alloc(Math.min(size, total - sent), sent % 251);
-}
 
 async function objectKeys(): Promise<string[]> {
   const listed = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket }));
