@@ -99,6 +99,8 @@ async function main(): Promise<void> {
     if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
   }
 
+  // The project runs in this process: as `npm start` runs it (server/node-env.ts), before its libraries load.
+  process.env.NODE_ENV ??= 'production';
   const [{ startBenchService }, { seedDemoData }, { snakeKeys }] = await Promise.all([
     import('./bench-service.ts'),
     import('../src/seed/demo-seed.ts'),

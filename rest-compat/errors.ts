@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { AppError, MESSAGES, statusForCode } from '../src/errors.ts';
 import { rateLimitHeaders, type RateLimitDecision } from '../src/ratelimit/rate-limiter.ts';
@@ -17,21 +17,30 @@ export function errorResponse(error: ErrorLike, restName: (field: string) => str
   return { status, body: { error: message } };
 }
 
-export function sendError(res: Response, error: ErrorLike, restName: (field: string) => string = (f) => f, decisions: RateLimitDecision[] = []): void {
+export function sendError(res: ServerResponse, error: ErrorLike, restName: (field: string) => string = (f) => f, decisions: RateLimitDecision[] = []): void {
   const { status, body } = errorResponse(error, restName);
   const retryAfter = (error.extensions as Record<string, unknown> | undefined)?.retryAfterSeconds;
   if (typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
   sendJson(res, status, body, decisions);
 }
 
-export function sendJson(res: Response, status: number, body: unknown, decisions: RateLimitDecision[] = []): void {
+/**
+ * Writes a JSON answer with node's own response API (no framework), so the REST lane
+ * (server/http/rest-lane.ts) and express answer byte for byte alike: `application/json;
+ * charset=utf-8` unless a content type is set already, and a Content-Length.
+ */
+export function sendJson(res: ServerResponse, status: number, body: unknown, decisions: RateLimitDecision[] = []): void {
   if (res.headersSent) return;
   for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) res.setHeader(name, value);
+  res.statusCode = status;
   if (status === 204) {
-    res.status(204).end();
+    res.end();
     return;
   }
-  res.status(status).json(body);
+  const json = JSON.stringify(body) ?? '';
+  if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.end(json);
 }
 
 export function asAppError(error: unknown): AppError | undefined {

@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import busboy from 'busboy';
 import { Upload, WriteStream, type FileUpload } from 'graphql-upload-ts';
 import { AppError } from '../src/errors.ts';
@@ -18,7 +18,7 @@ const MAX_FIELD_BYTES = 64 * 1024;
  * handed to the resolver as the same `Upload` object, so both fronts share one upload path.
  * Temporary files are removed when the response ends.
  */
-export function readMultipartForm(req: Request, res: Response, options: { maxFileBytes: number; fileFields: string[] }): Promise<MultipartForm> {
+export function readMultipartForm(req: IncomingMessage, res: ServerResponse, options: { maxFileBytes: number; fileFields: string[] }): Promise<MultipartForm> {
   const contentType = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data\b/i.test(contentType)) {
     return Promise.reject(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be multipart/form-data'));

@@ -1,6 +1,7 @@
 import type { ExecutionResult } from 'graphql';
 import type { Scope } from '../src/auth/scopes.ts';
-import { snakeKeys, snakeName } from '../src/util/snake-case.ts';
+import { snakeName } from '../src/util/snake-case.ts';
+import type { ShapeAt } from './shape.ts';
 
 export { snakeName };
 
@@ -109,9 +110,10 @@ export type ResponseShape =
   | { kind: 'bare'; field: string; statuses: number[] }
   | { kind: 'empty' };
 
-export type Responder = ((data: Record<string, unknown>) => RestResponse) & { shape: ResponseShape };
+/** `shapeAt`: the route's snake_casing, compiled from its operation (shape.ts). */
+export type Responder = ((data: Record<string, unknown>, shapeAt: ShapeAt) => RestResponse) & { shape: ResponseShape };
 
-function responder(shape: ResponseShape, respond: (data: Record<string, unknown>) => RestResponse): Responder {
+function responder(shape: ResponseShape, respond: (data: Record<string, unknown>, shapeAt: ShapeAt) => RestResponse): Responder {
   return Object.assign(respond, { shape });
 }
 
@@ -122,7 +124,7 @@ export function withUpstream(upstream: string, routes: RestRoute[]): RestRoute[]
 
 /** `{"data": {...}}`: a single record. */
 export function single(field: string): Responder {
-  return responder({ kind: 'single', field }, (data) => ({ body: { data: snakeKeys(data[field]) } }));
+  return responder({ kind: 'single', field }, (data, shapeAt) => ({ body: { data: shapeAt(field)(data[field]) } }));
 }
 
 /**
@@ -130,9 +132,9 @@ export function single(field: string): Responder {
  * `status` picks the answer's status from the value (`statuses`: every one it can pick).
  */
 export function bare(field: string, status?: { statuses: number[]; of: (value: Record<string, unknown>) => number }): Responder {
-  return responder({ kind: 'bare', field, statuses: status?.statuses ?? [200] }, (data) => {
+  return responder({ kind: 'bare', field, statuses: status?.statuses ?? [200] }, (data, shapeAt) => {
     const value = data[field] as Record<string, unknown>;
-    return { status: status?.of(value), body: snakeKeys(value) };
+    return { status: status?.of(value), body: shapeAt(field)(value) };
   });
 }
 
@@ -149,15 +151,16 @@ export function connectionPage(data: Record<string, unknown>, field: string): { 
 
 /** `{"data": [...], "pagination": {...}}`: a page of a list. */
 export function list(field: string): Responder {
-  return responder({ kind: 'list', field }, (data) => {
+  return responder({ kind: 'list', field }, (data, shapeAt) => {
     const page = connectionPage(data, field);
-    return { body: { data: page.rows.map(snakeKeys), pagination: { has_more: page.nextCursor !== null, next_cursor: page.nextCursor } } };
+    const shapeRow = shapeAt(`${field}.edges.node`);
+    return { body: { data: page.rows.map(shapeRow), pagination: { has_more: page.nextCursor !== null, next_cursor: page.nextCursor } } };
   });
 }
 
 /** `{"data": [...]}` for a short list that never pages. */
 export function array(field: string): Responder {
-  return responder({ kind: 'array', field }, (data) => ({ body: { data: snakeKeys(data[field]) } }));
+  return responder({ kind: 'array', field }, (data, shapeAt) => ({ body: { data: shapeAt(field)(data[field]) } }));
 }
 
 /** 204 without a body. */

@@ -1,4 +1,6 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type Response, type Router } from 'express';
+import { match, type MatchFunction } from 'path-to-regexp';
 import type { OperationRunner, PreparedOperation } from '../schema/pipeline/index.ts';
 import { getSchema } from '../schema/index.ts';
 import { operationBudget } from '../schema/plugins/rate-budget.ts';
@@ -12,23 +14,39 @@ import { readMultipartForm } from './multipart.ts';
 import { sendError, sendJson } from './errors.ts';
 import type { RestRoute } from './route.ts';
 import { handleEventStream, type PreparedStream } from './event-stream.ts';
+import { compileShapes, type ShapeAt } from './shape.ts';
 
 const JSON_BODY_LIMIT = '1mb';
+/** Express's router drops a path's trailing slashes before compiling it (router/lib/layer.js `loosen`). */
+const TRAILING_SLASHES = /\/+$/;
 
 export interface RouterOptions {
   routes: RestRoute[];
   /** The operation pipeline every front shares. */
   operations: OperationRunner;
-  context: (req: Request) => Promise<RequestContext>;
+  context: (req: IncomingMessage) => Promise<RequestContext>;
   /** The request's logger, for failures before its context exists (the HTTP shell's). */
-  requestLog: (req: Request) => Logger;
+  requestLog: (req: IncomingMessage) => Logger;
   maxUploadBytes: number;
+}
+
+/**
+ * What a route's handler reads of a request: node's own request with the query string parsed
+ * (node:querystring, as express's default "simple" parser), the decoded path parameters and,
+ * once read, the JSON body. An express request is one; so is the REST lane's.
+ */
+export interface RestRequest extends IncomingMessage {
+  query: Record<string, unknown>;
+  params: Record<string, string>;
+  body?: unknown;
 }
 
 interface PreparedRoute {
   route: RestRoute;
   operation: PreparedOperation;
   specs: VariableSpec[];
+  /** The body's snake_casing, compiled from the operation's selection set (shape.ts). */
+  shapes: ShapeAt;
   /**
    * Paid before the body is read: the budget of the operation's root field (its `rateBudget`).
    * A stream route pays only when its operation starts something (the resolver charges then).
@@ -37,18 +55,47 @@ interface PreparedRoute {
   stream?: PreparedStream;
 }
 
+/** A path of the table with its routes, matched the way express's router matches it. */
+interface PreparedPath {
+  path: string;
+  entries: PreparedRoute[];
+  match: MatchFunction<Record<string, string>>;
+}
+
+/** The route table prepared once: its operations parsed and validated, its paths compiled. */
+export interface RestRoutes {
+  paths: PreparedPath[];
+  /**
+   * The route a request is for, by the first path of the table that matches (express's order):
+   * `route` undefined when that path has no route for the method (express answers 405), or
+   * undefined when no path matches or a parameter is malformed (express answers 404 or 400).
+   */
+  find(method: string, pathname: string): { route?: PreparedRoute; params: Record<string, string> } | undefined;
+  /** Runs a JSON route (a body or none, a multipart form) for a request. */
+  handle(entry: PreparedRoute, req: RestRequest, res: ServerResponse): void;
+  /** Runs an event stream route: its headers are written with express's response helpers (event-stream.ts). */
+  handleStream(entry: PreparedRoute, req: Request, res: Response): void;
+}
+
+export type { PreparedRoute };
+
+/** True for a route the REST lane may serve without express: a JSON body or none, no event stream. */
+export function servedWithoutFramework(entry: PreparedRoute): boolean {
+  return !entry.stream && entry.route.body !== 'multipart';
+}
+
 /**
- * Turns the route table into express handlers. Every route runs the same steps: budget,
- * preflight auth (before any body is read), inputs -> variables, the GraphQL operation, and the
- * result or error -> the documented body. Paths with no route for a method answer 405 + Allow.
+ * Prepares the route table once: every route runs the same steps: budget, preflight auth
+ * (before any body is read), inputs -> variables, the GraphQL operation, and the result or error
+ * -> the documented body. Express (createRestRouter) and the REST lane serve from it.
  */
-export function createRestRouter(options: RouterOptions): Router {
-  const router = express.Router();
+export function prepareRestRoutes(options: RouterOptions): RestRoutes {
   const prepared = options.routes.map((route): PreparedRoute => {
     const { operations } = options;
     const operation = operations.prepare(route.operation);
     const specs = variableSpecs(route, operation.document);
-    if (!route.stream) return { route, operation, specs, budget: operationBudget(getSchema(), operation.document) };
+    const shapes = compileShapes(operation.document);
+    if (!route.stream) return { route, operation, specs, shapes, budget: operationBudget(getSchema(), operation.document) };
     // Every operation of the stream is parsed and validated now, not on the first request.
     const find = operations.prepare(route.stream.find.operation);
     const stream: PreparedStream = {
@@ -61,48 +108,64 @@ export function createRestRouter(options: RouterOptions): Router {
       startSpecs: specs,
       findSpecs: variableSpecs({ ...route, params: { [route.stream.followParam]: 'runId' } }, find.document),
     };
-    return { route, operation, specs, stream };
+    return { route, operation, specs, shapes, stream };
   });
   const jsonParser = express.json({ limit: JSON_BODY_LIMIT, strict: true, type: () => true });
 
-  // One express route per path, in the table's order, with its 405 right after its methods: a
-  // literal path (`/api/links/folders`) listed before a parameterised one (`/api/links/:id`)
-  // then answers every method itself instead of falling through to the parameter route.
   const byPath = new Map<string, PreparedRoute[]>();
   for (const entry of prepared) byPath.set(entry.route.path, [...(byPath.get(entry.route.path) ?? []), entry]);
-  for (const [path, entries] of byPath) {
-    const route = router.route(path);
-    for (const entry of entries) {
-      const method = entry.route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-      route[method]((req: Request, res: Response) => {
-        void handle(entry, req, res).catch((error: unknown) => fail(res, entry, error));
-      });
-    }
-    const methods = entries.map((entry) => entry.route.method);
-    route.all((_req: Request, res: Response) => {
-      res.setHeader('Allow', methods.join(', '));
-      sendError(res, new AppError('METHOD_NOT_ALLOWED', `Method not allowed; use ${methods.join(', ')}`));
-    });
-  }
-  return router;
+  // Express's router options: case-insensitive, an optional trailing slash, parameters decoded.
+  const paths = [...byPath].map(([path, entries]): PreparedPath => ({
+    path,
+    entries,
+    match: match<Record<string, string>>(path.replace(TRAILING_SLASHES, ''), { sensitive: false, end: true, trailing: true, decode: decodeURIComponent }),
+  }));
 
-  async function handle(entry: PreparedRoute, req: Request, res: Response): Promise<void> {
-    const { route, specs } = entry;
+  return {
+    paths,
+    find(method, pathname) {
+      for (const candidate of paths) {
+        let found: ReturnType<PreparedPath['match']>;
+        try {
+          found = candidate.match(pathname);
+        } catch {
+          return undefined; // a malformed percent-encoding: express's 400
+        }
+        if (found) return { route: candidate.entries.find((entry) => entry.route.method === method), params: found.params };
+      }
+      return undefined;
+    },
+    handle(entry, req, res) {
+      void handleJson(entry, req, res).catch((error: unknown) => fail(req, res, entry, error));
+    },
+    handleStream(entry, req, res) {
+      void handleStream(entry, req, res).catch((error: unknown) => fail(req, res, entry, error));
+    },
+  };
+
+  /** The context, the budget and the preflight check; undefined when the route answered already. */
+  async function begin(entry: PreparedRoute, req: IncomingMessage, res: ServerResponse): Promise<RequestContext | undefined> {
+    const { route } = entry;
     let ctx: RequestContext;
     try {
       ctx = await options.context(req);
     } catch (error) {
       if (!route.unavailable) throw error;
       sendJson(res, route.unavailable.status ?? 503, route.unavailable.body);
-      return;
+      return undefined;
     }
     if (entry.budget) await ctx.budgets.prepay(entry.budget);
     if (route.requires) preflightAuth(ctx, route.requires);
-    if (entry.stream) return handleEventStream(entry.stream, ctx, req, res);
+    return ctx;
+  }
 
+  async function handleJson(entry: PreparedRoute, req: RestRequest, res: ServerResponse): Promise<void> {
+    const { route, specs } = entry;
+    const ctx = await begin(entry, req, res);
+    if (!ctx) return;
     const inputs: { source: InputSource; values: Record<string, unknown> }[] = [
-      { source: 'query', values: req.query as Record<string, unknown> },
-      { source: 'path', values: req.params as Record<string, unknown> },
+      { source: 'query', values: req.query },
+      { source: 'path', values: req.params },
     ];
     if (route.body === 'json') inputs.push({ source: 'body', values: await readJsonBody(req, res) });
     if (route.body === 'multipart') {
@@ -117,12 +180,12 @@ export function createRestRouter(options: RouterOptions): Router {
       sendError(res, result.errors[0], (field) => restFieldName(specs, field), decisions);
       return;
     }
-    const response = route.respond!((result.data ?? {}) as Record<string, unknown>);
+    const response = route.respond!((result.data ?? {}) as Record<string, unknown>, entry.shapes);
     sendJson(res, response.status ?? route.status ?? 200, response.body, decisions);
   }
 
-  async function fail(res: Response, entry: PreparedRoute, error: unknown): Promise<void> {
-    const ctx = await options.context(res.req).catch(() => undefined);
+  async function fail(req: IncomingMessage, res: ServerResponse, entry: PreparedRoute, error: unknown): Promise<void> {
+    const ctx = await options.context(req).catch(() => undefined);
     const decisions = ctx ? await ctx.budgets.settled().catch(() => []) : [];
     if (entry.route.body === 'multipart') res.setHeader('Connection', 'close');
     if (error instanceof AppError) {
@@ -131,22 +194,22 @@ export function createRestRouter(options: RouterOptions): Router {
     }
     const databaseFailure = appErrorForDatabaseFailure(error);
     if (databaseFailure) {
-      (ctx?.log ?? options.requestLog(res.req)).warn({ err: error, code: databaseFailure.code }, 'REST handler: database refused or failed');
+      (ctx?.log ?? options.requestLog(req)).warn({ err: error, code: databaseFailure.code }, 'REST handler: database refused or failed');
       sendError(res, databaseFailure, (field) => restFieldName(entry.specs, field), decisions);
       return;
     }
-    (ctx?.log ?? options.requestLog(res.req)).error({ err: error }, 'REST handler failed');
+    (ctx?.log ?? options.requestLog(req)).error({ err: error }, 'REST handler failed');
     sendError(res, new AppError('INTERNAL_SERVER_ERROR', 'Internal server error'));
   }
 
-  function readJsonBody(req: Request, res: Response): Promise<Record<string, unknown>> {
+  function readJsonBody(req: RestRequest, res: ServerResponse): Promise<Record<string, unknown>> {
     const length = Number(req.headers['content-length'] ?? 0);
     if (!req.headers['content-type'] && length === 0 && !req.headers['transfer-encoding']) return Promise.resolve({});
     if (!/^application\/(.+\+)?json\b/i.test(req.headers['content-type'] ?? '')) {
       return Promise.reject(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'));
     }
     return new Promise((resolve, reject) => {
-      jsonParser(req, res, (error?: unknown) => {
+      jsonParser(req as Request, res as Response, (error?: unknown) => {
         if (error) {
           const status = (error as { status?: number }).status;
           reject(status === 413 ? new AppError('PAYLOAD_TOO_LARGE', `JSON body exceeds ${JSON_BODY_LIMIT}`) : new AppError('BAD_USER_INPUT', 'Malformed JSON body'));
@@ -159,6 +222,35 @@ export function createRestRouter(options: RouterOptions): Router {
       });
     });
   }
+
+  /** An event stream route: express's response helpers write its headers (event-stream.ts). */
+  async function handleStream(entry: PreparedRoute, req: Request, res: Response): Promise<void> {
+    const ctx = await begin(entry, req, res);
+    if (ctx && entry.stream) await handleEventStream(entry.stream, ctx, req, res);
+  }
+}
+
+/**
+ * The route table as express handlers, one express route per path, in the table's order, with
+ * its 405 right after its methods: a literal path (`/api/links/folders`) listed before a
+ * parameterised one (`/api/links/:id`) then answers every method itself instead of falling
+ * through to the parameter route.
+ */
+export function createRestRouter(routes: RestRoutes): Router {
+  const router = express.Router();
+  for (const { path, entries } of routes.paths) {
+    const route = router.route(path);
+    for (const entry of entries) {
+      const method = entry.route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+      route[method]((req: Request, res: Response) => (entry.stream ? routes.handleStream(entry, req, res) : routes.handle(entry, req as RestRequest, res)));
+    }
+    const methods = entries.map((entry) => entry.route.method);
+    route.all((_req: Request, res: Response) => {
+      res.setHeader('Allow', methods.join(', '));
+      sendError(res, new AppError('METHOD_NOT_ALLOWED', `Method not allowed; use ${methods.join(', ')}`));
+    });
+  }
+  return router;
 }
 
 function preflightAuth(ctx: RequestContext, requires: NonNullable<RestRoute['requires']>): void {

@@ -89,7 +89,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
     lifecycle.readiness = new Readiness({ db, redis, blobs: services.blobs, shuttingDown: () => lifecycle.stopping, log: log.child({ component: 'readiness' }) });
     lifecycle.readiness.markMigrated();
     const app = createHttpApp(services, lifecycle);
-    const server = http.createServer(app);
+    const server = http.createServer(app.listener);
     const closeWebSockets = attachGraphqlWs(server, services, app.locals.getEnveloped as GetEnvelopedFn<object>);
     server.keepAliveTimeout = 5_000;
     await new Promise<void>((resolve, reject) => {

@@ -1,3 +1,5 @@
+// First: the libraries imported below read NODE_ENV when they load.
+import './node-env.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { startService } from './app.ts';

@@ -46,7 +46,8 @@ export interface RequestInfo {
   requestId: string;
   headers: IncomingHttpHeaders;
   clientAddress: string;
-  log: Logger;
+  /** The request's logger, asked for only when something logs (making a pino child costs a few µs). */
+  log: () => Logger;
   /**
    * The protected resource this request is addressed to (the MCP endpoint's URL), when it is
    * one: OAuth access tokens are accepted only where they were issued for.
@@ -59,7 +60,7 @@ export interface RequestInfo {
 export async function createContext(services: Services, request: RequestInfo): Promise<RequestContext> {
   const { viewer, problem } = await authenticate(services, request.headers, request.resource);
   let memberships: Promise<ReadonlySet<string>> | undefined;
-  const log = viewer ? request.log.child({ userId: viewer.user.id, credential: viewer.credential.kind }) : request.log;
+  let log: Logger | undefined;
   return {
     requestId: request.requestId,
     front: request.front ?? 'graphql',
@@ -67,7 +68,10 @@ export async function createContext(services: Services, request: RequestInfo): P
     credentialProblem: problem,
     clientAddress: request.clientAddress,
     services,
-    log,
+    get log() {
+      log ??= viewer ? request.log().child({ userId: viewer.user.id, credential: viewer.credential.kind }) : request.log();
+      return log;
+    },
     budgets: new RequestBudgets(services.rateLimits, () =>
       viewer ? `${viewer.credential.kind}:${viewer.credential.id}` : `ip:${request.clientAddress}`,
     ),

@@ -1,4 +1,5 @@
 import cors from 'cors';
+import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 
 /** Request headers a configured origin's page may send (credentials, CSRF proof, resumption, MCP). */
@@ -26,7 +27,7 @@ export function corsPolicy(origins: readonly string[]): RequestHandler {
   return (req, res, next) => {
     const origin = req.headers.origin;
     if (origin !== undefined && listed.has(origin)) return granted(req, res, next);
-    if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+    if (isPreflight(req)) {
       // A refused (or unlisted) origin's preflight: answered, with nothing granted.
       res.setHeader('Vary', 'Origin');
       res.status(204).end();
@@ -34,4 +35,13 @@ export function corsPolicy(origins: readonly string[]): RequestHandler {
     }
     next();
   };
+}
+
+function isPreflight(req: Pick<IncomingMessage, 'method' | 'headers'>): boolean {
+  return req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
+}
+
+/** True when the CORS policy has something to do with the request: a cross-origin call or a preflight. */
+export function corsApplies(req: Pick<IncomingMessage, 'method' | 'headers'>): boolean {
+  return req.headers.origin !== undefined || isPreflight(req);
 }

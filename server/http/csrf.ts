@@ -19,10 +19,7 @@ export function csrfProtection(corsOrigins: readonly string[] = []) {
   // Origins given CORS access (CORS_ORIGINS) are trusted like our own pages.
   const trusted = new Set(corsOrigins);
   return (req: Request, res: Response, next: NextFunction): void => {
-    if (SAFE_METHODS.has(req.method)) return next();
-    // The sign-in pages are plain forms; they check the Origin themselves.
-    if (req.path === '/login' || req.path === '/logout') return next();
-    if (!authenticatesWithSessionCookie(req)) return next();
+    if (!csrfCheckApplies(req)) return next();
     if (!sameOrigin(req) && !trusted.has(req.headers.origin ?? '')) return refuse(res, 'CSRF check failed: cross-origin request');
     const json = /^application\/(.+\+)?json\b/i.test(req.headers['content-type'] ?? '');
     if (json || req.headers[CSRF_HEADER] !== undefined) return next();
@@ -30,6 +27,16 @@ export function csrfProtection(corsOrigins: readonly string[] = []) {
   };
 }
 
+
+/**
+ * True when the request must pass the check: an unsafe method relying on the `sso_token` cookie.
+ * The sign-in pages are plain forms; they check the Origin themselves.
+ */
+export function csrfCheckApplies(req: Pick<Request, 'method' | 'path' | 'headers'>): boolean {
+  if (SAFE_METHODS.has(req.method)) return false;
+  if (req.path === '/login' || req.path === '/logout') return false;
+  return authenticatesWithSessionCookie(req);
+}
 
 export function sameOrigin(req: Request): boolean {
   const origin = req.headers.origin;

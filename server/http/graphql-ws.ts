@@ -49,7 +49,7 @@ export function attachGraphqlWs(server: http.Server, services: Services, getEnve
           requestId,
           headers: credentialHeaders(request, ctx.connectionParams, trustedOrigins),
           clientAddress: request.socket.remoteAddress ?? 'unknown',
-          log: services.log.child({ requestId, transport: 'graphql-ws' }),
+          log: () => services.log.child({ requestId, transport: 'graphql-ws' }),
         });
         const enveloped = getEnveloped({});
         let document;

@@ -1,11 +1,12 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Services } from '../../src/services.ts';
-import { createRestRouter } from '../../rest-compat/router.ts';
+import { createRestRouter, prepareRestRoutes } from '../../rest-compat/router.ts';
 import { restRoutes } from '../../rest-compat/routes/index.ts';
 import { sendError } from '../../rest-compat/errors.ts';
 import { AppError } from '../../src/errors.ts';
 import { appErrorForDatabaseFailure } from '../../src/db/db-errors.ts';
-import { contextFor, requestLog, requestLogging } from './request-context.ts';
+import { contextFor, requestLog } from './request-context.ts';
 import { csrfProtection } from './csrf.ts';
 import { corsPolicy } from './cors.ts';
 import { authPages } from './auth-pages.ts';
@@ -17,11 +18,16 @@ import { openApiRoutes } from './openapi.ts';
 import { apiReferenceRoutes } from './api-reference.ts';
 import { probeRoutes } from './probes.ts';
 import { Readiness } from '../../src/health/readiness.ts';
-import { httpMetrics, metricsRoutes } from './metrics.ts';
-import { requestTracing } from '../../src/tracing/index.ts';
+import { metricsRoutes } from './metrics.ts';
+import { requestPolicies, type Lifecycle } from './request-policies.ts';
+import { restLane } from './rest-lane.ts';
 
-/** The HTTP surface: REST routes, /graphql, the sign-in pages and the web dashboard. */
-export function createHttpApp(services: Services, lifecycle: { stopping: boolean; readiness?: Readiness } = { stopping: false }) {
+/**
+ * The HTTP surface: REST routes, /graphql, the sign-in pages and the web dashboard. `listener`
+ * is what the HTTP server runs: the REST lane (rest-lane.ts) for the route table's plain JSON
+ * requests, express for everything else.
+ */
+export function createHttpApp(services: Services, lifecycle: Lifecycle & { readiness?: Readiness } = { stopping: false }) {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -30,24 +36,16 @@ export function createHttpApp(services: Services, lifecycle: { stopping: boolean
   const readiness = lifecycle.readiness ?? new Readiness({ db: services.db, blobs: services.blobs, shuttingDown: () => lifecycle.stopping, log: services.log });
   if (!lifecycle.readiness) readiness.markMigrated();
   // Every response is counted (route template, method, status, latency): first, before anything answers.
-  app.use(httpMetrics(services.metrics));
+  const policies = requestPolicies(services, lifecycle);
+  const [countResponses, ...perRequest] = policies;
+  app.use(countResponses);
   app.use(probeRoutes({ readiness, lifecycle, log: services.log.child({ component: 'readiness' }) }));
   // GET /metrics on the main port (metrics.ts): like the probes, before the access log, credentials, CORS and CSRF.
   const { metrics: metricsConfig } = services.config;
   app.use(metricsRoutes({ metrics: services.metrics, enabled: metricsConfig.enabled, separatePort: metricsConfig.port !== undefined, token: metricsConfig.token, production: services.config.env === 'production', log: services.log.child({ component: 'metrics' }) }));
-  // The request's span (a no-op while tracing is off), so its log lines carry the trace id.
-  app.use(requestTracing());
-  app.use(requestLogging(services.log));
-  // A response written while shutting down (even for a request that came in before) tells its
-  // keep-alive client to reconnect elsewhere.
-  app.use((_req, res, next) => {
-    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => typeof res;
-    res.writeHead = ((...args: unknown[]) => {
-      if (lifecycle.stopping && !res.headersSent) res.setHeader('Connection', 'close');
-      return writeHead(...args);
-    }) as typeof res.writeHead;
-    next();
-  });
+  // The request's span (a no-op while tracing is off, so its log lines carry the trace id), the
+  // request id and access log, Connection: close while shutting down (request-policies.ts).
+  app.use(...perRequest);
   // The MCP endpoint's OAuth server: its script-facing endpoints hold no ambient credential and
   // are open to any origin, so it answers before the credentialed CORS policy and CSRF check.
   app.use(authorizationServer(services));
@@ -64,15 +62,14 @@ export function createHttpApp(services: Services, lifecycle: { stopping: boolean
   app.use('/graphql', graphql.handler);
   // The spec's JSON-RPC tool endpoint, an MCP server (reads its own body: no JSON parser before it).
   app.all('/api/service', ...mcpEndpoint({ services, operations: graphql.operations, context: (req, resource) => contextFor(services, req, resource, 'mcp'), version: services.version }));
-  app.use(
-    createRestRouter({
-      routes: restRoutes,
-      operations: graphql.operations,
-      context: (req) => contextFor(services, req, undefined, 'rest'),
-      requestLog,
-      maxUploadBytes: services.config.storage.maxUploadBytes,
-    }),
-  );
+  const rest = prepareRestRoutes({
+    routes: restRoutes,
+    operations: graphql.operations,
+    context: (req) => contextFor(services, req, undefined, 'rest'),
+    requestLog,
+    maxUploadBytes: services.config.storage.maxUploadBytes,
+  });
+  app.use(createRestRouter(rest));
   app.use(dashboardRoutes(services));
 
   app.use((req: Request, res: Response) => {
@@ -90,7 +87,11 @@ export function createHttpApp(services: Services, lifecycle: { stopping: boolean
     requestLog(req).error({ err: error }, 'unhandled error');
     sendError(res, new AppError('INTERNAL_SERVER_ERROR', 'Internal server error'));
   });
-  return app;
+  const lane = restLane(rest, policies, services.log);
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    if (!lane(req, res)) app(req, res);
+  };
+  return Object.assign(app, { listener });
 }
 
 /**

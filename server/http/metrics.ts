@@ -7,10 +7,11 @@
  * it is then not served at all (404, and a warning at start); set METRICS_TOKEN or METRICS_PORT.
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import http from 'node:http';
+import http, { type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Metrics, StreamTransport } from '../../src/metrics/metrics.ts';
+import type { PolicyRequest, RequestPolicy } from './policy.ts';
 import type { Logger } from '../../src/log.ts';
 import { bearerToken } from '../../src/context.ts';
 
@@ -25,12 +26,12 @@ const MOUNTS = ['/graphql/stream', '/graphql'];
  * `unmatched`. A response that starts an event stream (text/event-stream, multipart/mixed) holds
  * gateway_open_streams{transport} up until its connection closes.
  */
-export function httpMetrics(metrics: Metrics) {
-  return (req: Request, res: Response, next: NextFunction) => {
+export function httpMetrics(metrics: Metrics): RequestPolicy {
+  return (req, res, next) => {
     if (!metrics.enabled) return next();
     const started = process.hrtime.bigint();
     let closeStream: (() => void) | undefined;
-    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
     res.writeHead = ((...args: unknown[]) => {
       const transport = streamTransport(req, contentTypeOf(res, args));
       if (transport && !closeStream) closeStream = metrics.streamOpened(transport);
@@ -39,21 +40,21 @@ export function httpMetrics(metrics: Metrics) {
     res.once('close', () => {
       closeStream?.();
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      metrics.httpRequest({ route: routeTemplate(req), method: req.method, status: res.statusCode }, seconds);
+      metrics.httpRequest({ route: routeTemplate(req), method: req.method ?? 'GET', status: res.statusCode }, seconds);
     });
     next();
   };
 }
 
-function routeTemplate(req: Request): string {
-  const route = (req as Request & { route?: { path?: unknown } }).route;
+function routeTemplate(req: PolicyRequest): string {
+  const route = req.route;
   const path = Array.isArray(route?.path) ? route.path[0] : route?.path;
   if (typeof path === 'string') return `${req.baseUrl}${path}` || '/';
   const requested = (req.originalUrl.split('?')[0] ?? '').replace(/\/+$/, '');
   return MOUNTS.find((mount) => requested === mount) ?? 'unmatched';
 }
 
-function streamTransport(req: Request, contentType: string): StreamTransport | undefined {
+function streamTransport(req: PolicyRequest, contentType: string): StreamTransport | undefined {
   const graphql = MOUNTS.includes((req.originalUrl.split('?')[0] ?? '').replace(/\/+$/, ''));
   if (/^text\/event-stream\b/i.test(contentType)) return graphql ? 'graphql-sse' : 'rest-sse';
   if (graphql && /^multipart\/mixed\b/i.test(contentType)) return 'graphql-multipart';
@@ -61,7 +62,7 @@ function streamTransport(req: Request, contentType: string): StreamTransport | u
 }
 
 /** The Content-Type of a response about to be written: writeHead's own headers, else those set before. */
-function contentTypeOf(res: Response, args: unknown[]): string {
+function contentTypeOf(res: ServerResponse, args: unknown[]): string {
   const headers = args.find((arg, index) => index > 0 && typeof arg === 'object' && arg !== null);
   if (Array.isArray(headers)) {
     // A flat [name, value, ...] list, or [name, value] pairs.

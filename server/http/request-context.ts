@@ -1,26 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { context } from '@opentelemetry/api';
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { Services } from '../../src/services.ts';
 import { createContext, type Front, type RequestContext } from '../../src/context.ts';
 import type { Logger } from '../../src/log.ts';
+import type { RequestPolicy } from './policy.ts';
 
-const contexts = new WeakMap<Request, Promise<RequestContext>>();
-const loggers = new WeakMap<Request, Logger>();
+const contexts = new WeakMap<IncomingMessage, Promise<RequestContext>>();
+/** The request's id and its logger, made on first use: most requests log nothing below `info`. */
+const requests = new WeakMap<IncomingMessage, { requestId: string; base: Logger; log?: Logger }>();
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Request id (the client's `x-request-id` when sane, else a new UUID) and a JSON access log line. */
-export function requestLogging(log: Logger) {
-  return (req: Request, res: Response, next: NextFunction) => {
+export function requestLogging(log: Logger): RequestPolicy {
+  return (req, res, next) => {
     const offered = req.headers['x-request-id'];
     const requestId = typeof offered === 'string' && REQUEST_ID.test(offered) ? offered : randomUUID();
     res.setHeader('X-Request-Id', requestId);
-    const requestLog = log.child({ requestId });
-    loggers.set(req, requestLog);
+    requests.set(req, { requestId, base: log });
     const started = process.hrtime.bigint();
     // In the request's trace context (the response finishes outside it), for the line's trace id.
     res.on('finish', context.bind(context.active(), () => {
-      requestLog.info(
+      if (!log.isLevelEnabled('info')) return;
+      requestLog(req).info(
         { method: req.method, path: req.path, status: res.statusCode, durationMs: Number(process.hrtime.bigint() - started) / 1e6 },
         'request',
       );
@@ -29,10 +31,16 @@ export function requestLogging(log: Logger) {
   };
 }
 
-export function requestLog(req: Request): Logger {
-  const found = loggers.get(req);
+function requestOf(req: IncomingMessage): { requestId: string; base: Logger; log?: Logger } {
+  const found = requests.get(req);
   if (!found) throw new Error('requestLogging middleware is not installed');
   return found;
+}
+
+export function requestLog(req: IncomingMessage): Logger {
+  const found = requestOf(req);
+  found.log ??= found.base.child({ requestId: found.requestId });
+  return found.log;
 }
 
 /**
@@ -40,15 +48,14 @@ export function requestLog(req: Request): Logger {
  * `resource`: the protected resource the request is addressed to (the MCP endpoint), whose
  * OAuth access tokens are then accepted. `front`: the front that serves the request (default graphql).
  */
-export function contextFor(services: Services, req: Request, resource?: string, front?: Front): Promise<RequestContext> {
+export function contextFor(services: Services, req: IncomingMessage, resource?: string, front?: Front): Promise<RequestContext> {
   let context = contexts.get(req);
   if (!context) {
-    const log = requestLog(req);
     context = createContext(services, {
-      requestId: String(log.bindings().requestId),
+      requestId: requestOf(req).requestId,
       headers: req.headers,
       clientAddress: req.socket.remoteAddress ?? 'unknown',
-      log,
+      log: () => requestLog(req),
       resource,
       front,
     });

@@ -210,21 +210,27 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
   };
 
   const agentStarts = new Map<string, number>();
+  const httpSeries = labelledSeries((labels: { route: string; method: string; status: string }) => ({ count: httpRequests.labels(labels), duration: httpDuration.labels(labels) }));
+  const operationSeries = labelledSeries((labels: { operation: string; type: string; front: string; outcome: string; code: string }) => ({
+    count: operations.labels(labels),
+    duration: operationDuration.labels({ operation: labels.operation, type: labels.type, front: labels.front, outcome: labels.outcome }),
+  }));
 
   return {
     enabled: true,
     registry,
     httpRequest({ route, method, status }: HttpRequestLabels, seconds: number) {
-      const labels = { route, method, status: String(status) };
-      httpRequests.inc(labels);
-      httpDuration.observe(labels, seconds);
+      const series = httpSeries(`${route} ${method} ${status}`, { route, method, status: String(status) });
+      series.count.inc();
+      series.duration.observe(seconds);
     },
     operation(labels: OperationLabels, seconds: number) {
       const outcome = labels.errorCode === undefined ? 'ok' : 'error';
       const code = labels.errorCode === undefined ? '' : ERROR_CODE.test(labels.errorCode) ? labels.errorCode : 'UNKNOWN';
-      const common = { operation: operationName(labels.name), type: labels.type, front: labels.front, outcome };
-      operations.inc({ ...common, code });
-      operationDuration.observe(common, seconds);
+      const operation = operationName(labels.name);
+      const series = operationSeries(`${operation} ${labels.type} ${labels.front} ${outcome} ${code}`, { operation, type: labels.type, front: labels.front, outcome, code });
+      series.count.inc();
+      series.duration.observe(seconds);
     },
     rateLimitRefused(budget: string) {
       refusals.inc({ budget });
@@ -268,5 +274,24 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     async expose(): Promise<MetricsExposition> {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
+  };
+}
+
+/** Most series a per-request metric keeps ready (their labels are bounded: route templates, methods, statuses, operation names). */
+const MAX_READY_SERIES = 2_000;
+
+/**
+ * The labelled children of a per-request metric, found by a string key instead of prom-client
+ * hashing the label object on every request. Past MAX_READY_SERIES a child is looked up as usual.
+ */
+function labelledSeries<Labels, Series>(make: (labels: Labels) => Series): (key: string, labels: Labels) => Series {
+  const ready = new Map<string, Series>();
+  return (key, labels) => {
+    let series = ready.get(key);
+    if (!series) {
+      series = make(labels);
+      if (ready.size < MAX_READY_SERIES) ready.set(key, series);
+    }
+    return series;
   };
 }
