@@ -153,6 +153,15 @@ export class RequestBudgets {
     return refuseIfLimited(await (credit ?? this.consume(budget)));
   }
 
+  /**
+   * Charges one point of `budget` to a subject named by the caller instead of the request's
+   * credential (`ip:<address>`, `account:<email>`): a budget that no credential the client
+   * presents can reset (sign-in guesses against an account, OAuth client registrations).
+   */
+  async chargeTo(budget: Budget, subject: string): Promise<RateLimitDecision> {
+    return refuseIfLimited(await this.consume(budget, subject));
+  }
+
   /** One decision per budget charged: a refusal if there was one, else the one with the least remaining. */
   async settled(): Promise<RateLimitDecision[]> {
     return Promise.all(
@@ -163,8 +172,8 @@ export class RequestBudgets {
     );
   }
 
-  private consume(budget: Budget): Promise<RateLimitDecision> {
-    const decision = this.store.consume(budget, this.subject());
+  private consume(budget: Budget, subject = this.subject()): Promise<RateLimitDecision> {
+    const decision = this.store.consume(budget, subject);
     this.charged.set(budget, [...(this.charged.get(budget) ?? []), decision]);
     return decision;
   }
