@@ -214,7 +214,15 @@ async function runTool(operations: OperationRunner, catalog: ToolCatalog, prepar
     return toolError(error.message);
   }
   let structured = (tool.result ?? ((data) => data))((result.data ?? {}) as Record<string, unknown>);
-  if (tool.name === 'start_summary_generation') structured = await waitForRun(operations, catalog, ctx, structured, extra);
+  if (tool.name === 'start_summary_generation') {
+    try {
+      structured = await waitForRun(operations, catalog, ctx, structured, extra);
+    } catch (error) {
+      // Refused while following (the user's STREAMS_PER_USER slots are all held): the run is started all the same.
+      if (!(error instanceof AppError)) throw error;
+      return toolError(`${error.message}. The run ${String(structured.id)} was started; read it with get_summary_generation.`);
+    }
+  }
   const checked = tool.output.safeParse(structured);
   if (!checked.success) {
     ctx.log.error({ tool: tool.name, problem: z.prettifyError(checked.error) }, 'tool result does not match its output schema');

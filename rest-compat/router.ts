@@ -8,6 +8,7 @@ import type { Budget } from '../src/ratelimit/rate-limiter.ts';
 import { requireViewer, viewerHasScope, type RequestContext } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
 import { appErrorForDatabaseFailure } from '../src/db/db-errors.ts';
+import type { DatabaseOutageLog } from '../src/db/outage-log.ts';
 import type { Logger } from '../src/log.ts';
 import { buildVariables, restFieldName, variableSpecs, type InputSource, type VariableSpec } from './params.ts';
 import { readMultipartForm } from './multipart.ts';
@@ -28,6 +29,8 @@ export interface RouterOptions {
   /** The request's logger, for failures before its context exists (the HTTP shell's). */
   requestLog: (req: IncomingMessage) => Logger;
   maxUploadBytes: number;
+  /** Told of each request that met an unavailable database (it logs once per outage). */
+  databaseOutage: Pick<DatabaseOutageLog, 'failed'>;
 }
 
 /**
@@ -194,7 +197,8 @@ export function prepareRestRoutes(options: RouterOptions): RestRoutes {
     }
     const databaseFailure = appErrorForDatabaseFailure(error);
     if (databaseFailure) {
-      (ctx?.log ?? options.requestLog(req)).warn({ err: error, code: databaseFailure.code }, 'REST handler: database refused or failed');
+      if (databaseFailure.code === 'SERVICE_UNAVAILABLE') options.databaseOutage.failed(error);
+      else (ctx?.log ?? options.requestLog(req)).warn({ err: error, code: databaseFailure.code }, 'REST handler: database refused a value');
       sendError(res, databaseFailure, (field) => restFieldName(entry.specs, field), decisions);
       return;
     }

@@ -7,6 +7,7 @@ import type { Config } from '../src/config.ts';
 import { createLogger, type Logger } from '../src/log.ts';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
+import { DatabaseOutageLog } from '../src/db/outage-log.ts';
 import type { Services } from '../src/services.ts';
 import { ApiKeyService } from '../src/auth/api-keys.ts';
 import { OAuthService } from '../src/auth/oauth/oauth-service.ts';
@@ -60,6 +61,8 @@ export interface RunningService {
 export async function startService(config: Config, options: { log?: Logger } = {}): Promise<RunningService> {
   const log = options.log ?? createLogger(config.logLevel);
   const drainMs = config.shutdownDrainMs;
+  // One warning per database outage, whoever meets it first: a request, a worker's poll, the pool.
+  const databaseOutage = new DatabaseOutageLog(log.child({ component: 'database' }));
   // Tracing (OTEL_* variables; off by default): installed before anything runs a query.
   const tracing = startTracing(config.tracing, { version: VERSION });
   if (tracing) log.info({ exporters: config.tracing.exporters, serviceName: config.tracing.serviceName }, 'tracing on');
@@ -68,7 +71,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
     dataDir: config.dataDir,
     pglitePort: config.pglitePort,
     pgliteSharedBuffers: config.pgliteSharedBuffers,
-    onConnectionError: (error) => log.warn({ err: error }, 'database connection failed'),
+    onConnectionError: (error) => databaseOutage.failed(error),
   }).catch(async (error: unknown) => {
     await tracing?.shutdown();
     throw error;
@@ -78,7 +81,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
   try {
     await migrate(db.pool, { log: (message, extra) => log.info(extra ?? {}, message) });
     redis = config.redisUrl ? await connectRedis(config.redisUrl, log.child({ component: 'redis' })) : undefined;
-    const services = buildServices(config, db, log, redis);
+    const services = buildServices(config, db, log, redis, databaseOutage);
     for (const { orgId, changed } of await services.reconciliation.reclassifyStale()) {
       log.info({ orgId, changed }, 'comparison thresholds changed: organization re-classified');
     }
@@ -89,7 +92,17 @@ export async function startService(config: Config, options: { log?: Logger } = {
     lifecycle.readiness = new Readiness({ db, redis, blobs: services.blobs, shuttingDown: () => lifecycle.stopping, log: log.child({ component: 'readiness' }) });
     lifecycle.readiness.markMigrated();
     const app = createHttpApp(services, lifecycle);
-    const server = http.createServer(app.listener);
+    const server = http.createServer(
+      {
+        // Headers from everyone, and whole requests, within these (docs/limits.md); a body sent
+        // without a credential has ANONYMOUS_BODY_TIMEOUT (server/http/body-deadline.ts).
+        headersTimeout: config.limits.headersTimeoutMs,
+        requestTimeout: config.limits.requestTimeoutMs,
+        // How often Node checks those two (its default, 30 s, would let a header deadline slip by that much).
+        connectionsCheckingInterval: 1_000,
+      },
+      app.listener,
+    );
     const closeWebSockets = attachGraphqlWs(server, services, app.locals.getEnveloped as GetEnvelopedFn<object>);
     server.keepAliveTimeout = 5_000;
     await new Promise<void>((resolve, reject) => {
@@ -112,7 +125,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
       services.generationWorker.start();
     }
     services.scheduler.start();
-    const stopMaintenance = startMaintenance({ jobs: services.jobs, blobs: services.blobs, log: log.child({ component: 'maintenance' }) });
+    const stopMaintenance = startMaintenance({ jobs: services.jobs, blobs: services.blobs, oauth: services.oauth, log: log.child({ component: 'maintenance' }) });
     const stopStickyPurge = services.stickies.startPurging();
     log.info({ url, address: address.address, port: address.port, database: db.kind, redis: Boolean(redis), env: config.env }, 'service listening');
     announceFirstStart(url);
@@ -137,7 +150,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
 
 let selfUrl: string | undefined;
 
-export function buildServices(config: Config, db: Database, log: Logger, redis?: Redis): Services {
+export function buildServices(config: Config, db: Database, log: Logger, redis?: Redis, databaseOutage = new DatabaseOutageLog(log.child({ component: 'database' }))): Services {
   const prisma = db.prisma;
   // One registry per service instance (several services can run in one process: the tests).
   const metrics = config.metrics.enabled ? createPrometheusMetrics({ pool: db.pool, poolMax: db.pool.options.max, jobStats: () => jobQueueStats(db.pool) }) : noopMetrics;
@@ -173,7 +186,7 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     stickies: new StickyService({ prisma, sql: db.pool, trashRetentionDays: config.stickies.trashRetentionDays, log: log.child({ component: 'stickies' }) }),
     transcripts: createTranscriptService({ config: config.transcripts, prisma, log: log.child({ component: 'transcripts' }) }),
   };
-  const generation = createGeneration({ config, db, jobs, pubsub, workspace, progressObserver: { published: (event) => metrics.generationEvent(event), fannedOut: (ms) => metrics.fanOutDelay(ms / 1000) }, log: log.child({ component: 'generation' }), workerId: `${hostname()}:${process.pid}` });
+  const generation = createGeneration({ config, db, jobs, pubsub, workspace, databaseOutage, progressObserver: { published: (event) => metrics.generationEvent(event), fannedOut: (ms) => metrics.fanOutDelay(ms / 1000) }, log: log.child({ component: 'generation' }), workerId: `${hostname()}:${process.pid}` });
   return {
     config,
     log,
@@ -199,6 +212,7 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
       concurrency: 1,
       pollIntervalMs: config.worker.pollIntervalMs,
       staleAfterMs: config.worker.staleAfterMs,
+      databaseOutage,
       // Only one process can open the embedded database, so a job left running was abandoned.
       ...(db.kind === 'pglite' ? { staleOnStartMs: 0 } : {}),
     }),
@@ -216,6 +230,8 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     chat: createChatService(config.chat, db, log.child({ component: 'chat' })),
     pubsub,
     progress: generation.hub,
+    streams: generation.streams,
+    databaseOutage,
     generation: generation.service,
     generationWorker: generation.worker,
     metrics,
@@ -259,6 +275,7 @@ async function shutdown(services: Services, server: http.Server, closeWebSockets
   // querying: let the database pool fall quiet before closing it.
   await poolQuiet(services.db.pool, services.config.shutdownTimeoutMs);
   await services.progress.close();
+  services.databaseOutage.close();
   await services.pubsub.close();
   redis?.disconnect();
   await services.db.close();

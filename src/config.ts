@@ -112,6 +112,22 @@ const envSchema = z.object({
     .optional()
     .transform((value) => (value ? value : undefined))
     .pipe(z.string().min(16, 'must be at least 16 characters').regex(/^[\x21-\x7e]+$/, 'expected printable ASCII without spaces').optional()),
+  /** Event streams and subscriptions of generation progress a user holds open at once on one instance, every transport together. */
+  STREAMS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(20),
+  /** Operations in flight on one graphql-ws socket (subscriptions included). */
+  WS_OPERATIONS_PER_SOCKET: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** graphql-ws sockets one credential (API key, access token, session) holds open at once on one instance. */
+  WS_SOCKETS_PER_CREDENTIAL: z.coerce.number().int().min(1).max(100_000).default(10),
+  /** graphql-ws sockets without a valid credential (before connection_init, or without one) per client address. */
+  WS_ANONYMOUS_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(10),
+  /** The largest /graphql request body (JSON, a form, a GET query string) and graphql-ws message, in bytes; uploads have UPLOAD_MAX_BYTES. */
+  GRAPHQL_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
+  /** Every request's headers must arrive within this (Node's headersTimeout). */
+  HEADERS_TIMEOUT: durationMs.refine((ms) => ms >= 1000, 'must be at least 1s').default(parseDuration('10s')),
+  /** A request without a valid credential must have sent its whole body within this; one with a credential has REQUEST_TIMEOUT. */
+  ANONYMOUS_BODY_TIMEOUT: durationMs.refine((ms) => ms >= 1000, 'must be at least 1s').default(parseDuration('10s')),
+  /** The longest any request may take to arrive, headers and body (Node's requestTimeout): a large upload on a slow link. */
+  REQUEST_TIMEOUT: durationMs.refine((ms) => ms >= 1000, 'must be at least 1s').default(parseDuration('300s')),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(12),
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().positive().default(2000),
   /** false: /graphql (and every front) refuses `__schema` and `__type`, for a public endpoint that does not describe itself. */
@@ -284,7 +300,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     metrics: { enabled: raw.METRICS_ENABLED, port: raw.METRICS_PORT, token: raw.METRICS_TOKEN },
     cors: { origins: raw.CORS_ORIGINS },
     mcp: { toolsPageSize: raw.MCP_TOOLS_PAGE_SIZE },
-    graphql: { maxDepth: raw.GRAPHQL_MAX_DEPTH, maxComplexity: raw.GRAPHQL_MAX_COMPLEXITY, introspection: raw.GRAPHQL_INTROSPECTION, maxBatch: raw.GRAPHQL_MAX_BATCH, trustedDocumentsFile: raw.TRUSTED_DOCUMENTS_FILE || undefined },
+    /** Fair share between clients (docs/limits.md). */
+    limits: {
+      streamsPerUser: raw.STREAMS_PER_USER,
+      wsOperationsPerSocket: raw.WS_OPERATIONS_PER_SOCKET,
+      wsSocketsPerCredential: raw.WS_SOCKETS_PER_CREDENTIAL,
+      wsAnonymousSocketsPerAddress: raw.WS_ANONYMOUS_SOCKETS_PER_ADDRESS,
+      headersTimeoutMs: raw.HEADERS_TIMEOUT,
+      anonymousBodyTimeoutMs: raw.ANONYMOUS_BODY_TIMEOUT,
+      requestTimeoutMs: raw.REQUEST_TIMEOUT,
+    },
+    graphql: { maxBodyBytes: raw.GRAPHQL_MAX_BODY_BYTES, maxDepth: raw.GRAPHQL_MAX_DEPTH, maxComplexity: raw.GRAPHQL_MAX_COMPLEXITY, introspection: raw.GRAPHQL_INTROSPECTION, maxBatch: raw.GRAPHQL_MAX_BATCH, trustedDocumentsFile: raw.TRUSTED_DOCUMENTS_FILE || undefined },
     benchmark: { fastMs: raw.BENCHMARK_FAST_MS, goodMs: raw.BENCHMARK_GOOD_MS, slowMs: raw.BENCHMARK_SLOW_MS },
     stickies: { trashRetentionDays: raw.STICKY_TRASH_RETENTION_DAYS },
     chat: { apiUrl: raw.CHAT_API_URL, apiKey: raw.CHAT_API_KEY || undefined, model: raw.CHAT_MODEL, timeoutMs: raw.CHAT_TIMEOUT },

@@ -25,6 +25,8 @@ import type { TranscriptService } from './workspace/transcripts/transcript-servi
 import type { PubSub } from './pubsub/pubsub.ts';
 import type { GenerationService } from './generation/generation-service.ts';
 import type { ProgressHub } from './generation/progress-hub.ts';
+import type { DatabaseOutageLog } from './db/outage-log.ts';
+import type { StreamSlots } from './ratelimit/stream-slots.ts';
 import type { JobWorker } from './jobs/job-worker.ts';
 import type { GenerationJobPayload } from './generation/generation-worker.ts';
 import type { Metrics } from './metrics/metrics.ts';
@@ -62,6 +64,10 @@ export interface Services {
   transcripts: TranscriptService;
   pubsub: PubSub;
   progress: ProgressHub;
+  /** One warning per database outage, not a stack trace per refused request. */
+  databaseOutage: DatabaseOutageLog;
+  /** Open event streams per user (STREAMS_PER_USER), every transport together. */
+  streams: StreamSlots;
   generation: GenerationService;
   generationWorker: JobWorker<GenerationJobPayload>;
   /** Prometheus metrics (src/metrics; noopMetrics when METRICS_ENABLED=false). */

@@ -171,11 +171,13 @@ function responses(schema: GraphQLSchema, route: RestRoute, document: DocumentNo
   if (facts.hasPathId || facts.hasInput) out['404'] ??= error('Not found (or not the caller\'s).', MESSAGES.notFound);
   if (root.kind === 'mutation') out['409'] = error('Conflicts with the record\'s state.');
   if (route.body === 'json' || route.body === 'multipart') {
+    out['408'] = error('Without a valid credential, the body did not arrive within ANONYMOUS_BODY_TIMEOUT (the connection closes).');
     out['413'] = error('The body is too large.');
     out['415'] = error('Unsupported content type.', 'Content-Type must be application/json');
   }
-  if (facts.budget) {
-    out['429'] = error(`The \`${facts.budget}\` rate budget is spent.`, 'Rate limit exceeded', {
+  if (facts.budget || route.stream) {
+    const spent = [facts.budget ? `the \`${facts.budget}\` rate budget is spent` : '', route.stream ? 'the caller holds STREAMS_PER_USER open event streams already' : ''].filter(Boolean).join(', or ');
+    out['429'] = error(`${capitalise(spent)}.`, 'Rate limit exceeded', {
       'Retry-After': { $ref: '#/components/headers/Retry-After' },
       ...headers,
     });

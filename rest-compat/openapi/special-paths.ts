@@ -81,6 +81,11 @@ export function jsonRpcPath(): Record<string, unknown> {
         '403': { description: 'A browser page from another origin.', content: { 'application/json': { schema: {} } } },
         '413': jsonRpcError('Body over 1 MB (-32600).'),
         '415': { description: 'A Content-Type other than application/json.', content: { 'application/json': { schema: {} } } },
+        '503': {
+          description: 'The bearer token cannot be checked: the database is unavailable; retry after Retry-After seconds.',
+          headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
       },
     },
   };

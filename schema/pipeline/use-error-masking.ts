@@ -4,7 +4,7 @@ import type { RequestContext } from '../../src/context.ts';
 import { AppError, HTTP_STATUS_BY_CODE, MESSAGES } from '../../src/errors.ts';
 import { appErrorForDatabaseFailure } from '../../src/db/db-errors.ts';
 
-type LogContext = Pick<RequestContext, 'log' | 'requestId'>;
+type LogContext = Pick<RequestContext, 'log' | 'requestId' | 'services'>;
 
 /**
  * Error masking, once for every front: errors raised on purpose (AppError, GraphQL's own
@@ -53,7 +53,8 @@ export function maskError(error: unknown, ctx: LogContext): GraphQLError {
   // The database failed under the request (503) or refused a value (400): not a bug of ours.
   const databaseFailure = appErrorForDatabaseFailure(original);
   if (databaseFailure) {
-    ctx.log.warn({ err: original, path: graphQLError.path, code: databaseFailure.code }, 'database refused or failed the operation');
+    if (databaseFailure.code === 'SERVICE_UNAVAILABLE') ctx.services.databaseOutage.failed(original);
+    else ctx.log.warn({ err: original, path: graphQLError.path, code: databaseFailure.code }, 'database refused a value');
     return new GraphQLError(databaseFailure.message, { nodes: graphQLError.nodes, path: graphQLError.path, extensions: databaseFailure.extensions });
   }
   ctx.log.error({ err: original, path: graphQLError.path }, 'unexpected error while resolving');

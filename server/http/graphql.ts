@@ -17,6 +17,7 @@ import type { Services } from '../../src/services.ts';
 import { contextFor, requestLog } from './request-context.ts';
 import { AppError, HTTP_STATUS_BY_CODE, MESSAGES } from '../../src/errors.ts';
 import { rateLimitHeaders } from '../../src/ratelimit/rate-limiter.ts';
+import { appErrorForDatabaseFailure } from '../../src/db/db-errors.ts';
 
 /** Where graphql-sse clients in single-connection mode connect (distinct connections: /graphql itself). */
 export const GRAPHQL_SSE_ENDPOINT = '/graphql/stream';
@@ -51,14 +52,14 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
     // A JSON array of operations (Apollo's BatchHttpLink, graphql-request's batchRequests): each
     // one runs through the pipeline, charging its budgets and measured against the limits.
     batching: { limit: services.config.graphql.maxBatch },
+    // One limit for a /graphql body and a graphql-ws message (GRAPHQL_MAX_BODY_BYTES): 413 past it.
+    maxRequestBodySize: services.config.graphql.maxBodyBytes,
     logging: false,
     context: async ({ req }) => {
       try {
         return await contextFor(services, req);
       } catch (error) {
-        // e.g. the database is down while authenticating: a generic 500, details only in the log.
-        requestLog(req).error({ err: error }, 'could not build the request context');
-        throw new GraphQLError(MESSAGES.internal, { extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: requestLog(req).bindings().requestId, http: { status: 500 } } });
+        throw contextRefusal(services, req, error);
       }
     },
     // Masking is the pipeline's (it needs the request context for the log line and request id).
@@ -136,6 +137,22 @@ async function multipartOperation(services: Services, operations: OperationRunne
   if (status === HTTP_STATUS_BY_CODE.PAYLOAD_TOO_LARGE) res.setHeader('Connection', 'close');
   res.status(status).json(result);
   requestLog(req).debug({ operationName: operation.operationName }, 'multipart operation');
+}
+
+/**
+ * The request context could not be built (the credential is checked against the database): while
+ * the database is unavailable, 503 with Retry-After as on every other front, logged once per
+ * outage; anything else a generic 500 with the details in the log.
+ */
+function contextRefusal(services: Services, req: Request, error: unknown): GraphQLError {
+  const unavailable = appErrorForDatabaseFailure(error);
+  if (unavailable?.code === 'SERVICE_UNAVAILABLE') {
+    services.databaseOutage.failed(error);
+    const retryAfter = String(unavailable.extensions.retryAfterSeconds);
+    return new GraphQLError(unavailable.message, { extensions: { ...unavailable.extensions, http: { status: 503, headers: { 'Retry-After': retryAfter } } } });
+  }
+  requestLog(req).error({ err: error }, 'could not build the request context');
+  return new GraphQLError(MESSAGES.internal, { extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: requestLog(req).bindings().requestId, http: { status: 500 } } });
 }
 
 /** Trusted documents when an allow-list is configured; otherwise automatic persisted queries. */

@@ -68,6 +68,7 @@ export function createHttpApp(services: Services, lifecycle: Lifecycle & { readi
     context: (req) => contextFor(services, req, undefined, 'rest'),
     requestLog,
     maxUploadBytes: services.config.storage.maxUploadBytes,
+    databaseOutage: services.databaseOutage,
   });
   app.use(createRestRouter(rest));
   app.use(dashboardRoutes(services));
@@ -81,7 +82,8 @@ export function createHttpApp(services: Services, lifecycle: Lifecycle & { readi
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const refusal = clientErrorOf(error) ?? appErrorForDatabaseFailure(error);
     if (refusal) {
-      requestLog(req).info({ err: error, status: refusal.status }, 'request refused');
+      if (refusal.code === 'SERVICE_UNAVAILABLE') services.databaseOutage.failed(error);
+      else requestLog(req).info({ err: error, status: refusal.status }, 'request refused');
       return sendError(res, refusal);
     }
     requestLog(req).error({ err: error }, 'unhandled error');

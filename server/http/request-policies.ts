@@ -1,6 +1,7 @@
 /**
  * The policies every HTTP request passes before a route answers it, in order: response metrics,
- * the request's trace span, the request id and access log, and the shutdown header. Express runs
+ * the request's trace span, the request id and access log, the shutdown header, and the deadline
+ * of a body sent without a credential. Express runs
  * them (http-app.ts) and so does the REST lane (rest-lane.ts): one list, attached once.
  */
 import type { ServerResponse } from 'node:http';
@@ -8,6 +9,7 @@ import type { Services } from '../../src/services.ts';
 import { requestTracing } from '../../src/tracing/index.ts';
 import { httpMetrics } from './metrics.ts';
 import { requestLogging } from './request-context.ts';
+import { anonymousBodyDeadline } from './body-deadline.ts';
 import type { RequestPolicy } from './policy.ts';
 
 export type { PolicyRequest, RequestPolicy } from './policy.ts';
@@ -17,11 +19,11 @@ export interface Lifecycle {
 }
 
 /**
- * [count the response, trace, log, close when stopping]. Express mounts the probes and the
+ * [count the response, trace, log, close when stopping, the anonymous body deadline]. Express mounts the probes and the
  * metrics page after the first (they are counted, not traced or logged).
  */
 export function requestPolicies(services: Services, lifecycle: Lifecycle): [RequestPolicy, ...RequestPolicy[]] {
-  return [httpMetrics(services.metrics), requestTracing(), requestLogging(services.log), closeWhenStopping(lifecycle)];
+  return [httpMetrics(services.metrics), requestTracing(), requestLogging(services.log), closeWhenStopping(lifecycle), anonymousBodyDeadline(services)];
 }
 
 /**

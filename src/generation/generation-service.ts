@@ -11,6 +11,8 @@ import type { PubSub } from '../pubsub/pubsub.ts';
 import { agentPlan, controlChannel } from './run-executor.ts';
 import type { ProgressHub, ProgressItem } from './progress-hub.ts';
 import { endRun } from './end-run.ts';
+import type { StreamSlots } from '../ratelimit/stream-slots.ts';
+import { endingWith } from '../util/async-iterator.ts';
 import { isFinalState, RUN_AGENT, type GenerationRunRecord, type RunStore } from './run-store.ts';
 import { GENERATION_SOURCES, SUMMARY_LENGTHS, type GenerationOptions, type GenerationSource, type SummaryLength } from './types.ts';
 
@@ -35,6 +37,8 @@ export interface GenerationServiceDeps {
   pubsub: PubSub;
   /** Tells the local worker a job is waiting (it would find it at its next poll anyway). */
   wakeWorker: () => void;
+  /** Each follower holds one of its user's stream slots while it follows (STREAMS_PER_USER). */
+  streams: StreamSlots;
 }
 
 export class GenerationService {
@@ -116,12 +120,22 @@ export class GenerationService {
    * `after` beyond the run's last event is a client mistake (BAD_USER_INPUT).
    */
   async follow(userId: string, runId: string, after: number): Promise<AsyncIterableIterator<ProgressItem>> {
-    const run = await this.get(userId, runId);
     if (!Number.isInteger(after) || after < 0) throw AppError.badInput('after', 'must be a non-negative integer');
-    if (after > run.lastSequence) throw AppError.badInput('after', `is beyond the run's last event (${run.lastSequence})`);
-    // The client has seen the end of a finished run: nothing will ever follow.
-    if (isFinalState(run.state) && after >= run.lastSequence) return emptyIterator();
-    return this.deps.hub.follow(runId, after);
+    // The slot first: a user past the cap is refused before the run is even read.
+    const release = this.deps.streams.take(userId);
+    try {
+      const run = await this.get(userId, runId);
+      if (after > run.lastSequence) throw AppError.badInput('after', `is beyond the run's last event (${run.lastSequence})`);
+      // The client has seen the end of a finished run: nothing will ever follow.
+      if (isFinalState(run.state) && after >= run.lastSequence) {
+        release();
+        return emptyIterator();
+      }
+      return endingWith(this.deps.hub.follow(runId, after), release);
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 }
 

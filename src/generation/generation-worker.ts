@@ -8,6 +8,7 @@ import type { Logger } from '../log.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import { JobWorker } from '../jobs/job-worker.ts';
 import type { PubSub } from '../pubsub/pubsub.ts';
+import type { DatabaseOutageLog } from '../db/outage-log.ts';
 import { OpenAiChatProvider } from '../workspace/chat/openai-provider.ts';
 import { ServiceCollector, type WorkspaceServices } from './collector.ts';
 import { GENERATION_QUEUE, GenerationService } from './generation-service.ts';
@@ -15,6 +16,7 @@ import { ProgressHub, type ProgressObserver } from './progress-hub.ts';
 import { RunExecutor } from './run-executor.ts';
 import { endRun } from './end-run.ts';
 import { RunStore } from './run-store.ts';
+import { StreamSlots } from '../ratelimit/stream-slots.ts';
 
 export interface GenerationJobPayload {
   runId: string;
@@ -30,6 +32,8 @@ export interface GenerationWiring {
   workerId: string;
   /** Told of every published event and live delivery (the metrics). */
   progressObserver?: ProgressObserver;
+  /** Polls that meet an unavailable database are logged once per outage. */
+  databaseOutage?: DatabaseOutageLog;
 }
 
 export function createGeneration(wiring: GenerationWiring) {
@@ -54,6 +58,7 @@ export function createGeneration(wiring: GenerationWiring) {
     jobs,
     log,
     workerId: wiring.workerId,
+    databaseOutage: wiring.databaseOutage,
     concurrency: config.generation.concurrency,
     pollIntervalMs: config.worker.pollIntervalMs,
     staleAfterMs: config.worker.staleAfterMs,
@@ -80,6 +85,7 @@ export function createGeneration(wiring: GenerationWiring) {
       });
     },
   });
-  const service = new GenerationService({ pool: db.pool, store, hub, pubsub, wakeWorker: () => worker.wake() });
-  return { store, hub, service, worker };
+  const streams = new StreamSlots(config.limits.streamsPerUser);
+  const service = new GenerationService({ pool: db.pool, store, hub, pubsub, wakeWorker: () => worker.wake(), streams });
+  return { store, hub, service, worker, streams };
 }

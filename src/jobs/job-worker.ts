@@ -24,6 +24,8 @@
  *   signal they were given and waits for them (a handler that ignores its signal is awaited).
  * - `runOnce()` claims and runs at most one job, for callers (and tests) that drive the worker.
  */
+import { classifyDatabaseError } from '../db/db-errors.ts';
+import type { DatabaseOutageLog } from '../db/outage-log.ts';
 import type { Logger } from '../log.ts';
 import type { FailResult, JobQueue, JobRow } from './job-queue.ts';
 import { DEFAULT_STALE_AFTER_MS, JobLease, StaleSweeper } from './job-lease.ts';
@@ -62,6 +64,8 @@ export interface JobWorkerOptions<P> extends JobDefinition<P> {
   staleAfterMs?: number;
   /** Threshold of the first sweep (0 on the embedded database: only this process runs jobs). */
   staleOnStartMs?: number;
+  /** Told of a poll that met an unavailable database (logged once per outage, not per poll). */
+  databaseOutage?: Pick<DatabaseOutageLog, 'failed'>;
 }
 
 /** What `GET /status` reports (the ingest worker's). */
@@ -198,7 +202,8 @@ export class JobWorker<P> {
           }
         }
       } catch (error) {
-        log.error({ err: error, queue: this.options.queue }, 'job worker poll failed');
+        if (this.options.databaseOutage && classifyDatabaseError(error) === 'unavailable') this.options.databaseOutage.failed(error);
+        else log.error({ err: error, queue: this.options.queue }, 'job worker poll failed');
       }
       const full = this.running.size >= this.concurrency;
       if ((!claimed || full) && !this.stopping) await this.sleep(this.options.pollIntervalMs);

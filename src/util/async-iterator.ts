@@ -22,3 +22,47 @@ export function mapAsyncIterator<T, U>(source: AsyncIterator<T>, map: (value: T)
     },
   };
 }
+
+/**
+ * `source`, calling `onEnd` once when it ends: run to completion, returned early (a client that
+ * went away), or failed. For resources held while a stream is open (a user's stream slot).
+ */
+export function endingWith<T>(source: AsyncIterator<T>, onEnd: () => void): AsyncIterableIterator<T> {
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    onEnd();
+  };
+  return {
+    async next() {
+      try {
+        const result = await source.next();
+        if (result.done) end();
+        return result;
+      } catch (error) {
+        end();
+        throw error;
+      }
+    },
+    async return() {
+      try {
+        await source.return?.();
+      } finally {
+        end();
+      }
+      return { done: true, value: undefined };
+    },
+    async throw(error?: unknown) {
+      try {
+        await source.return?.();
+      } finally {
+        end();
+      }
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}

@@ -29,6 +29,7 @@ describe('which requests the lane takes', () => {
       context: () => Promise.reject(new Error('not used: handle is replaced')),
       requestLog: () => createLogger('silent'),
       maxUploadBytes: 1024,
+      databaseOutage: { failed: () => undefined },
     });
     // The real table and matching; the handler only says what it was given.
     const routes: RestRoutes = {

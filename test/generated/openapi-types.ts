@@ -2167,6 +2167,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Without a valid credential, the body did not arrive within ANONYMOUS_BODY_TIMEOUT (the connection closes). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with the record's state. */
             409: {
                 headers: {
@@ -2856,6 +2865,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Without a valid credential, the body did not arrive within ANONYMOUS_BODY_TIMEOUT (the connection closes). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with the record's state. */
             409: {
                 headers: {
@@ -3158,6 +3176,15 @@ export interface operations {
                      *       "error": "Not found"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Without a valid credential, the body did not arrive within ANONYMOUS_BODY_TIMEOUT (the connection closes). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3595,6 +3622,15 @@ export interface operations {
                      *       "error": "Not found"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Without a valid credential, the body did not arrive within ANONYMOUS_BODY_TIMEOUT (the connection closes). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4107,6 +4143,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Without a valid credential, the body did not arrive within ANONYMOUS_BODY_TIMEOUT (the connection closes). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with the record's state. */
             409: {
                 headers: {
@@ -4374,6 +4419,15 @@ export interface operations {
                      *       "error": "Not found"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Without a valid credential, the body did not arrive within ANONYMOUS_BODY_TIMEOUT (the connection closes). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4689,6 +4743,15 @@ export interface operations {
                      *       "error": "Not found"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Without a valid credential, the body did not arrive within ANONYMOUS_BODY_TIMEOUT (the connection closes). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5101,6 +5164,15 @@ export interface operations {
                      *       "error": "Not found"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Without a valid credential, the body did not arrive within ANONYMOUS_BODY_TIMEOUT (the connection closes). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5540,6 +5612,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Without a valid credential, the body did not arrive within ANONYMOUS_BODY_TIMEOUT (the connection closes). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with the record's state. */
             409: {
                 headers: {
@@ -5934,6 +6015,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Without a valid credential, the body did not arrive within ANONYMOUS_BODY_TIMEOUT (the connection closes). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with the record's state. */
             409: {
                 headers: {
@@ -6315,6 +6405,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Without a valid credential, the body did not arrive within ANONYMOUS_BODY_TIMEOUT (the connection closes). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with the record's state. */
             409: {
                 headers: {
@@ -6488,6 +6587,15 @@ export interface operations {
                      *       "error": "Not found"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Without a valid credential, the body did not arrive within ANONYMOUS_BODY_TIMEOUT (the connection closes). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7013,6 +7121,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Without a valid credential, the body did not arrive within ANONYMOUS_BODY_TIMEOUT (the connection closes). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with the record's state. */
             409: {
                 headers: {
@@ -7304,7 +7421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The `generate` rate budget is spent. */
+            /** @description The `generate` rate budget is spent, or the caller holds STREAMS_PER_USER open event streams already. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];

@@ -15,7 +15,7 @@
  * when REDIS_URL is set).
  */
 import http from 'node:http';
-import net from 'node:net';
+import { CuttableProxy } from '../helpers/cuttable-proxy.ts';
 import { RedisProcess } from '../helpers/redis-process.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -161,40 +161,6 @@ describe('Redis unreachable', () => {
     expect(back.body.checks.redis).toBe('ok');
   });
 });
-
-/** A TCP proxy to PostgreSQL that the test can cut (every connection destroyed, the port closed) and restore. */
-class CuttableProxy {
-  private server: net.Server | undefined;
-  private readonly sockets = new Set<net.Socket>();
-  constructor(readonly port: number, private readonly target: { host: string; port: number }) {}
-
-  async open(): Promise<void> {
-    const server = net.createServer((client) => {
-      const upstream = net.connect(this.target.port, this.target.host);
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on('close', () => this.sockets.delete(socket));
-        socket.on('error', () => undefined);
-      }
-      client.pipe(upstream).pipe(client);
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
-    });
-    this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, '127.0.0.1', resolve);
-    });
-  }
-
-  async cut(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
-    for (const socket of this.sockets) socket.destroy();
-    await closed;
-  }
-}
 
 describe.skipIf(!process.env.DATABASE_URL)('PostgreSQL unreachable', () => {
   let proxy: CuttableProxy;

@@ -10,14 +10,15 @@ import path from 'node:path';
 import { createSchema, dropSchema } from './postgres-schema.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService } from '../../server/app.ts';
-import { createLogger } from '../../src/log.ts';
+import { createLogger, type Logger } from '../../src/log.ts';
 
 export interface TestServer extends RunningService {
   dataDir: string;
   close(): Promise<void>;
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+/** `options.log`: a logger of the test's own (to read what the service logs). */
+export async function startTestServer(env: Record<string, string> = {}, options: { log?: Logger } = {}): Promise<TestServer> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'gateway-server-'));
   const baseUrl = process.env.DATABASE_URL?.trim();
   let schema: string | undefined;
@@ -39,7 +40,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, RATE_LIMIT_KEY_PREFIX: `rl-${randomBytes(4).toString('hex')}` } : {}),
     ...env,
   });
-  const service = await startService(config, { log: createLogger(config.logLevel) });
+  const service = await startService(config, { log: options.log ?? createLogger(config.logLevel) });
   return {
     ...service,
     dataDir,
