@@ -263,8 +263,10 @@ describe('refusals', () => {
     expect(elsewhere.headers.get('location')).toBeNull();
   });
 
-  it('answers other bad requests at the redirect URI with error, state and iss', async () => {
+  it('answers other bad requests at the redirect URI with error, state and iss, once the user approved the client', async () => {
     const client = (await register({ redirect_uris: [REDIRECT_URI] })).body;
+    // Before, they are shown to the user instead (test/mcp/oauth-promises.test.ts, item 10).
+    await consent(new URL(`/oauth/authorize?${new URLSearchParams(authorizeParams({ client_id: client.client_id }))}`, server.url), ['read:workspace']);
     const noPkce = await authorize({ client_id: client.client_id, state: 's1', code_challenge: undefined });
     expect(noPkce.status).toBe(303);
     const location = new URL(noPkce.headers.get('location')!);

@@ -12,11 +12,11 @@ import {
 import { OAuthError, oauthErrorStatus } from '../../../src/auth/oauth/oauth-error.ts';
 import { isScope, SCOPES, scopesForRole } from '../../../src/auth/scopes.ts';
 import { AppError } from '../../../src/errors.ts';
-import type { RequestContext } from '../../../src/context.ts';
+import type { ApiKeyOwner } from '../../../src/auth/api-keys.ts';
 import { signInRedirect, sendPage } from '../auth-pages.ts';
 import { sameOrigin } from '../csrf.ts';
 import { contextFor, requestLog } from '../request-context.ts';
-import { consentPage, refusalPage } from './consent-page.ts';
+import { consentPage, faultPage, refusalPage } from './consent-page.ts';
 import { MCP_PATH, mcpResource, oauthIssuer } from '../../../mcp/oauth-issuer.ts';
 
 /**
@@ -33,6 +33,11 @@ import { MCP_PATH, mcpResource, oauthIssuer } from '../../../mcp/oauth-issuer.ts
  * The endpoints a client calls from script (metadata, register, token, revoke) hold no ambient
  * credential, so any origin may call them (CORS `*`, no credentials); the authorize page is a
  * browser navigation and checks the Origin of its form itself.
+ *
+ * Registration is open, so a redirect URI proves nothing about who registered it: the authorize
+ * endpoint sends a browser to a client's redirect URI only after the user signed in, and then
+ * only with the user's own decision on the consent page, or with a fault of a client the user
+ * approved before (RFC 9700 §4.11.2). Any other fault is shown on this server's own page.
  */
 export function authorizationServer(services: Services): Router {
   const router = express.Router();
@@ -49,7 +54,7 @@ export function authorizationServer(services: Services): Router {
   router.get('/.well-known/oauth-authorization-server', withIssuer, (_req, res) => {
     res.json(authorizationServerMetadata(issuerOf(res)));
   });
-  router.post(at('/register'), withIssuer, charge(services), express.json({ limit: '16kb', type: () => true }), async (req, res) => {
+  router.post(at('/register'), withIssuer, chargeAddress(services), express.json({ limit: '16kb', type: () => true }), async (req, res) => {
     const client = await services.oauth.register(req.body);
     requestLog(req).info({ clientId: client.client_id, clientName: client.client_name }, 'oauth client registered');
     res.status(201).setHeader('Cache-Control', 'no-store').json(client);
@@ -106,11 +111,12 @@ function authorizationServerMetadata(issuer: string) {
 async function authorize(services: Services, req: Request, res: Response, params: RawParams): Promise<void> {
   const checked = await checkRequest(services, req, res, params);
   if (!checked) return;
-  const { request, ctx } = checked;
-  if (ctx.viewer?.credential.kind !== 'session') return void res.redirect(303, signInRedirect(services, req));
-  const { offered, unavailable } = offer(request, ctx);
-  if (offered.length === 0) return redirectWith(res, request, { error: 'invalid_scope', error_description: 'Your account has none of the permissions asked for' });
-  sendConsent(res, 200, consentPage({ request, params, email: ctx.viewer.user.email, offered, unavailable }));
+  const { request, user } = checked;
+  const { offered, unavailable } = offer(request, user);
+  if (offered.length === 0) {
+    return answerFault(services, req, res, user, replyTargetOf(request), new OAuthError('invalid_scope', 'Your account has none of the permissions asked for'));
+  }
+  sendOAuthPage(res, 200, consentPage({ request, params, email: user.email, offered, unavailable }));
 }
 
 /** POST /oauth/authorize: the consent form's answer. */
@@ -118,49 +124,93 @@ async function decide(services: Services, req: Request, res: Response): Promise<
   const params = req.body as RawParams;
   const checked = await checkRequest(services, req, res, params);
   if (!checked) return;
-  const { request, ctx } = checked;
-  if (ctx.viewer?.credential.kind !== 'session') return void res.redirect(303, signInRedirect(services, req));
+  const { request, user } = checked;
   if (params.decision !== 'allow') {
+    // The user's own answer to a page that named the client and where it is sent: redirected,
+    // whether or not the user approved this client before.
     requestLog(req).info({ clientId: request.client.client_id }, 'oauth consent denied');
-    return redirectWith(res, request, { error: 'access_denied', error_description: 'The user denied the request' });
+    return redirectTo(res, replyTargetOf(request), { error: 'access_denied', error_description: 'The user denied the request' });
   }
   const chosen = [params.scope_choice ?? []].flat().filter((scope): scope is string => typeof scope === 'string').filter(isScope);
-  const { offered, unavailable } = offer(request, ctx);
+  const { offered, unavailable } = offer(request, user);
   const granted = chosen.filter((scope) => offered.includes(scope));
   if (granted.length === 0) {
-    return sendConsent(res, 400, consentPage({ request, params, email: ctx.viewer.user.email, offered, unavailable, error: 'Tick at least one permission, or deny.' }));
+    return sendOAuthPage(res, 400, consentPage({ request, params, email: user.email, offered, unavailable, error: 'Tick at least one permission, or deny.' }));
   }
-  const code = await services.oauth.approve(request, ctx.viewer.user, granted);
+  const code = await services.oauth.approve(request, user, granted);
   requestLog(req).info({ clientId: request.client.client_id, scopes: granted }, 'oauth consent given');
-  redirectWith(res, request, { code });
+  redirectTo(res, replyTargetOf(request), { code });
 }
 
-/** The request checked in its two stages; a failure is answered here and null returned. */
-async function checkRequest(services: Services, req: Request, res: Response, params: RawParams): Promise<{ request: AuthorizationRequest; ctx: RequestContext } | null> {
+/**
+ * The request checked in its two stages, for a signed-in user; otherwise it is answered here and
+ * null returned. An unknown client or redirect URI is shown to the user at once. A browser
+ * without a session is sent to sign in before anything goes to the client (RFC 9700 §4.11.2: the
+ * user is authenticated first), and any other fault is then answered by `answerFault`.
+ */
+async function checkRequest(services: Services, req: Request, res: Response, params: RawParams): Promise<{ request: AuthorizationRequest; user: ApiKeyOwner } | null> {
+  let parsed: AuthorizationRequest | RedirectableRefusal;
   try {
-    const request = await parseAuthorizationRequest(services.prisma, params, mcpResource(issuerOf(res)));
-    return { request, ctx: await contextFor(services, req) };
+    parsed = await parseOrFault(services, res, params);
   } catch (error) {
-    if (error instanceof AuthorizationRequestRefused) {
-      requestLog(req).info({ reason: error.message }, 'oauth authorization request refused');
-      sendPage(res, 400, refusalPage(error.message));
-      return null;
-    }
-    if (error instanceof RedirectableRefusal) {
-      res.redirect(303, withParams(error.redirectUri, { ...error.error.toBody(), state: error.state, iss: issuerOf(res) }));
-      return null;
-    }
+    if (!(error instanceof AuthorizationRequestRefused)) throw error;
+    requestLog(req).info({ reason: error.message }, 'oauth authorization request refused');
+    sendOAuthPage(res, 400, refusalPage(error.message));
+    return null;
+  }
+  const ctx = await contextFor(services, req);
+  if (ctx.viewer?.credential.kind !== 'session') {
+    res.redirect(303, signInRedirect(services, req));
+    return null;
+  }
+  if (parsed instanceof RedirectableRefusal) {
+    await answerFault(services, req, res, ctx.viewer.user, parsed, parsed.error);
+    return null;
+  }
+  return { request: parsed, user: ctx.viewer.user };
+}
+
+/** The request, or its stage-2 fault (answered once the user is known); a stage-1 failure is thrown. */
+async function parseOrFault(services: Services, res: Response, params: RawParams): Promise<AuthorizationRequest | RedirectableRefusal> {
+  try {
+    return await parseAuthorizationRequest(services.prisma, params, mcpResource(issuerOf(res)));
+  } catch (error) {
+    if (error instanceof RedirectableRefusal) return error;
     throw error;
   }
 }
 
-function offer(request: AuthorizationRequest, ctx: RequestContext) {
-  const allowed = new Set<string>(scopesForRole(ctx.viewer!.user.role));
+/** Where an answer to an authorization request goes: a registered redirect URI of the client. */
+interface ReplyTarget {
+  clientId: string;
+  redirectUri: string;
+  state: string | undefined;
+}
+
+function replyTargetOf(request: AuthorizationRequest): ReplyTarget {
+  return { clientId: request.client.client_id, redirectUri: request.redirectUri, state: request.state };
+}
+
+/**
+ * A fault in a request whose client and redirect URI are known good (RFC 6749 §4.1.2.1). It is
+ * sent to the client only if the signed-in user approved that client before: registration is
+ * open, so anyone can register a redirect URI, and sending errors there for a client the user
+ * never saw would make this server an open redirector (RFC 9700 §4.11.2). Otherwise the user
+ * sees it here, and the client learns nothing (it is not waiting for a code it did not get).
+ */
+async function answerFault(services: Services, req: Request, res: Response, user: ApiKeyOwner, target: ReplyTarget, error: OAuthError): Promise<void> {
+  if (await services.oauth.hasApproved(user.id, target.clientId)) return redirectTo(res, target, error.toBody());
+  requestLog(req).info({ clientId: target.clientId, error: error.code, reason: error.description }, 'oauth authorization request refused (shown, not redirected: a client the user has not approved)');
+  sendOAuthPage(res, 400, faultPage(error));
+}
+
+function offer(request: AuthorizationRequest, user: ApiKeyOwner) {
+  const allowed = new Set<string>(scopesForRole(user.role));
   return { offered: request.scopes.filter((scope) => allowed.has(scope)), unavailable: request.scopes.filter((scope) => !allowed.has(scope)) };
 }
 
-function redirectWith(res: Response, request: AuthorizationRequest, values: Record<string, string>): void {
-  res.redirect(303, withParams(request.redirectUri, { ...values, state: request.state, iss: issuerOf(res) }));
+function redirectTo(res: Response, target: ReplyTarget, values: Record<string, string>): void {
+  res.redirect(303, withParams(target.redirectUri, { ...values, state: target.state, iss: issuerOf(res) }));
 }
 
 function withParams(uri: string, values: Record<string, string | undefined>): string {
@@ -169,7 +219,8 @@ function withParams(uri: string, values: Record<string, string | undefined>): st
   return url.href;
 }
 
-function sendConsent(res: Response, status: number, html: string): void {
+/** The consent page and the refusals shown in its place. */
+function sendOAuthPage(res: Response, status: number, html: string): void {
   // Never framed: a framed consent page could be clicked through by a page on top of it.
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('Content-Security-Policy', "frame-ancestors 'none'; default-src 'none'; style-src 'unsafe-inline'; img-src data:");
@@ -221,6 +272,10 @@ function requireIssuer(services: Services): RequestHandler {
   };
 }
 
+/**
+ * The `oauth` budget, charged to the request's credential, or its address without one: a user's
+ * consent pages count against that user, not against everyone behind the same address.
+ */
 function charge(services: Services): RequestHandler {
   return (req, _res, next) => {
     contextFor(services, req)
@@ -229,8 +284,20 @@ function charge(services: Services): RequestHandler {
   };
 }
 
+/**
+ * The `oauth` budget charged to the client's address whatever credential it sends: every
+ * registration is stored, and each API key would otherwise bring a fresh budget of them.
+ */
+function chargeAddress(services: Services): RequestHandler {
+  return (req, _res, next) => {
+    contextFor(services, req)
+      .then((ctx) => ctx.budgets.chargeTo('oauth', `ip:${ctx.clientAddress}`))
+      .then(() => next(), next);
+  };
+}
+
 const refuseCrossOrigin: RequestHandler = (req, res, next) => {
-  if (!sameOrigin(req)) return void sendPage(res, 403, refusalPage('The consent form was sent from another site.'));
+  if (!sameOrigin(req)) return void sendOAuthPage(res, 403, refusalPage('The consent form was sent from another site.'));
   next();
 };
 

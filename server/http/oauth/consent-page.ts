@@ -1,4 +1,5 @@
 import type { AuthorizationRequest, RawParams } from '../../../src/auth/oauth/authorization-request.ts';
+import type { OAuthError } from '../../../src/auth/oauth/oauth-error.ts';
 import { SCOPE_DESCRIPTIONS, type Scope } from '../../../src/auth/scopes.ts';
 import { escapeHtml, htmlPage } from '../auth-pages.ts';
 
@@ -56,6 +57,17 @@ export function consentPage(view: ConsentView): string {
 /** A refusal shown to the user (the client or its redirect URI is not known good). */
 export function refusalPage(message: string): string {
   return htmlPage('Authorization refused', `<main><h1>This authorization request cannot be completed</h1><p class="error" role="alert">${escapeHtml(message)}</p><p class="hint">Return to the application and connect again.</p></main>`);
+}
+
+/**
+ * A fault of a request from a client the user has not approved, shown instead of being sent to
+ * the client's redirect URI (anyone can register one: it is no proof of who the client is).
+ */
+export function faultPage(error: OAuthError): string {
+  return htmlPage(
+    'Authorization refused',
+    `<main><h1>This authorization request cannot be completed</h1><p class="error" role="alert">${escapeHtml(error.description)} (${error.code})</p><p class="hint">You have not been sent back to the application, because you have not connected it before. If you started this, return to the application and connect again.</p></main>`,
+  );
 }
 
 function describeRedirect(uri: string): string {

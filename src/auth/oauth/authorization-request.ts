@@ -2,15 +2,16 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { isScope, SCOPES, type Scope } from '../scopes.ts';
 import { findClient, type RegisteredClient } from './client-registration.ts';
 import { OAuthError } from './oauth-error.ts';
-import { redirectUriMatches } from './redirect-uris.ts';
+import { redirectUriMatches, unsafeRedirectUriProblem } from './redirect-uris.ts';
 
 /**
  * An authorization request (OAuth 2.1 §4.1.1 with PKCE, RFC 8707's `resource`), checked in the
  * two stages the protocol asks for:
  * 1. the client and its redirect URI: until both are known good, nothing may be sent to the
  *    redirect URI, so a failure here is shown to the user (`AuthorizationRequestRefused`);
- * 2. everything else: a failure is sent back to the client at its redirect URI
- *    (`RedirectableRefusal`, carrying where to send it).
+ * 2. everything else: a failure may be sent back to the client at its redirect URI
+ *    (`RedirectableRefusal`, carrying where to send it); the HTTP layer does so only for a client
+ *    the signed-in user approved before (RFC 9700 §4.11.2), and shows it to the user otherwise.
  */
 export interface AuthorizationRequest {
   client: RegisteredClient;
@@ -25,10 +26,11 @@ export interface AuthorizationRequest {
 /** A stage-1 failure: shown to the user, never redirected. */
 export class AuthorizationRequestRefused extends Error {}
 
-/** A stage-2 failure: sent to the client's redirect URI. */
+/** A stage-2 failure: the client and redirect URI are known good, so it may be sent there. */
 export class RedirectableRefusal extends Error {
   constructor(
     readonly error: OAuthError,
+    readonly clientId: string,
     readonly redirectUri: string,
     readonly state: string | undefined,
   ) {
@@ -48,21 +50,11 @@ export async function parseAuthorizationRequest(prisma: PrismaClient, params: Ra
   if (!clientId) throw new AuthorizationRequestRefused('The request names no client (client_id is missing).');
   const client = await findClient(prisma, clientId);
   if (!client) throw new AuthorizationRequestRefused('The application is not registered here (unknown client_id). Ask it to register again.');
-  const requested = single(params, 'redirect_uri');
-  let redirectUri: string;
-  if (requested !== undefined) {
-    if (!client.redirect_uris.some((registered) => redirectUriMatches(requested, registered))) {
-      throw new AuthorizationRequestRefused('The redirect URI is not one the application registered.');
-    }
-    redirectUri = requested;
-  } else if (client.redirect_uris.length === 1) {
-    redirectUri = client.redirect_uris[0];
-  } else {
-    throw new AuthorizationRequestRefused('The request must name its redirect URI (the application registered several).');
-  }
+  const redirectUri = chosenRedirectUri(client, single(params, 'redirect_uri'));
 
   const state = single(params, 'state');
-  const refuse = (code: OAuthError['code'], description: string) => new RedirectableRefusal(new OAuthError(code, description), redirectUri, state?.slice(0, MAX_STATE_LENGTH));
+  const refuse = (code: OAuthError['code'], description: string) =>
+    new RedirectableRefusal(new OAuthError(code, description), client.client_id, redirectUri, state?.slice(0, MAX_STATE_LENGTH));
   try {
     if (state !== undefined && state.length > MAX_STATE_LENGTH) throw new OAuthError('invalid_request', `state is longer than ${MAX_STATE_LENGTH} characters`);
     if (single(params, 'response_type') !== 'code') throw new OAuthError('unsupported_response_type', 'response_type must be code');
@@ -77,6 +69,29 @@ export async function parseAuthorizationRequest(prisma: PrismaClient, params: Ra
     if (error instanceof OAuthError) throw refuse(error.code, error.description);
     throw error;
   }
+}
+
+/**
+ * The redirect URI of the request: the one it names, which must be registered, or the only one
+ * registered. It must also be safe by today's rules, which may be stricter than those the client
+ * registered under.
+ */
+function chosenRedirectUri(client: RegisteredClient, requested: string | undefined): string {
+  if (requested?.includes('#')) throw new AuthorizationRequestRefused('The redirect URI has a fragment (#...), which a redirect URI never has.');
+  let redirectUri: string;
+  if (requested !== undefined) {
+    if (!client.redirect_uris.some((registered) => redirectUriMatches(requested, registered))) {
+      throw new AuthorizationRequestRefused('The redirect URI is not one the application registered.');
+    }
+    redirectUri = requested;
+  } else if (client.redirect_uris.length === 1) {
+    redirectUri = client.redirect_uris[0];
+  } else {
+    throw new AuthorizationRequestRefused('The request must name its redirect URI (the application registered several).');
+  }
+  const problem = unsafeRedirectUriProblem(redirectUri);
+  if (problem) throw new AuthorizationRequestRefused(`The application's redirect URI ${problem}. Ask it to register again.`);
+  return redirectUri;
 }
 
 /** The scopes a `scope` parameter names; every non-admin scope when it names none. */

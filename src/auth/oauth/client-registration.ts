@@ -10,18 +10,27 @@ import { redirectUriProblem } from './redirect-uris.ts';
  * client (`token_endpoint_auth_method: "none"`): a secret handed to anyone who asks would prove
  * nothing, and PKCE binds each code to the client that asked for it. Fields we do not use are
  * not kept.
+ *
+ * Since anyone may register, what one registration may store is bounded (each field, and the
+ * whole record: `MAX_CLIENT_METADATA_BYTES`), and a registration that no user ever approved is
+ * deleted after `UNUSED_CLIENT_LIFETIME_MS` (`deleteUnusedClients`, run by the hourly maintenance).
  */
-const MAX_REDIRECT_URIS = 10;
-const text = (max: number) => z.string().trim().min(1).max(max);
+export const MAX_REDIRECT_URIS = 10;
+export const MAX_CLIENT_NAME_LENGTH = 100;
+/** The metadata kept for a client, as JSON (UTF-8): room for every field a real host sends. */
+export const MAX_CLIENT_METADATA_BYTES = 4096;
+/** A registration without a grant after this long was never used (a flow takes minutes). */
+export const UNUSED_CLIENT_LIFETIME_MS = 24 * 3_600_000;
+const text = (max: number) => z.string().trim().min(1).max(max, `at most ${max} characters`);
 
 const ClientMetadata = z.object({
   redirect_uris: z.array(z.string()).min(1, 'at least one redirect URI is required').max(MAX_REDIRECT_URIS, `at most ${MAX_REDIRECT_URIS} redirect URIs`),
-  client_name: text(200).optional(),
-  client_uri: z.url({ protocol: /^https?$/ }).max(2000).optional(),
+  client_name: text(MAX_CLIENT_NAME_LENGTH).optional(),
+  client_uri: z.url({ protocol: /^https?$/ }).max(500, 'at most 500 characters').optional(),
   grant_types: z.array(z.string()).optional(),
   response_types: z.array(z.string()).optional(),
   token_endpoint_auth_method: z.string().optional(),
-  scope: text(1000).optional(),
+  scope: text(500).optional(),
   software_id: text(200).optional(),
   software_version: text(100).optional(),
 });
@@ -74,10 +83,24 @@ export async function registerClient(prisma: PrismaClient, body: unknown): Promi
     ...(metadata.software_id ? { software_id: metadata.software_id } : {}),
     ...(metadata.software_version ? { software_version: metadata.software_version } : {}),
   };
+  const size = Buffer.byteLength(JSON.stringify(client));
+  if (size > MAX_CLIENT_METADATA_BYTES) {
+    throw new OAuthError('invalid_client_metadata', `the metadata to register takes ${size} bytes, more than ${MAX_CLIENT_METADATA_BYTES}: shorten the redirect URIs, client_name, client_uri or scope`);
+  }
   await prisma.oAuthClient.create({
     data: { id: client.client_id, name: client.client_name ?? null, redirectUris: client.redirect_uris, metadata: client as unknown as Prisma.InputJsonValue },
   });
   return client;
+}
+
+/**
+ * Deletes the registrations older than `UNUSED_CLIENT_LIFETIME_MS` that no user approved (no
+ * grant, not even a revoked one, which Connected apps still lists). Returns how many.
+ */
+export async function deleteUnusedClients(prisma: PrismaClient, now = new Date()): Promise<number> {
+  const registeredBefore = new Date(now.getTime() - UNUSED_CLIENT_LIFETIME_MS);
+  const { count } = await prisma.oAuthClient.deleteMany({ where: { createdAt: { lt: registeredBefore }, grants: { none: {} } } });
+  return count;
 }
 
 /** A registered client, or null for an unknown (or malformed) client id. */

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { ApiKeyOwner } from '../api-keys.ts';
 import { isScope, scopesForRole, type Scope } from '../scopes.ts';
-import { findClient, registerClient, type RegisteredClient } from './client-registration.ts';
+import { deleteUnusedClients, findClient, registerClient, type RegisteredClient } from './client-registration.ts';
 import { OAuthError } from './oauth-error.ts';
 import { requestedScopes, type AuthorizationRequest } from './authorization-request.ts';
 
@@ -10,7 +10,9 @@ import { requestedScopes, type AuthorizationRequest } from './authorization-requ
  * The built-in OAuth 2.1 authorization server's state: grants (a user's consent to a client, with
  * the scopes chosen), and the codes and tokens issued under them, stored as SHA-256 hashes.
  * Codes and refresh tokens are single-use; presenting one twice revokes the whole grant (it was
- * copied). Access tokens name the one resource they were issued for and are refused elsewhere.
+ * copied). A request is checked in full before its code or refresh token is used up, so a refused
+ * request changes nothing. Access tokens name the one resource they were issued for and are
+ * refused elsewhere, and carry the scopes they were issued with (a refresh may narrow them).
  */
 export const OAUTH_LIFETIMES = {
   authorizationCodeSeconds: 60,
@@ -61,6 +63,20 @@ export class OAuthService {
     return registerClient(this.prisma, metadata);
   }
 
+  /** Registrations nobody approved within a day (run by the hourly maintenance). */
+  deleteUnusedClients(now = new Date()): Promise<number> {
+    return deleteUnusedClients(this.prisma, now);
+  }
+
+  /**
+   * Whether the user approved this client before and has not revoked it since: only then may a
+   * faulty authorization request be answered at the client's redirect URI (RFC 9700 §4.11.2).
+   */
+  async hasApproved(userId: string, clientId: string): Promise<boolean> {
+    const grant = await this.prisma.oAuthGrant.findFirst({ where: { userId, clientId, revokedAt: null }, select: { id: true } });
+    return grant !== null;
+  }
+
   /**
    * The user approved `request` with `chosen` scopes: their grant for this client and resource
    * (the existing one, its scopes replaced, or a new one) and a code for the client.
@@ -82,27 +98,29 @@ export class OAuthService {
   async exchangeCode(input: { clientId: string; code: string; codeVerifier: string | undefined; redirectUri: string | undefined; resource: string | undefined }): Promise<TokenResponse> {
     const client = await this.requireClient(input.clientId);
     if (!input.codeVerifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)');
-    const row = await this.useOnce(input.code, 'authorization_code', client.client_id);
+    const row = await this.findUnused(input.code, 'authorization_code', client.client_id);
     if (!CODE_VERIFIER.test(input.codeVerifier) || !challengeMatches(input.codeVerifier, row.codeChallenge ?? '')) {
       throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
     }
     if (input.redirectUri !== undefined && input.redirectUri !== row.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request');
     if (input.resource !== undefined && input.resource !== row.grant.resource) throw new OAuthError('invalid_target', `The code was issued for ${row.grant.resource}`);
-    return this.tokensFor(row.grant, client);
+    await this.useUp(row);
+    return this.tokensFor(row.grant, client, row.grant.scopes);
   }
 
-  /** The refresh_token grant: a new access token and a new refresh token (rotation). */
+  /**
+   * The refresh_token grant (RFC 6749 §6): a new access token with the scopes asked for (any of
+   * the grant's; all of them when `scope` is omitted) and a new refresh token (rotation), which
+   * keeps the grant's scopes so that a later refresh may ask for more again, up to the grant's.
+   */
   async refresh(input: { clientId: string; refreshToken: string; scope: string | undefined; resource: string | undefined }): Promise<TokenResponse> {
     const client = await this.requireClient(input.clientId);
     if (!client.grant_types.includes('refresh_token')) throw new OAuthError('unauthorized_client', 'This client did not register the refresh_token grant');
-    const row = await this.useOnce(input.refreshToken, 'refresh_token', client.client_id);
+    const row = await this.findUnused(input.refreshToken, 'refresh_token', client.client_id);
     if (input.resource !== undefined && input.resource !== row.grant.resource) throw new OAuthError('invalid_target', `The token was issued for ${row.grant.resource}`);
-    if (input.scope !== undefined) {
-      const asked = requestedScopes(input.scope);
-      if (asked.some((scope) => !row.grant.scopes.includes(scope))) throw new OAuthError('invalid_scope', 'A refresh may only keep or narrow the granted scopes');
-      return this.tokensFor({ ...row.grant, scopes: asked }, client);
-    }
-    return this.tokensFor(row.grant, client);
+    const scopes = input.scope?.trim() ? narrowedScopes(input.scope, row.grant.scopes) : row.grant.scopes;
+    await this.useUp(row);
+    return this.tokensFor(row.grant, client, scopes);
   }
 
   /**
@@ -125,6 +143,9 @@ export class OAuthService {
     if (!row || row.type !== 'access_token' || row.expiresAt <= now) return null;
     const { grant } = row;
     if (grant.revokedAt || grant.resource !== resource) return null;
+    // The token's own scopes (a narrowing refresh), within what the grant still allows.
+    const granted = new Set(grant.scopes);
+    const carried = issuedScopes(row.scopes) ?? grant.scopes;
     if (!grant.lastUsedAt || now.getTime() - grant.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
       await this.prisma.oAuthGrant.update({ where: { id: grant.id }, data: { lastUsedAt: now } });
     }
@@ -134,7 +155,7 @@ export class OAuthService {
     return {
       grantId: grant.id,
       user: { id: user.id, email: user.email, name: user.name, role: user.role },
-      scopes: grant.scopes.filter((scope): scope is Scope => isScope(scope) && allowed.has(scope)),
+      scopes: carried.filter((scope): scope is Scope => isScope(scope) && granted.has(scope) && allowed.has(scope)),
     };
   }
 
@@ -160,42 +181,58 @@ export class OAuthService {
   }
 
   /**
-   * Marks a code or refresh token used. A second use (a replay, or a copy used by someone else)
-   * ends the grant, so whoever holds tokens from it loses them too (OAuth 2.1 §4.1.2, §4.3.1).
+   * A live code or refresh token of this client, not yet used; nothing is changed, so the caller
+   * can check the rest of the request before `useUp`. A token presented again after its use (a
+   * replay, or a copy used by someone else) ends the grant, so whoever holds tokens from it loses
+   * them too (OAuth 2.1 §4.1.2, §4.3.1).
    */
-  private async useOnce(token: string, type: 'authorization_code' | 'refresh_token', clientId: string) {
-    const label = type === 'authorization_code' ? 'code' : 'refresh token';
-    const invalid = new OAuthError('invalid_grant', `The ${label} is invalid, expired or already used`);
+  private async findUnused(token: string, type: SingleUseType, clientId: string) {
+    const invalid = invalidSingleUse(type);
     if (!tokenBody(token, type)) throw invalid;
     const row = await this.prisma.oAuthToken.findUnique({ where: { hash: hashToken(token) }, include: { grant: true } });
     if (!row || row.type !== type || row.grant.revokedAt) throw invalid;
-    if (row.grant.clientId !== clientId) throw new OAuthError('invalid_grant', `The ${label} was issued to another client`);
-    const now = new Date();
-    const claimed = row.usedAt === null ? await this.prisma.oAuthToken.updateMany({ where: { hash: row.hash, usedAt: null }, data: { usedAt: now } }) : { count: 0 };
-    if (claimed.count === 0) {
+    if (row.grant.clientId !== clientId) throw new OAuthError('invalid_grant', `The ${SINGLE_USE_LABELS[type]} was issued to another client`);
+    if (row.usedAt !== null) {
       await this.endGrant(row.grantId);
       throw invalid;
     }
-    if (row.expiresAt <= now) throw invalid;
-    return row;
+    if (row.expiresAt <= new Date()) throw invalid;
+    return { ...row, type };
   }
 
-  private async tokensFor(grant: { id: string; scopes: string[] }, client: RegisteredClient): Promise<TokenResponse> {
-    const accessToken = await this.issue(grant.id, 'access_token', OAUTH_LIFETIMES.accessTokenSeconds);
+  /** Marks a checked code or refresh token used; losing the race to a concurrent use is a replay. */
+  private async useUp(row: { hash: string; grantId: string; type: SingleUseType }): Promise<void> {
+    const claimed = await this.prisma.oAuthToken.updateMany({ where: { hash: row.hash, usedAt: null }, data: { usedAt: new Date() } });
+    if (claimed.count === 0) {
+      await this.endGrant(row.grantId);
+      throw invalidSingleUse(row.type);
+    }
+  }
+
+  private async tokensFor(grant: { id: string }, client: RegisteredClient, scopes: readonly string[]): Promise<TokenResponse> {
+    const accessToken = await this.issue(grant.id, 'access_token', OAUTH_LIFETIMES.accessTokenSeconds, { scopes });
     const refreshToken = client.grant_types.includes('refresh_token') ? await this.issue(grant.id, 'refresh_token', OAUTH_LIFETIMES.refreshTokenSeconds) : undefined;
     return {
       access_token: accessToken,
       token_type: 'Bearer',
       expires_in: OAUTH_LIFETIMES.accessTokenSeconds,
       ...(refreshToken ? { refresh_token: refreshToken } : {}),
-      scope: grant.scopes.join(' '),
+      scope: scopes.join(' '),
     };
   }
 
-  private async issue(grantId: string, type: TokenType, lifetimeSeconds: number, code: { redirectUri: string; codeChallenge: string } | null = null): Promise<string> {
+  private async issue(grantId: string, type: TokenType, lifetimeSeconds: number, details: { redirectUri?: string; codeChallenge?: string; scopes?: readonly string[] } = {}): Promise<string> {
     const token = `${TOKEN_TAGS[type]}${randomBytes(32).toString('base64url')}`;
     await this.prisma.oAuthToken.create({
-      data: { hash: hashToken(token), grantId, type, expiresAt: new Date(Date.now() + lifetimeSeconds * 1000), redirectUri: code?.redirectUri, codeChallenge: code?.codeChallenge },
+      data: {
+        hash: hashToken(token),
+        grantId,
+        type,
+        expiresAt: new Date(Date.now() + lifetimeSeconds * 1000),
+        redirectUri: details.redirectUri,
+        codeChallenge: details.codeChallenge,
+        ...(details.scopes ? { scopes: [...details.scopes] } : {}),
+      },
     });
     return token;
   }
@@ -220,6 +257,29 @@ function toConnectedApp(grant: { id: string; scopes: string[]; resource: string;
     lastUsedAt: grant.lastUsedAt,
     revokedAt: grant.revokedAt,
   };
+}
+
+type SingleUseType = 'authorization_code' | 'refresh_token';
+const SINGLE_USE_LABELS: Record<SingleUseType, string> = { authorization_code: 'code', refresh_token: 'refresh token' };
+
+function invalidSingleUse(type: SingleUseType): OAuthError {
+  return new OAuthError('invalid_grant', `The ${SINGLE_USE_LABELS[type]} is invalid, expired or already used`);
+}
+
+/** The scopes a refresh asks for, which must be among the grant's (RFC 6749 §6). */
+function narrowedScopes(scope: string, granted: readonly string[]): Scope[] {
+  const asked = requestedScopes(scope);
+  const beyond = asked.filter((name) => !granted.includes(name));
+  if (beyond.length > 0) throw new OAuthError('invalid_scope', `A refresh may only keep or narrow the granted scopes (${granted.join(' ')}); not granted: ${beyond.join(' ')}`);
+  return asked;
+}
+
+/**
+ * An access token's own scopes, or null when it has none of its own (issued before tokens carried
+ * them): the column is NULL there, whichever way the client reads a NULL list.
+ */
+function issuedScopes(scopes: readonly string[] | null): readonly string[] | null {
+  return scopes && scopes.length > 0 ? scopes : null;
 }
 
 function tokenType(token: string): TokenType | null {

@@ -1,32 +1,51 @@
 /**
  * Which redirect URIs a client may register, and when a requested one matches (OAuth 2.1 §2.3.1,
- * RFC 8252 for native apps):
+ * RFC 8252 for native apps). An allow-list, so a scheme nobody thought of is refused:
  * - `https:` anywhere;
  * - `http:` only on a loopback host (`localhost`, `127.0.0.1`, `[::1]`), where any port matches
  *   the registered one, since a native app listens on whatever port the system gives it;
- * - a private-use scheme of a native app (`com.example.app:/callback`, `cursor://...`);
- * never a scheme a browser runs or reads locally (`javascript:`, `data:`, `file:`, ...), and
- * never a URI with a fragment. Everything else matches only as the exact registered string.
+ * - a native app's private-use scheme named after a domain it controls, reversed
+ *   (`com.example.app:/callback`, RFC 8252 §7.1): the period is what tells it from the schemes
+ *   a browser runs or reads itself (`javascript:`, `data:`, `view-source:`, `jar:`, `file:`,
+ *   `blob:`, `about:`, ...), none of which has one.
+ * Never a URI with a fragment (the code would be appended before it) or with credentials.
+ * Everything else matches only as the exact registered string.
  */
 /** Host names of this machine, as URL.hostname writes them. */
 export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
-const REFUSED_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:', 'ftp:', 'ws:', 'wss:', 'filesystem:']);
-export const MAX_REDIRECT_URI_LENGTH = 2000;
+/** Room for any real callback, not for a blob of data (each one is stored with the client). */
+export const MAX_REDIRECT_URI_LENGTH = 500;
+/** `com.example.app:`: two or more dot-separated labels (URL.protocol is lower case). */
+const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+:$/;
 
 /** Why a URI cannot be registered as a redirect URI, or null when it can. */
 export function redirectUriProblem(uri: string): string | null {
   if (uri.length > MAX_REDIRECT_URI_LENGTH) return `is longer than ${MAX_REDIRECT_URI_LENGTH} characters`;
+  return unsafeRedirectUriProblem(uri);
+}
+
+/**
+ * Why a browser must not be sent to this URI with a code, or null. Checked again at every
+ * authorization, so a client registered under older, looser rules is not redirected to a scheme
+ * refused since (its length, a storage limit, is not checked again).
+ */
+export function unsafeRedirectUriProblem(uri: string): string | null {
+  if (uri.includes('#')) return 'must not have a fragment';
   let url: URL;
   try {
     url = new URL(uri);
   } catch {
     return 'is not an absolute URI';
   }
-  if (url.hash || uri.includes('#')) return 'must not have a fragment';
-  if (REFUSED_SCHEMES.has(url.protocol)) return `uses the ${url.protocol} scheme, which is not allowed`;
-  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) return 'uses http: on a host other than localhost, 127.0.0.1 or [::1]; use https:';
   if (url.username || url.password) return 'must not carry credentials';
-  return null;
+  return schemeProblem(url);
+}
+
+function schemeProblem(url: URL): string | null {
+  if (url.protocol === 'https:') return null;
+  if (url.protocol === 'http:') return LOOPBACK_HOSTS.has(url.hostname) ? null : 'uses http: on a host other than localhost, 127.0.0.1 or [::1]; use https:';
+  if (PRIVATE_USE_SCHEME.test(url.protocol)) return null;
+  return `uses the ${url.protocol} scheme; allowed: https:, http: on a loopback host, or a reverse domain name scheme such as com.example.app: (RFC 8252)`;
 }
 
 /** Whether a requested redirect URI is one of the registered ones (loopback: any port). */
@@ -41,5 +60,6 @@ export function redirectUriMatches(requested: string, registered: string): boole
     return false;
   }
   if (req.protocol !== 'http:' || !LOOPBACK_HOSTS.has(req.hostname) || !LOOPBACK_HOSTS.has(reg.hostname)) return false;
-  return req.protocol === reg.protocol && req.hostname === reg.hostname && req.pathname === reg.pathname && req.search === reg.search;
+  // Everything but the port: a fragment included, so `…/cb#x` is not `…/cb`.
+  return req.protocol === reg.protocol && req.hostname === reg.hostname && req.pathname === reg.pathname && req.search === reg.search && req.hash === reg.hash;
 }
