@@ -1,9 +1,10 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Services } from '../../src/services.ts';
 import { hasControlCharacter, revokeSession, SESSION_COOKIE } from '../../src/auth/sessions.ts';
-import { verifyPassword } from '../../src/auth/passwords.ts';
+import { dummyHash, verifyPasswordOrDummy } from '../../src/auth/passwords.ts';
 import { bearerToken, readCookie } from '../../src/context.ts';
 import { AppError } from '../../src/errors.ts';
+import type { RequestBudgets } from '../../src/ratelimit/rate-limiter.ts';
 import { sameOrigin } from './csrf.ts';
 import { contextFor, requestLog } from './request-context.ts';
 
@@ -15,6 +16,8 @@ import { contextFor, requestLog } from './request-context.ts';
 export function authPages(services: Services): Router {
   const router = express.Router();
   const { loginUrl } = services.config.auth;
+  // Made now, so the first sign-in with an unknown email does not pay for it (a failure shows there).
+  if (!loginUrl) dummyHash().catch(() => undefined);
 
   router.get('/login', (req, res) => {
     const next = safeNext(req.query.next);
@@ -25,23 +28,21 @@ export function authPages(services: Services): Router {
   // The external-login and origin checks come first, so a refused post's body is never read.
   router.post('/login', refuseWhenExternal(loginUrl), refuseCrossOrigin, readLoginForm, async (req, res) => {
     const ctx = await contextFor(services, req);
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
-    const password = typeof body.password === 'string' ? body.password : '';
-    const next = safeNext(body.next);
-    try {
-      await ctx.budgets.charge('login');
-    } catch (error) {
-      if (!(error instanceof AppError && error.code === 'RATE_LIMITED')) throw error;
-      return sendPage(res, 429, loginForm(next, email, 'Too many sign-in attempts. Wait a minute and try again.'));
-    }
+    const { email, password, next } = loginFields(req.body);
     // An address with a control character (a NUL is an error in PostgreSQL) names no user.
-    const plausible = email.length > 0 && email.length <= MAX_EMAIL_LENGTH && !hasControlCharacter(email);
-    const user = plausible ? await services.prisma.user.findUnique({ where: { email } }) : null;
-    const valid = user?.passwordHash ? await verifyPassword(user.passwordHash, password) : false;
+    const account = isPlausibleEmail(email) ? email : undefined;
+    const limited = await chargeSignIn(ctx.budgets, ctx.clientAddress, account);
+    if (limited) {
+      ctx.log.info({ email: account ?? '(malformed)', limitedBy: limited.subject }, 'sign-in refused: too many attempts');
+      res.setHeader('Retry-After', String(limited.retryAfterSeconds));
+      return sendPage(res, 429, loginForm(next, account ?? '', 'Too many sign-in attempts. Wait a minute and try again.'));
+    }
+    const user = account === undefined ? null : await services.prisma.user.findUnique({ where: { email: account } });
+    // One argon2 verification whether or not the user exists or has a password: equal cost.
+    const valid = await verifyPasswordOrDummy(user?.passwordHash, password);
     if (!user || !valid) {
-      ctx.log.info({ email: plausible ? email : '(malformed)' }, 'sign-in refused');
-      return sendPage(res, 401, loginForm(next, plausible ? email : '', 'Wrong email or password.'));
+      ctx.log.info({ email: account ?? '(malformed)' }, 'sign-in refused');
+      return sendPage(res, 401, loginForm(next, account ?? '', 'Wrong email or password.'));
     }
     res.cookie(SESSION_COOKIE, await services.sessions.issue(user), services.sessions.cookieAttributes());
     ctx.log.info({ userId: user.id }, 'signed in');
@@ -67,6 +68,53 @@ export function authPages(services: Services): Router {
 
 /** RFC 5321's limit on an address: anything longer names no user. */
 const MAX_EMAIL_LENGTH = 320;
+
+function loginFields(body: unknown): { email: string; password: string; next: string } {
+  const fields = (body ?? {}) as Record<string, unknown>;
+  return {
+    email: typeof fields.email === 'string' ? fields.email.trim().toLowerCase() : '',
+    password: typeof fields.password === 'string' ? fields.password : '',
+    next: safeNext(fields.next),
+  };
+}
+
+function isPlausibleEmail(email: string): boolean {
+  return email.length > 0 && email.length <= MAX_EMAIL_LENGTH && !hasControlCharacter(email);
+}
+
+interface SignInLimited {
+  /** Which budget is spent: the client's address, or the account the attempt names. */
+  subject: 'address' | 'account';
+  retryAfterSeconds: number;
+}
+
+/**
+ * Charges a sign-in attempt, before any password is checked, to the client's address and then
+ * to the account it names (every plausible email, with an account or not, so that a refusal does
+ * not tell which exist). Both are named subjects, not the request's credential: a client cannot
+ * buy fresh guesses by presenting its own API keys, tokens or sessions. A refused address does
+ * not spend the account's budget. The account budget lets anyone lock an account's sign-in for
+ * the rest of the minute; that is the price of capping guesses against it (docs/authentication.md).
+ */
+async function chargeSignIn(budgets: RequestBudgets, clientAddress: string, account: string | undefined): Promise<SignInLimited | undefined> {
+  const charges: [SignInLimited['subject'], string][] = [['address', `ip:${clientAddress}`]];
+  if (account !== undefined) charges.push(['account', `account:${account}`]);
+  for (const [subject, key] of charges) {
+    try {
+      await budgets.chargeTo('login', key);
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'RATE_LIMITED')) throw error;
+      return { subject, retryAfterSeconds: retryAfterOf(error) };
+    }
+  }
+  return undefined;
+}
+
+/** The seconds until the refusing budget's window ends (a whole window if the refusal did not say). */
+function retryAfterOf(error: AppError): number {
+  const seconds = error.extensions.retryAfterSeconds;
+  return typeof seconds === 'number' ? seconds : 60;
+}
 
 function refuseWhenExternal(loginUrl: string | undefined): RequestHandler {
   return (_req, res, next) => {
@@ -127,7 +175,21 @@ export function safeNext(value: unknown): string {
   return typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !value.includes('\\') ? value : '/';
 }
 
+/**
+ * What the pages of htmlPage() may load: their inline style and data: icon, nothing else (no
+ * scripts), and no page may frame them, so a sign-in or consent form cannot be overlaid and
+ * clicked through by another site. The same policy as the OAuth consent page's. No form-action:
+ * after signing in the browser may go on to an OAuth client's redirect URI, which some browsers
+ * would block under form-action 'self'.
+ */
+const PAGE_CONTENT_SECURITY_POLICY = "frame-ancestors 'none'; default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+
+/** Sends an htmlPage(): never cached, never framed. A policy the caller set already (the consent page's) is kept. */
 export function sendPage(res: Response, status: number, html: string): void {
+  if (!res.hasHeader('Content-Security-Policy')) res.setHeader('Content-Security-Policy', PAGE_CONTENT_SECURITY_POLICY);
+  // For browsers that predate frame-ancestors.
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
   res.status(status).type('html').setHeader('Cache-Control', 'no-store').send(html);
 }
 

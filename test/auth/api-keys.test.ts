@@ -329,9 +329,11 @@ describe('sign-in page and the GraphQL key-management flow', () => {
   });
 
   it('sign-in attempts are limited per client address (10 a minute), so passwords cannot be brute-forced', async () => {
+    // A target of its own: the guesses also spend its account's budget (test/auth/sign-in-limits.test.ts).
+    const target = await createUser(server.services);
     const address = nextClientAddress();
     for (let attempt = 1; attempt <= 10; attempt++) {
-      const wrong = await signIn(server.url, { email: owner.email, password: `guess-${attempt}` }, {}, address);
+      const wrong = await signIn(server.url, { email: target.email, password: `guess-${attempt}` }, {}, address);
       expect(wrong.status, `attempt ${attempt}`).toBe(401);
     }
     const limited = await signIn(server.url, { email: owner.email, password: owner.password }, {}, address);
@@ -350,7 +352,9 @@ describe('sign-in page and the GraphQL key-management flow', () => {
     ['javascript:alert(1)', '/'],
     ['/api/returns/comparison', '/api/returns/comparison'],
   ])('next=%j redirects to %j (no open redirect)', async (next, location) => {
-    const response = await signIn(server.url, { email: owner.email, password: owner.password, next });
+    // A user per case: every sign-in, a successful one too, costs a point of its account's budget (10 a minute).
+    const user = await createUser(server.services);
+    const response = await signIn(server.url, { email: user.email, password: user.password, next });
     expect(response.status).toBe(303);
     expect(response.location).toBe(location);
   });
