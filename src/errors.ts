@@ -86,6 +86,8 @@ export const GRAPHQL_PROTOCOL_CODES: Record<string, ErrorCode> = {
   PERSISTED_QUERY_NOT_IN_LIST: 'BAD_USER_INPUT',
   PERSISTED_QUERY_ID_REQUIRED: 'BAD_USER_INPUT',
   CANNOT_SEND_PQ_ID_AND_BODY: 'BAD_USER_INPUT',
+  // A /graphql body over GRAPHQL_MAX_BODY_BYTES (yoga's maxRequestBodySize): 413.
+  REQUEST_ENTITY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
 };
 
 export function statusForCode(code: unknown): number {

@@ -2,6 +2,7 @@ import express, { type Request, type RequestHandler, type Response, type Router 
 import type { Services } from '../../src/services.ts';
 import { hasControlCharacter, revokeSession, SESSION_COOKIE } from '../../src/auth/sessions.ts';
 import { dummyHash, verifyPasswordOrDummy } from '../../src/auth/passwords.ts';
+import { accountSubject, addressSubject } from '../../src/auth/sign-in-budget.ts';
 import { bearerToken, readCookie } from '../../src/context.ts';
 import { AppError } from '../../src/errors.ts';
 import type { RequestBudgets } from '../../src/ratelimit/rate-limiter.ts';
@@ -97,8 +98,8 @@ interface SignInLimited {
  * the rest of the minute; that is the price of capping guesses against it (docs/authentication.md).
  */
 async function chargeSignIn(budgets: RequestBudgets, clientAddress: string, account: string | undefined): Promise<SignInLimited | undefined> {
-  const charges: [SignInLimited['subject'], string][] = [['address', `ip:${clientAddress}`]];
-  if (account !== undefined) charges.push(['account', `account:${account}`]);
+  const charges: [SignInLimited['subject'], string][] = [['address', addressSubject(clientAddress)]];
+  if (account !== undefined) charges.push(['account', accountSubject(account)]);
   for (const [subject, key] of charges) {
     try {
       await budgets.chargeTo('login', key);

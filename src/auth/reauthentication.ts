@@ -2,6 +2,7 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { RequestBudgets } from '../ratelimit/rate-limiter.ts';
 import { AppError } from '../errors.ts';
 import { verifyPassword } from './passwords.ts';
+import { accountSubject } from './sign-in-budget.ts';
 
 /**
  * A session must not be able to turn itself into a credential that outlives it: a cookie taken
@@ -9,8 +10,8 @@ import { verifyPassword } from './passwords.ts';
  * API key or access token proves it is still its user's:
  * - a user with a password enters it again (`currentPassword`); missing or wrong is FORBIDDEN
  *   (not UNAUTHENTICATED: the session itself stays valid), and each check is charged to the
- *   `login` budget of the user, so the mutation cannot be used to guess passwords faster than
- *   the sign-in page allows;
+ *   account's `login` budget, the one the sign-in page charges (sign-in-budget.ts), so a stolen
+ *   session cannot guess its user's password faster than the sign-in page allows;
  * - a user without one (signed in through an external identity provider, which we cannot ask)
  *   gets a credential that expires no later than the session does.
  * Returns the expiry the new credential gets.
@@ -26,13 +27,13 @@ export async function confirmCredentialCreation(deps: {
   /** `an API key`, for the messages. */
   aLabel: string;
 }): Promise<Date | null> {
-  const user = await deps.prisma.user.findUnique({ where: { id: deps.userId }, select: { passwordHash: true } });
+  const user = await deps.prisma.user.findUnique({ where: { id: deps.userId }, select: { passwordHash: true, email: true } });
   if (!user) throw AppError.notFound('User');
   if (!user.passwordHash) return cappedExpiry(deps.requestedExpiry, deps.session.expiresAt ?? new Date(Date.now() + deps.session.ttlMs));
   if (!deps.currentPassword) {
     throw new AppError('FORBIDDEN', `Enter your current password to create ${deps.aLabel}`, { field: 'currentPassword' });
   }
-  await deps.budgets.charge('login');
+  await deps.budgets.chargeTo('login', accountSubject(user.email));
   if (!(await verifyPassword(user.passwordHash, deps.currentPassword))) {
     throw new AppError('FORBIDDEN', 'The current password is wrong', { field: 'currentPassword' });
   }

@@ -97,7 +97,8 @@ const REVOKE_KEY = `mutation Revoke($id: UUID!) { revokeApiKey(id: $id) { id rev
 
 /**
  * Creates a key from the owner's session, confirmed with the owner's password. Each confirmation
- * counts against the owner's sign-in budget (10 a minute): this file stays below it.
+ * counts against the owner's account sign-in budget (10 a minute), as its sign-ins do: this file
+ * stays below it (other sign-in tests use users of their own).
  */
 async function createKey(cookie: string, input: Record<string, unknown>): Promise<{ key: string; id: string }> {
   const response = await graphql(server.url, { cookie }, CREATE_KEY, { input, currentPassword: owner.password });
@@ -297,7 +298,8 @@ describe('organizations', () => {
 
 describe('sign-in page and the GraphQL key-management flow', () => {
   it('signing in sets an HttpOnly, SameSite=Lax sso_token cookie and returns to the page asked for', async () => {
-    const response = await signIn(server.url, { email: owner.email, password: owner.password, next: '/api/returns/comparison?limit=1' });
+    const user = await createUser(server.services);
+    const response = await signIn(server.url, { email: user.email, password: user.password, next: '/api/returns/comparison?limit=1' });
     expect(response.status).toBe(303);
     expect(response.location).toBe('/api/returns/comparison?limit=1');
     const [cookie] = response.setCookies;
@@ -312,13 +314,16 @@ describe('sign-in page and the GraphQL key-management flow', () => {
   });
 
   it('the email is matched case-insensitively', async () => {
-    const response = await signIn(server.url, { email: owner.email.toUpperCase(), password: owner.password });
+    const user = await createUser(server.services);
+    const response = await signIn(server.url, { email: user.email.toUpperCase(), password: user.password });
     expect(response.status).toBe(303);
     expect(response.location).toBe('/');
   });
 
   it('a wrong password is a 401 page and sets no cookie', async () => {
-    const attempts: Record<string, string>[] = [{ email: owner.email, password: 'not-the-password' }, { email: 'nobody@test.local', password: 'x' }, { email: owner.email }];
+    // A user of its own: the owner's sign-in budget (shared with its password confirmations) is for the key tests.
+    const user = await createUser(server.services);
+    const attempts: Record<string, string>[] = [{ email: user.email, password: 'not-the-password' }, { email: 'nobody@test.local', password: 'x' }, { email: user.email }];
     for (const fields of attempts) {
       const response = await signIn(server.url, fields);
       expect(response.status).toBe(401);
@@ -336,12 +341,13 @@ describe('sign-in page and the GraphQL key-management flow', () => {
       const wrong = await signIn(server.url, { email: target.email, password: `guess-${attempt}` }, {}, address);
       expect(wrong.status, `attempt ${attempt}`).toBe(401);
     }
-    const limited = await signIn(server.url, { email: owner.email, password: owner.password }, {}, address);
+    const bystander = await createUser(server.services);
+    const limited = await signIn(server.url, { email: bystander.email, password: bystander.password }, {}, address);
     expect(limited.status).toBe(429);
     expect(limited.setCookies).toEqual([]);
     expect(limited.text).toContain('Too many sign-in attempts');
     // another client address still has its budget
-    expect((await signIn(server.url, { email: owner.email, password: owner.password })).status).toBe(303);
+    expect((await signIn(server.url, { email: bystander.email, password: bystander.password })).status).toBe(303);
   });
 
   it.each([
@@ -414,17 +420,20 @@ describe('sign-in page and the GraphQL key-management flow', () => {
   });
 
   it('cookie-authenticated GraphQL writes need a JSON body or the X-CSRF-Protection header', async () => {
-    const body = JSON.stringify({ query: CREATE_KEY, variables: { input: { name: 'csrf', scopes: ['read:pnl'] }, currentPassword: owner.password } });
-    const plain = await getJson(`${server.url}/graphql`, { method: 'POST', headers: { cookie: ownerCookie, 'content-type': 'text/plain' }, body });
+    // A user of its own: its sign-in and password confirmation spend its own account budget.
+    const user = await createUser(server.services, { scopes: ['admin'] });
+    const userCookie = await sessionCookie(server.url, user);
+    const body = JSON.stringify({ query: CREATE_KEY, variables: { input: { name: 'csrf', scopes: ['read:pnl'] }, currentPassword: user.password } });
+    const plain = await getJson(`${server.url}/graphql`, { method: 'POST', headers: { cookie: userCookie, 'content-type': 'text/plain' }, body });
     expect(plain.status).toBe(403);
     expect(plain.body.error).toMatch(/^CSRF check failed/);
 
-    const form = new URLSearchParams({ query: CREATE_KEY, variables: JSON.stringify({ input: { name: 'csrf', scopes: ['read:pnl'] }, currentPassword: owner.password }) }).toString();
-    const noHeader = await getJson(`${server.url}/graphql`, { method: 'POST', headers: { cookie: ownerCookie, 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+    const form = new URLSearchParams({ query: CREATE_KEY, variables: JSON.stringify({ input: { name: 'csrf', scopes: ['read:pnl'] }, currentPassword: user.password }) }).toString();
+    const noHeader = await getJson(`${server.url}/graphql`, { method: 'POST', headers: { cookie: userCookie, 'content-type': 'application/x-www-form-urlencoded' }, body: form });
     expect(noHeader.status).toBe(403);
     const withHeader = await getJson(`${server.url}/graphql`, {
       method: 'POST',
-      headers: { cookie: ownerCookie, 'content-type': 'application/x-www-form-urlencoded', 'x-csrf-protection': '1', accept: 'application/json' },
+      headers: { cookie: userCookie, 'content-type': 'application/x-www-form-urlencoded', 'x-csrf-protection': '1', accept: 'application/json' },
       body: form,
     });
     expect(withHeader.status).toBe(200);

@@ -150,6 +150,21 @@ describe('sign-in attempts are limited per client address and per account, whate
     expect((await postLogin({ email: bystander.email, password: bystander.password })).status).toBe(303);
   });
 
+  it("a session's re-authentication (currentPassword) spends the same account budget: a stolen session brings no extra guesses", async () => {
+    const victim = await createUser(server.services);
+    const session = await sessionOf(victim);
+    const createKey = (password: string) =>
+      fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: `sso_token=${session}`, origin: server.url },
+        body: JSON.stringify({ query: 'mutation ($p: String) { createApiKey(input: { name: "k", scopes: ["read:workspace"] }, currentPassword: $p) { key } }', variables: { p: password } }),
+      }).then((response) => response.json() as Promise<{ errors?: { extensions: { code: string } }[] }>);
+    // The sign-in above was one attempt; the rest of the minute's budget goes on guesses through the session.
+    for (let attempt = 2; attempt <= LIMIT; attempt++) expect((await createKey(`guess-${attempt}`)).errors?.[0]?.extensions.code, `guess ${attempt}`).toBe('FORBIDDEN');
+    expect((await createKey('one more guess')).errors?.[0]?.extensions.code).toBe('RATE_LIMITED');
+    await expectRefusedUnchecked(() => postLogin({ email: victim.email, password: victim.password }), 'the sign-in page, same account');
+  });
+
   it('an unknown email is limited exactly like an existing one, so the limit does not tell which exist', async () => {
     const existing = await createUser(server.services);
     const statusesFor = async (email: string) => {

@@ -149,7 +149,7 @@ describe('item 10: no redirect for a client the user has not approved', () => {
 });
 
 describe('item 11: redirect URIs from an allow-list, never with a fragment', () => {
-  it('registers https:, http: on a loopback host and reverse domain name schemes, and refuses every other scheme', async () => {
+  it('registers https:, http: on a loopback host, reverse domain name schemes and the MCP hosts\' own (cursor:), and refuses every other scheme', async () => {
     const refused = [
       'view-source:https://evil.example/',
       'jar:https://evil.example/a.jar!/',
@@ -168,7 +168,7 @@ describe('item 11: redirect URIs from an allow-list, never with a fragment', () 
       expect(answer.status, uri).toBe(400);
       expect(answer.body.error, uri).toBe('invalid_redirect_uri');
     }
-    const accepted = await register({ redirect_uris: ['https://app.example/cb', 'http://localhost:8080/cb', 'http://[::1]/cb', 'com.example.app:/oauth2redirect'] });
+    const accepted = await register({ redirect_uris: ['https://app.example/cb', 'http://localhost:8080/cb', 'http://[::1]/cb', 'com.example.app:/oauth2redirect', 'cursor://anysphere.cursor-mcp/oauth/callback'] });
     expect(accepted.status).toBe(201);
   });
 

@@ -8,6 +8,8 @@
  *   (`com.example.app:/callback`, RFC 8252 §7.1): the period is what tells it from the schemes
  *   a browser runs or reads itself (`javascript:`, `data:`, `view-source:`, `jar:`, `file:`,
  *   `blob:`, `about:`, ...), none of which has one.
+ * - the one-word schemes of the MCP hosts that register one (`cursor:`, `vscode:`,
+ *   `vscode-insiders:`), named one by one: a host's own app, not a scheme a browser interprets.
  * Never a URI with a fragment (the code would be appended before it) or with credentials.
  * Everything else matches only as the exact registered string.
  */
@@ -17,6 +19,8 @@ export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.
 export const MAX_REDIRECT_URI_LENGTH = 500;
 /** `com.example.app:`: two or more dot-separated labels (URL.protocol is lower case). */
 const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+:$/;
+/** MCP hosts whose OAuth callback uses a scheme without a period (Cursor: `cursor://anysphere.cursor-mcp/oauth/callback`). */
+const MCP_HOST_SCHEMES: ReadonlySet<string> = new Set(['cursor:', 'vscode:', 'vscode-insiders:']);
 
 /** Why a URI cannot be registered as a redirect URI, or null when it can. */
 export function redirectUriProblem(uri: string): string | null {
@@ -44,8 +48,8 @@ export function unsafeRedirectUriProblem(uri: string): string | null {
 function schemeProblem(url: URL): string | null {
   if (url.protocol === 'https:') return null;
   if (url.protocol === 'http:') return LOOPBACK_HOSTS.has(url.hostname) ? null : 'uses http: on a host other than localhost, 127.0.0.1 or [::1]; use https:';
-  if (PRIVATE_USE_SCHEME.test(url.protocol)) return null;
-  return `uses the ${url.protocol} scheme; allowed: https:, http: on a loopback host, or a reverse domain name scheme such as com.example.app: (RFC 8252)`;
+  if (PRIVATE_USE_SCHEME.test(url.protocol) || MCP_HOST_SCHEMES.has(url.protocol)) return null;
+  return `uses the ${url.protocol} scheme; allowed: https:, http: on a loopback host, a reverse domain name scheme such as com.example.app: (RFC 8252), or cursor:, vscode:, vscode-insiders:`;
 }
 
 /** Whether a requested redirect URI is one of the registered ones (loopback: any port). */
