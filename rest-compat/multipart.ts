@@ -9,8 +9,8 @@ export interface MultipartForm {
 }
 
 /** Form fields other than files are small; more than this many is abuse, not a client. */
-const MAX_FIELDS = 20;
-const MAX_FIELD_BYTES = 64 * 1024;
+export const MAX_FIELDS = 20;
+export const MAX_FIELD_BYTES = 64 * 1024;
 
 /**
  * Reads a multipart form without holding the file in memory: each file part streams into a

@@ -17,7 +17,7 @@ import type { RestRoute } from './route.ts';
 import { handleEventStream, type PreparedStream } from './event-stream.ts';
 import { compileShapes, type ShapeAt } from './shape.ts';
 
-const JSON_BODY_LIMIT = '1mb';
+export const JSON_BODY_LIMIT = '1mb';
 /** Express's router drops a path's trailing slashes before compiling it (router/lib/layer.js `loosen`). */
 const TRAILING_SLASHES = /\/+$/;
 

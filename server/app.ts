@@ -104,7 +104,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
       app.listener,
     );
     const closeWebSockets = attachGraphqlWs(server, services, app.locals.getEnveloped as GetEnvelopedFn<object>);
-    server.keepAliveTimeout = 5_000;
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, resolve);
@@ -149,6 +149,9 @@ export async function startService(config: Config, options: { log?: Logger } = {
 }
 
 let selfUrl: string | undefined;
+
+/** An idle keep-alive connection is closed after this; the client opens a new one when it needs it. */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 export function buildServices(config: Config, db: Database, log: Logger, redis?: Redis, databaseOutage = new DatabaseOutageLog(log.child({ component: 'database' }))): Services {
   const prisma = db.prisma;

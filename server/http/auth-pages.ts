@@ -129,7 +129,9 @@ const refuseCrossOrigin: RequestHandler = (req, res, next) => {
   next();
 };
 
-const parseLoginForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
+/** The sign-in form: an email and a password need no more. */
+export const LOGIN_FORM_LIMIT = '16kb';
+const parseLoginForm = express.urlencoded({ extended: false, limit: LOGIN_FORM_LIMIT, parameterLimit: 20 });
 
 /**
  * Reads the sign-in form. A body the parser refuses is the client's mistake, answered here with

@@ -35,6 +35,9 @@ import type { Services } from '../../src/services.ts';
 
 export const GRAPHQL_WS_PATH = '/graphql';
 
+/** A socket must send connection_init within this (graphql-ws's close 4408 otherwise): an idle socket holds nothing for long. */
+export const CONNECTION_INIT_TIMEOUT_MS = 3_000;
+
 /** Close code for a client past its share of connections (graphql-ws reserves 4400-4499 for such refusals). */
 export const CLOSE_TOO_MANY_CONNECTIONS = 4429;
 /** Close code while the service cannot authenticate (its database is unavailable): try again later (RFC 6455 registry). */
@@ -85,6 +88,7 @@ export function attachGraphqlWs(server: http.Server, services: Services, getEnve
   wss.on('connection', (socket) => socket.once('close', services.metrics.streamOpened('graphql-ws')));
   const disposable = useServer(
     {
+      connectionInitWaitTimeout: CONNECTION_INIT_TIMEOUT_MS,
       // A valid credential in connection_init moves the socket to that credential's share.
       onConnect: async (ctx) => {
         const { request, socket } = ctx.extra;

@@ -19,6 +19,9 @@ import { AppError, HTTP_STATUS_BY_CODE, MESSAGES } from '../../src/errors.ts';
 import { rateLimitHeaders } from '../../src/ratelimit/rate-limiter.ts';
 import { appErrorForDatabaseFailure } from '../../src/db/db-errors.ts';
 
+/** Files one GraphQL multipart request may carry. */
+export const GRAPHQL_UPLOAD_MAX_FILES = 5;
+
 /** Where graphql-sse clients in single-connection mode connect (distinct connections: /graphql itself). */
 export const GRAPHQL_SSE_ENDPOINT = '/graphql/stream';
 
@@ -101,7 +104,7 @@ async function multipartOperation(services: Services, operations: OperationRunne
     operation = await processRequest<GraphQLOperation | GraphQLOperation[]>(req, res, {
       // busboy (inside) refuses a file that *reaches* maxFileSize; a file of exactly the limit is allowed.
       maxFileSize: services.config.storage.maxUploadBytes + 1,
-      maxFiles: 5,
+      maxFiles: GRAPHQL_UPLOAD_MAX_FILES,
     });
   } catch (error) {
     const status = error instanceof AppError ? error.status : ((error as { status?: number }).status ?? 400);
