@@ -149,6 +149,8 @@ async function main(): Promise<void> {
       GENERATION_CONCURRENCY: '1',
       GENERATION_STEP_DELAY: values['step-delay']!,
       RATE_LIMIT_GENERATE_PER_MINUTE: '1000',
+      // Every subscriber is the same user here: the per-user cap of open streams (default 20) is lifted.
+      STREAMS_PER_USER: String(SUBSCRIBERS + 10),
     },
     // --cpu-prof-dir <dir>: a V8 CPU profile of the service, written when it stops.
     // The heap cap `npm start` runs with (package.json), plus a CPU profile when asked.

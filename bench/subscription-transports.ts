@@ -30,7 +30,7 @@ const PROGRESS = `subscription ($runId: UUID!, $after: Int) { generationProgress
 type Item = { __typename: string; sequence?: number; agent?: string; status?: string; createdAt?: string };
 type Received = { sequence: number; createdAt: number; at: number };
 
-const service = await startBenchService({ WORKER_ENABLED: 'true', GENERATION_STEP_DELAY: values['step-delay']!, RATE_LIMIT_GENERATE_PER_MINUTE: '1000' });
+const service = await startBenchService({ WORKER_ENABLED: 'true', GENERATION_STEP_DELAY: values['step-delay']!, RATE_LIMIT_GENERATE_PER_MINUTE: '1000', STREAMS_PER_USER: String(perTransport * 10), WS_OPERATIONS_PER_SOCKET: String(perTransport * 10), WS_SOCKETS_PER_CREDENTIAL: String(perTransport * 10) });
 try {
   const user = await createUser(service.services, { scopes: ['read:workspace', 'write:workspace'], role: 'member' });
   await seedStickies(service.services, user.userId);

@@ -202,6 +202,15 @@ async function runTool(operations: OperationRunner, catalog: ToolCatalog, prepar
   const tool = prepared.definition;
   const ctx = (authInfo?.extra as { ctx?: RequestContext } | undefined)?.ctx;
   if (!ctx) throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+  // The summary tool follows its run: past the user's cap of open streams it starts nothing.
+  if (tool.name === 'start_summary_generation' && ctx.viewer) {
+    try {
+      ctx.services.streams.ensureRoom(ctx.viewer.user.id);
+    } catch (error) {
+      if (error instanceof AppError) return toolError(error.message);
+      throw error;
+    }
+  }
   const result = await operations.execute(ctx, prepared.operation, args);
   if (result.errors?.length) {
     const error = result.errors[0];

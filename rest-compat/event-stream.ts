@@ -58,6 +58,8 @@ export async function handleEventStream(prepared: PreparedStream, ctx: RequestCo
 
   let run: StreamRun | null;
   let after = lastEventId ?? 0;
+  // Past the user's cap of open streams nothing is found or started: refused at once (429).
+  if (ctx.viewer) ctx.services.streams.ensureRoom(ctx.viewer.user.id);
   const specsForError = [...prepared.startSpecs, ...prepared.findSpecs];
   const fail = (result: ExecutionResult) => sendError(res, result.errors![0], (field) => restFieldName(specsForError, field));
   if (query[stream.followParam] !== undefined) {

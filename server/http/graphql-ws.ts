@@ -52,6 +52,7 @@ export function attachGraphqlWs(server: http.Server, services: Services, getEnve
   const trustedOrigins = new Set(services.config.cors.origins);
   const shares = new SocketShares(services);
   const sharesOf = new WeakMap<WebSocket, Share>();
+  const refusedOperations = new WeakMap<WebSocket, number>();
   const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     if (new URL(req.url ?? '/', 'http://service').pathname !== GRAPHQL_WS_PATH) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
@@ -113,6 +114,11 @@ export function attachGraphqlWs(server: http.Server, services: Services, getEnve
       onSubscribe: async (ctx, _id, payload) => {
         // ctx.subscriptions already holds this operation.
         if (Object.keys(ctx.subscriptions).length > limits.wsOperationsPerSocket) {
+          // A client that keeps sending past the cap (as many refusals as the cap allows
+          // operations) is not listening: the socket closes instead of refusing one by one.
+          const refusals = (refusedOperations.get(ctx.extra.socket) ?? 0) + 1;
+          refusedOperations.set(ctx.extra.socket, refusals);
+          if (refusals > limits.wsOperationsPerSocket) ctx.extra.socket.close(CLOSE_TOO_MANY_CONNECTIONS, 'Too many operations refused on this connection (WS_OPERATIONS_PER_SOCKET)');
           return [new GraphQLError(`Too many operations on this connection: at most ${limits.wsOperationsPerSocket} at once (WS_OPERATIONS_PER_SOCKET); complete one first`, {
             extensions: { code: 'RATE_LIMITED', retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS },
           })];

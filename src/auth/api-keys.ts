@@ -1,3 +1,4 @@
+import { FreshCoalescer } from '../util/fresh-coalescer.ts';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import type { SqlClient } from '../db/sql-client.ts';
@@ -99,6 +100,9 @@ export class ApiKeyService {
     private readonly sql?: SqlClient,
   ) {}
 
+  /** Simultaneous verifications of one key share their read (see verify). */
+  private readonly lookups = new FreshCoalescer<KeyRow | undefined>();
+
   async create(input: { userId: string; name: string; scopes: readonly string[]; expiresAt?: Date | null; kind?: CredentialSecretKind }) {
     const kind = input.kind ?? 'api_key';
     const user = await this.prisma.user.findUnique({ where: { id: input.userId } });
@@ -135,6 +139,12 @@ export class ApiKeyService {
     return this.prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
   }
 
+  /** The key's row by its prefix (one statement: key, user and memberships). */
+  private async readKey(prefix: string): Promise<KeyRow | undefined> {
+    const rows = this.sql ? (await this.sql.query<KeyRow>(VERIFY_SQL, [prefix])).rows : await this.prisma.$queryRawUnsafe<KeyRow[]>(VERIFY_SQL, prefix);
+    return rows[0];
+  }
+
   list(userId: string, kind: CredentialSecretKind = 'api_key') {
     return this.prisma.apiKey.findMany({ where: { userId, kind }, orderBy: { createdAt: 'desc' } });
   }
@@ -142,19 +152,23 @@ export class ApiKeyService {
   /**
    * The key's owner, scopes and the owner's organizations, or null for a malformed, unknown,
    * revoked or expired key. One statement reads key, user and memberships (the request needs all
-   * three); nothing is cached, so a revoked key is refused on its next request.
+   * three); nothing is cached, so a revoked key is refused on its next request. Simultaneous
+   * requests with one key share the statement (FreshCoalescer: each is answered by a read that
+   * began after it arrived), so a burst of them costs two reads, not one each.
    */
   async verify(secret: string, now = new Date()): Promise<VerifiedKey | null> {
     const kind = secretKind(secret);
     if (!kind) return null;
     const prefix = keyPrefix(secret);
-    const [key] = this.sql ? (await this.sql.query<KeyRow>(VERIFY_SQL, [prefix])).rows : await this.prisma.$queryRawUnsafe<KeyRow[]>(VERIFY_SQL, prefix);
+    const key = await this.lookups.run(prefix, () => this.readKey(prefix));
     if (!key || key.kind !== kind) return null;
     const presented = Buffer.from(hashSecret(secret), 'hex');
     const stored = Buffer.from(key.secretHash, 'hex');
     if (presented.length !== stored.length || !timingSafeEqual(presented, stored)) return null;
     if (key.revokedAt || (key.expiresAt && key.expiresAt <= now)) return null;
     if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+      // The row is shared by the requests its read answered: the first of them records the use.
+      key.lastUsedAt = now;
       await this.prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } });
     }
     return {

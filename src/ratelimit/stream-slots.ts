@@ -23,7 +23,20 @@ export class StreamSlots {
   take(userId: string): () => void {
     const release = this.quota.take(userId);
     if (release) return release;
-    throw new AppError(
+    throw this.refusal();
+  }
+
+  /**
+   * Refuses now, as take() would, when the user holds every slot: a front checks before work that
+   * only makes sense with a stream (finding or starting the run to follow), so a refusal costs
+   * nothing and starts nothing. The slot itself is taken by follow(), on every front alike.
+   */
+  ensureRoom(userId: string): void {
+    if (!this.quota.hasRoom(userId)) throw this.refusal();
+  }
+
+  private refusal(): AppError {
+    return new AppError(
       'RATE_LIMITED',
       `Too many open event streams: at most ${this.maxPerUser} per user at once (STREAMS_PER_USER); close one and retry`,
       { retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS, limit: 'streams' },

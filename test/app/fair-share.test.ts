@@ -142,7 +142,13 @@ describe('open event streams per user, every transport together (STREAMS_PER_USE
     });
     expect(await multipart.text()).toMatch(/RATE_LIMITED/);
 
-    // MCP: the summary tool starts its run but cannot follow it: a tool error that says so.
+    // REST's stream that starts a run (no run_id): refused before it starts one.
+    const runsBefore = await server.services.prisma.generationRun.count({ where: { userId: user.userId } });
+    const startRefused = await fetch(`${server.url}/api/generate?days=7&sources=stickies`, { headers: { 'x-api-key': user.key } });
+    expect(startRefused.status).toBe(429);
+    expect(startRefused.headers.get('retry-after')).toBe('5');
+
+    // MCP: the summary tool, which follows its run, is refused before it starts one.
     const token = await createAccessToken(server.services, user.userId);
     const called = await fetch(`${server.url}/api/service`, {
       method: 'POST',
@@ -151,7 +157,8 @@ describe('open event streams per user, every transport together (STREAMS_PER_USE
     });
     const answer = (await called.json()) as { result: { isError?: boolean; content: { text: string }[] } };
     expect(answer.result.isError).toBe(true);
-    expect(answer.result.content[0]!.text).toMatch(/Too many open event streams.*was started; read it with get_summary_generation/);
+    expect(answer.result.content[0]!.text).toMatch(/Too many open event streams: at most 3 per user/);
+    expect(await server.services.prisma.generationRun.count({ where: { userId: user.userId } })).toBe(runsBefore);
 
     // Nothing was held by the refusals; another user of the service is not affected.
     expect(server.services.streams.held(user.userId)).toBe(3);
