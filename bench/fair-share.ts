@@ -3,11 +3,11 @@
  * event streams and subscriptions as it can while another organization reads; what does the
  * reader feel?
  *
- *   npx tsx bench/fair-share.ts [--seconds 10] [--rounds 2] [--rate 100] [--attack subscriptions,rest,sockets] [--retry-ms 5000] [--uncapped]
+ *   npx tsx bench/fair-share.ts [--seconds 10] [--rounds 2] [--rate 100] [--attack subscriptions,rest,sockets] [--retry-ms 5000] [--uncapped] [--set NAME=VALUE ...]
  *   DATABASE_URL=postgresql://... npx tsx bench/fair-share.ts      (on PostgreSQL)
  *
  * - The service runs as its own process with `npm start`'s heap cap and its default limits
- *   (`--uncapped` lifts the stream and socket caps to show what they prevent). It is a child of
+ *   (`--uncapped` lifts the per-client queue and the stream and socket caps, to show what they prevent). It is a child of
  *   this process; the flood runs in another child (this file with --flood), so neither the
  *   attacker's sockets nor the reader's loop share an event loop with what they measure.
  * - The attacker (organization A) starts a summary generation that keeps producing events, then
@@ -23,6 +23,7 @@
  *   Goal: the ratio stays under 2 (p50 and p99).
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
@@ -39,6 +40,8 @@ const { values } = parseArgs({
     attack: { type: 'string', default: 'subscriptions,rest,sockets' },
     concurrency: { type: 'string', default: '100' },
     'cpu-prof-dir': { type: 'string' },
+    set: { type: 'string', multiple: true, default: [] },
+    'node-arg': { type: 'string', multiple: true, default: [] },
   },
 });
 const GOAL_RATIO = 2;
@@ -167,7 +170,7 @@ async function flood(order: FloodOrder): Promise<void> {
     anonymous: () => sockets(3_000, {}, 'anonymousSocketsAccepted', 'anonymousSocketsRefused'),
     rest: restStreams,
   };
-  await Promise.all(ATTACKS.map((name) => attacks[name]!()));
+  await Promise.all(ATTACKS.filter((name) => name in attacks).map((name) => attacks[name]!()));
 }
 
 /** Runs `attempt` `count` times with at most `concurrency` at once (how a client library spreads its connections). */
@@ -204,11 +207,11 @@ async function main(): Promise<void> {
   const seconds = Number(values.seconds);
   const rounds = Number(values.rounds);
   const rate = Number(values.rate);
-  const lifted: Record<string, string> = values.uncapped ? { STREAMS_PER_USER: '100000', WS_OPERATIONS_PER_SOCKET: '100000', WS_SOCKETS_PER_CREDENTIAL: '100000', WS_ANONYMOUS_SOCKETS_PER_ADDRESS: '100000' } : {};
+  const lifted: Record<string, string> = values.uncapped ? { REQUESTS_IN_FLIGHT_PER_CLIENT: '10000', STREAMS_PER_USER: '100000', WS_OPERATIONS_PER_SOCKET: '10000', WS_SOCKETS_PER_CREDENTIAL: '100000', WS_ANONYMOUS_SOCKETS_PER_ADDRESS: '100000' } : {};
   const service = await startChildService({
-    env: { GENERATION_STEP_DELAY: '1s', GENERATION_CONCURRENCY: '1', RATE_LIMIT_GENERATE_PER_MINUTE: '1000', ...lifted },
+    env: { GENERATION_STEP_DELAY: '1s', GENERATION_CONCURRENCY: '1', RATE_LIMIT_GENERATE_PER_MINUTE: '1000', ...lifted, ...settings() },
     // npm start's heap cap; --cpu-prof-dir: a V8 CPU profile of the service, written when it stops.
-    nodeArgs: ['--max-old-space-size=384', ...(values['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof-dir']}`] : [])],
+    nodeArgs: ['--max-old-space-size=384', ...(values['node-arg'] ?? []), ...(values['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof-dir']}`] : [])],
     startTimeoutMs: 120_000,
   });
   try {
@@ -216,31 +219,82 @@ async function main(): Promise<void> {
     const reader = await createUserWithCli(service, ['read:workspace', 'write:workspace']);
     for (let i = 0; i < 20; i++) await post(service, reader.key, '/api/stickies', { content: `Reader's note ${i}: reconcile the custodian returns`, tags: ['bench'] });
     for (let i = 0; i < 20; i++) await post(service, attacker.key, '/api/stickies', { content: `Attacker's note ${i}: something to summarise`, tags: ['bench'] });
-    console.log(`database: ${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded (PGlite)'}; caps: ${values.uncapped ? 'lifted (--uncapped)' : 'defaults'}; attack: ${ATTACKS.join(', ')} (${CONCURRENCY} attempts in flight per kind), refused ones retried every ${RETRY_MS} ms; reader at ${rate} requests/s, ${seconds} s phases, ${rounds} rounds`);
+    console.log(`database: ${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded (PGlite)'}; caps: ${values.uncapped ? 'lifted (--uncapped)' : 'defaults'}${values.set?.length ? ` with ${values.set.join(' ')}` : ''}; attack: ${ATTACKS.join(', ')} (${CONCURRENCY} attempts in flight per kind), refused ones retried every ${RETRY_MS} ms; reader at ${rate} requests/s, ${seconds} s phases, ${rounds} rounds`);
 
-    const phases: { name: 'quiet' | 'flood'; p50: number; p99: number; max: number; requests: number; errors: number }[] = [];
+    const phases: { name: 'quiet' | 'flood'; p50: number; p99: number; max: number; requests: number; errors: number; rssMb: number; cpu: number }[] = [];
     for (let round = 1; round <= rounds; round++) {
-      phases.push({ name: 'quiet', ...(await read(service, reader.key, rate, seconds)) });
+      phases.push({ name: 'quiet', ...(await sampled(service, () => read(service, reader.key, rate, seconds))) });
       const runId = await startLongRun(service, attacker.key);
       const attackerProcess = fork(new URL(import.meta.url).pathname, ['--flood', '--retry-ms', String(RETRY_MS), '--attack', ATTACKS.join(','), '--concurrency', String(CONCURRENCY)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
       attackerProcess.send({ url: service.url, key: attacker.key, runId } satisfies FloodOrder);
       await sleep(3_000); // the flood's first wave
-      phases.push({ name: 'flood', ...(await read(service, reader.key, rate, seconds)) });
+      const [attackerBefore, readerBefore, wallBefore] = [cpuTicks(attackerProcess.pid), cpuTicks(process.pid), performance.now()];
+      phases.push({ name: 'flood', ...(await sampled(service, () => read(service, reader.key, rate, seconds))) });
+      const wall = performance.now() - wallBefore;
+      console.log(`  CPU during the flood phase (share of one core): attacker ${(((cpuTicks(attackerProcess.pid) - attackerBefore) * 10) / wall * 100).toFixed(0)} %, reader ${(((cpuTicks(process.pid) - readerBefore) * 10) / wall * 100).toFixed(0)} %`);
       const counts = await stopFlood(attackerProcess);
       console.log(`  attacker (round ${round}): subscriptions ${counts.subscriptionsAccepted} accepted / ${counts.subscriptionsRefused} refused; sockets with its key ${counts.keySocketsAccepted} / ${counts.keySocketsRefused}; REST streams ${counts.restStreamsAccepted} / ${counts.restStreamsRefused}; sockets without a credential ${counts.anonymousSocketsAccepted} / ${counts.anonymousSocketsRefused}`);
       await post(service, attacker.key, '/graphql', { query: `mutation { cancelGeneration(id: "${runId}") { id } }` }).catch(() => undefined);
       await sleep(2_000);
     }
-    console.log('phase   reader p50   reader p99   reader max   requests  errors');
-    for (const phase of phases) console.log(`${phase.name.padEnd(7)} ${ms(phase.p50)}   ${ms(phase.p99)}   ${ms(phase.max)}   ${String(phase.requests).padStart(8)}  ${phase.errors}`);
+    if (process.env.FAIR_SHARE_DEBUG) {
+      const slow = service.stdout.filter((line) => line.includes('/api/stickies') && /"durationMs":(\d{3,})/.test(line));
+      console.log(`service-side durations of reader requests over 100 ms: ${slow.length}`, slow.slice(0, 3));
+      const collections = service.stdout.filter((line) => /Mark-Compact|Scavenge/.test(line));
+      console.log(`garbage collections: ${collections.length}; the longest:`, collections.map((line) => [Number(/, ([\d.]+) \/ [\d.]+ ms/.exec(line)?.[1] ?? 0), line] as const).sort((a, b) => b[0] - a[0]).slice(0, 5).map(([, line]) => line));
+    }
+    console.log('phase   reader p50   reader p99   reader max   requests  errors  service RSS max  service CPU');
+    for (const phase of phases) console.log(`${phase.name.padEnd(7)} ${ms(phase.p50)}   ${ms(phase.p99)}   ${ms(phase.max)}   ${String(phase.requests).padStart(8)}  ${String(phase.errors).padStart(6)}  ${String(phase.rssMb).padStart(11)} MB  ${(phase.cpu * 100).toFixed(0).padStart(8)} %`);
     const median = (name: 'quiet' | 'flood', key: 'p50' | 'p99') => medianOf(phases.filter((phase) => phase.name === name).map((phase) => phase[key]));
     const ratio50 = median('flood', 'p50') / median('quiet', 'p50');
     const ratio99 = median('flood', 'p99') / median('quiet', 'p99');
     console.log(`median over phases: quiet p50 ${ms(median('quiet', 'p50'))} p99 ${ms(median('quiet', 'p99'))}; flood p50 ${ms(median('flood', 'p50'))} p99 ${ms(median('flood', 'p99'))}`);
     console.log(`flood/quiet: p50 ${ratio50.toFixed(2)}, p99 ${ratio99.toFixed(2)} (goal: under ${GOAL_RATIO}) ${ratio50 < GOAL_RATIO && ratio99 < GOAL_RATIO ? 'met' : 'NOT met'}`);
+  } catch (error) {
+    // The service's own last words, when it was the one that failed.
+    console.error(`service exit: ${JSON.stringify(service.process.exitCode ?? service.process.signalCode)}\n${[...service.stdout.slice(-20), ...service.stderr.slice(-40)].join('\n')}`);
+    throw error;
   } finally {
+    // A clean stop first, so that a --cpu-prof-dir profile is written.
+    service.process.kill('SIGTERM');
+    await Promise.race([service.exited, sleep(30_000)]);
     await service.cleanup();
   }
+}
+
+/** `measure` with the service's largest RSS and its CPU (share of one core) over the phase, read from /proc. */
+async function sampled<T>(service: ChildService, measure: () => Promise<T>): Promise<T & { rssMb: number; cpu: number }> {
+  let rssMb = 0;
+  const sample = () => {
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${service.pid}/status`, 'utf8'));
+    rssMb = Math.max(rssMb, Math.round(Number(match?.[1] ?? 0) / 1024));
+  };
+  const ticks = () => cpuTicks(service.pid);
+  const timer = setInterval(sample, 250);
+  const [cpuBefore, wallBefore] = [ticks(), performance.now()];
+  try {
+    const result = await measure();
+    const cpu = ((ticks() - cpuBefore) * 10) / (performance.now() - wallBefore);
+    return { ...result, rssMb, cpu };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** CPU time of a process so far, in clock ticks (10 ms). */
+function cpuTicks(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** --set NAME=VALUE (repeated): service variables for this run, e.g. --set REQUESTS_IN_FLIGHT_PER_CLIENT=4. */
+function settings(): Record<string, string> {
+  return Object.fromEntries((values.set ?? []).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 }
 
 /** A run that lasts: sources with work for every agent, paced by the step delay; restarted by the caller each round. */

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type Response, type Router } from 'express';
 import { match, type MatchFunction } from 'path-to-regexp';
 import type { OperationRunner, PreparedOperation } from '../schema/pipeline/index.ts';
@@ -31,6 +31,11 @@ export interface RouterOptions {
   maxUploadBytes: number;
   /** Told of each request that met an unavailable database (it logs once per outage). */
   databaseOutage: Pick<DatabaseOutageLog, 'failed'>;
+  /**
+   * The refusal of an event stream known before anything is looked up (the presented credential's
+   * user already holds every stream slot), or undefined: a flood of refused streams costs no reads.
+   */
+  earlyStreamRefusal?: (headers: IncomingHttpHeaders) => AppError | undefined;
 }
 
 /**
@@ -229,6 +234,8 @@ export function prepareRestRoutes(options: RouterOptions): RestRoutes {
 
   /** An event stream route: express's response helpers write its headers (event-stream.ts). */
   async function handleStream(entry: PreparedRoute, req: Request, res: Response): Promise<void> {
+    const early = options.earlyStreamRefusal?.(req.headers);
+    if (early) return sendError(res, early);
     const ctx = await begin(entry, req, res);
     if (ctx && entry.stream) await handleEventStream(entry.stream, ctx, req, res);
   }

@@ -8,6 +8,8 @@ import { createLogger, type Logger } from '../src/log.ts';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
 import { DatabaseOutageLog } from '../src/db/outage-log.ts';
+import { ClientQueues } from '../src/ratelimit/client-queues.ts';
+import { KnownCredentials } from '../src/auth/known-credentials.ts';
 import type { Services } from '../src/services.ts';
 import { ApiKeyService } from '../src/auth/api-keys.ts';
 import { OAuthService } from '../src/auth/oauth/oauth-service.ts';
@@ -234,6 +236,8 @@ export function buildServices(config: Config, db: Database, log: Logger, redis?:
     pubsub,
     progress: generation.hub,
     streams: generation.streams,
+    knownCredentials: new KnownCredentials(),
+    clientQueues: new ClientQueues({ inFlightPerClient: config.limits.requestsInFlightPerClient, queuedPerClient: config.limits.requestsQueuedPerClient }),
     databaseOutage,
     generation: generation.service,
     generationWorker: generation.worker,

@@ -9,6 +9,7 @@ import { loadConfig } from '../src/config.ts';
 import { GENERATION_LIMITS } from '../src/generation/generation-service.ts';
 import { PAGE_SIZES } from '../src/pagination.ts';
 import { STREAM_RETRY_AFTER_SECONDS } from '../src/ratelimit/stream-slots.ts';
+import { QUEUE_RETRY_AFTER_SECONDS } from '../src/ratelimit/client-queues.ts';
 import { DIETZ_MAX_RANGE_DAYS } from '../src/returns/returns-service.ts';
 import { MAX_FOLDERS_PER_USER } from '../src/workspace/links/link-service.ts';
 import { MAX_COMMENTS_PER_TASK } from '../src/workspace/tasks/builtin-provider.ts';
@@ -64,6 +65,8 @@ function limits(): Limit[] {
     { limit: 'OAuth authorize, token and revoke requests', per: 'credential (address without one)', default: perMinute(rateLimits.oauthPerMinute), variable: 'OAUTH_REQUESTS_PER_MINUTE', past: '429 `too_many_requests` with `Retry-After`' },
     { limit: 'OAuth client metadata', per: 'registration', default: `${MAX_REDIRECT_URIS} redirect URIs of ${MAX_REDIRECT_URI_LENGTH} characters, \`client_name\` ${MAX_CLIENT_NAME_LENGTH} characters, ${MAX_CLIENT_METADATA_BYTES} bytes in all`, past: '400 `invalid_client_metadata` / `invalid_redirect_uri` naming the field' },
     { limit: 'an OAuth client no user approved', per: 'registration', default: `deleted after ${UNUSED_CLIENT_LIFETIME_MS / 3_600_000} h`, past: 'authorize: 400 page; token: 401 `invalid_client`; register again' },
+    { limit: 'requests served at once (a stream counts until its headers are sent)', per: 'client: its credential as presented, or its address without one', default: String(fair.requestsInFlightPerClient), variable: 'REQUESTS_IN_FLIGHT_PER_CLIENT', past: 'the request waits for the client\'s turn (first come, first served); other clients do not wait' },
+    { limit: 'requests waiting for their turn', per: 'client', default: String(fair.requestsQueuedPerClient), variable: 'REQUESTS_QUEUED_PER_CLIENT', past: `429 \`{"error": ...}\` with \`Retry-After: ${QUEUE_RETRY_AFTER_SECONDS}\`, before any work (no credential check)` },
     { limit: 'open event streams of generation progress (REST SSE, graphql-sse, graphql-ws, multipart subscriptions, MCP progress together)', per: 'user, on each instance', default: String(fair.streamsPerUser), variable: 'STREAMS_PER_USER', past: `REST 429 \`{"error": ...}\` with \`Retry-After: ${STREAM_RETRY_AFTER_SECONDS}\`; GraphQL \`RATE_LIMITED\` in the subscription's errors; MCP a tool error; nothing is started` },
     { limit: 'summary generations queued or running', per: 'user', default: String(GENERATION_LIMITS.activeRunsPerUser), past: '409 `CONFLICT`' },
     { limit: 'active API keys', per: 'user', default: String(config.auth.maxActiveCredentials.api_key), variable: 'MAX_API_KEYS_PER_USER', past: '409 `CONFLICT`' },

@@ -114,6 +114,10 @@ const envSchema = z.object({
     .pipe(z.string().min(16, 'must be at least 16 characters').regex(/^[\x21-\x7e]+$/, 'expected printable ASCII without spaces').optional()),
   /** Event streams and subscriptions of generation progress a user holds open at once on one instance, every transport together. */
   STREAMS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(20),
+  /** Requests of one client (its credential, or its address without one) served at once; the rest wait their turn. */
+  REQUESTS_IN_FLIGHT_PER_CLIENT: z.coerce.number().int().min(1).max(10_000).default(4),
+  /** Requests of one client that may wait for their turn; past it 429. */
+  REQUESTS_QUEUED_PER_CLIENT: z.coerce.number().int().min(0).max(100_000).default(100),
   /** Operations in flight on one graphql-ws socket (subscriptions included). */
   WS_OPERATIONS_PER_SOCKET: z.coerce.number().int().min(1).max(10_000).default(20),
   /** graphql-ws sockets one credential (API key, access token, session) holds open at once on one instance. */
@@ -303,6 +307,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     /** Fair share between clients (docs/limits.md). */
     limits: {
       streamsPerUser: raw.STREAMS_PER_USER,
+      requestsInFlightPerClient: raw.REQUESTS_IN_FLIGHT_PER_CLIENT,
+      requestsQueuedPerClient: raw.REQUESTS_QUEUED_PER_CLIENT,
       wsOperationsPerSocket: raw.WS_OPERATIONS_PER_SOCKET,
       wsSocketsPerCredential: raw.WS_SOCKETS_PER_CREDENTIAL,
       wsAnonymousSocketsPerAddress: raw.WS_ANONYMOUS_SOCKETS_PER_ADDRESS,

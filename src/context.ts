@@ -7,6 +7,7 @@ import { grants, scopesForRole, type Scope } from './auth/scopes.ts';
 import { RequestBudgets } from './ratelimit/rate-limiter.ts';
 import { findSessionUser, SESSION_COOKIE } from './auth/sessions.ts';
 import { AppError, MESSAGES } from './errors.ts';
+import { readCookie } from './util/cookies.ts';
 
 /** `oauth_token`: an access token of the built-in OAuth server, valid only at the resource it names (the MCP endpoint). */
 export type CredentialKind = 'api_key' | 'session' | 'access_token' | 'oauth_token';
@@ -59,6 +60,7 @@ export interface RequestInfo {
 
 export async function createContext(services: Services, request: RequestInfo): Promise<RequestContext> {
   const { viewer, problem } = await authenticate(services, request.headers, request.resource);
+  if (viewer) services.knownCredentials.remember(request.headers, { userId: viewer.user.id, credential: `${viewer.credential.kind}:${viewer.credential.id}` });
   let memberships: Promise<ReadonlySet<string>> | undefined;
   let log: Logger | undefined;
   return {
@@ -166,22 +168,6 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const index = part.indexOf('=');
-    if (index > 0 && part.slice(0, index).trim() === name) {
-      const value = part.slice(index + 1).trim();
-      try {
-        return decodeURIComponent(value);
-      } catch {
-        // Malformed percent-encoding: keep the raw value; it fails verification like any bad token (401, not 500).
-        return value;
-      }
-    }
-  }
-  return undefined;
-}
 
 /** The request relies on the `sso_token` cookie: no API key or bearer token of its own. */
 export function authenticatesWithSessionCookie(req: { headers: IncomingHttpHeaders }): boolean {

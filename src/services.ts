@@ -27,6 +27,8 @@ import type { GenerationService } from './generation/generation-service.ts';
 import type { ProgressHub } from './generation/progress-hub.ts';
 import type { DatabaseOutageLog } from './db/outage-log.ts';
 import type { StreamSlots } from './ratelimit/stream-slots.ts';
+import type { ClientQueues } from './ratelimit/client-queues.ts';
+import type { KnownCredentials } from './auth/known-credentials.ts';
 import type { JobWorker } from './jobs/job-worker.ts';
 import type { GenerationJobPayload } from './generation/generation-worker.ts';
 import type { Metrics } from './metrics/metrics.ts';
@@ -66,6 +68,10 @@ export interface Services {
   progress: ProgressHub;
   /** One warning per database outage, not a stack trace per refused request. */
   databaseOutage: DatabaseOutageLog;
+  /** Which user a presented credential is (by its hash), to refuse a client at a cap before looking it up again. */
+  knownCredentials: KnownCredentials;
+  /** Each client's requests served at once and waiting (REQUESTS_IN_FLIGHT_PER_CLIENT, REQUESTS_QUEUED_PER_CLIENT). */
+  clientQueues: ClientQueues;
   /** Open event streams per user (STREAMS_PER_USER), every transport together. */
   streams: StreamSlots;
   generation: GenerationService;

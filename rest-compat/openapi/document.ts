@@ -175,13 +175,16 @@ function responses(schema: GraphQLSchema, route: RestRoute, document: DocumentNo
     out['413'] = error('The body is too large.');
     out['415'] = error('Unsupported content type.', 'Content-Type must be application/json');
   }
-  if (facts.budget || route.stream) {
-    const spent = [facts.budget ? `the \`${facts.budget}\` rate budget is spent` : '', route.stream ? 'the caller holds STREAMS_PER_USER open event streams already' : ''].filter(Boolean).join(', or ');
-    out['429'] = error(`${capitalise(spent)}.`, 'Rate limit exceeded', {
-      'Retry-After': { $ref: '#/components/headers/Retry-After' },
-      ...headers,
-    });
-  }
+  // Every route can answer 429: a client with REQUESTS_QUEUED_PER_CLIENT requests waiting already (docs/limits.md).
+  const refusals = [
+    facts.budget ? `the \`${facts.budget}\` rate budget is spent` : '',
+    route.stream ? 'the caller holds STREAMS_PER_USER open event streams already' : '',
+    'the client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already',
+  ].filter(Boolean);
+  out['429'] = error(`${capitalise(refusals.join(', or '))}.`, 'Rate limit exceeded', {
+    'Retry-After': { $ref: '#/components/headers/Retry-After' },
+    ...(facts.budget ? headers : {}),
+  });
   if (route.upstream) {
     out['502'] = error(`${capitalise(route.upstream)} failed or answered something unreadable.`);
     out['504'] = error(`${capitalise(route.upstream)} did not answer in time.`);

@@ -81,6 +81,11 @@ export function jsonRpcPath(): Record<string, unknown> {
         '403': { description: 'A browser page from another origin.', content: { 'application/json': { schema: {} } } },
         '413': jsonRpcError('Body over 1 MB (-32600).'),
         '415': { description: 'A Content-Type other than application/json.', content: { 'application/json': { schema: {} } } },
+        '429': {
+          description: 'The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already (docs/limits.md).',
+          headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
         '503': {
           description: 'The bearer token cannot be checked: the database is unavailable; retry after Retry-After seconds.',
           headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },

@@ -54,6 +54,9 @@ export function attachGraphqlWs(server: http.Server, services: Services, getEnve
   const sharesOf = new WeakMap<WebSocket, Share>();
   const refusedOperations = new WeakMap<WebSocket, number>();
   const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Until ws takes the socket, a client that resets it (while its credential is checked) must
+    // not take the process down with an unhandled 'error'.
+    socket.on('error', () => socket.destroy());
     if (new URL(req.url ?? '/', 'http://service').pathname !== GRAPHQL_WS_PATH) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
       return;

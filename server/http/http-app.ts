@@ -69,6 +69,10 @@ export function createHttpApp(services: Services, lifecycle: Lifecycle & { readi
     requestLog,
     maxUploadBytes: services.config.storage.maxUploadBytes,
     databaseOutage: services.databaseOutage,
+    earlyStreamRefusal: (headers) => {
+      const owner = services.knownCredentials.ownerOf(headers);
+      return owner ? services.streams.refusalIfFull(owner.userId) : undefined;
+    },
   });
   app.use(createRestRouter(rest));
   app.use(dashboardRoutes(services));

@@ -1,7 +1,7 @@
 /**
  * The policies every HTTP request passes before a route answers it, in order: response metrics,
- * the request's trace span, the request id and access log, the shutdown header, and the deadline
- * of a body sent without a credential. Express runs
+ * the request's trace span, the request id and access log, the shutdown header, the client's turn
+ * (client-queue.ts), and the deadline of a body sent without a credential. Express runs
  * them (http-app.ts) and so does the REST lane (rest-lane.ts): one list, attached once.
  */
 import type { ServerResponse } from 'node:http';
@@ -10,6 +10,7 @@ import { requestTracing } from '../../src/tracing/index.ts';
 import { httpMetrics } from './metrics.ts';
 import { requestLogging } from './request-context.ts';
 import { anonymousBodyDeadline } from './body-deadline.ts';
+import { clientQueuePolicy } from './client-queue.ts';
 import type { RequestPolicy } from './policy.ts';
 
 export type { PolicyRequest, RequestPolicy } from './policy.ts';
@@ -19,11 +20,18 @@ export interface Lifecycle {
 }
 
 /**
- * [count the response, trace, log, close when stopping, the anonymous body deadline]. Express mounts the probes and the
+ * [count the response, trace, log, close when stopping, the client's turn, the anonymous body deadline]. Express mounts the probes and the
  * metrics page after the first (they are counted, not traced or logged).
  */
 export function requestPolicies(services: Services, lifecycle: Lifecycle): [RequestPolicy, ...RequestPolicy[]] {
-  return [httpMetrics(services.metrics), requestTracing(), requestLogging(services.log), closeWhenStopping(lifecycle), anonymousBodyDeadline(services)];
+  return [
+    httpMetrics(services.metrics),
+    requestTracing(),
+    requestLogging(services.log),
+    closeWhenStopping(lifecycle),
+    clientQueuePolicy(services.clientQueues),
+    anonymousBodyDeadline(services),
+  ];
 }
 
 /**

@@ -6,7 +6,6 @@
  * a script's x-api-key), and again at connection_init when its payload names a credential; a
  * socket moves from one share to the other only if the new one has room.
  */
-import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Services } from '../../src/services.ts';
 import { authenticate } from '../../src/context.ts';
@@ -22,8 +21,6 @@ export type Admission = { share: Share } | { refused: string };
 export class SocketShares {
   private readonly byAddress: KeyedQuota;
   private readonly byCredential: KeyedQuota;
-  /** Which credential a presented secret turned out to be (by the secret's hash; never the secret itself). */
-  private readonly knownCredentials = new Map<string, string>();
 
   constructor(private readonly services: Services) {
     const { limits } = services.config;
@@ -35,7 +32,7 @@ export class SocketShares {
   async admit(headers: IncomingHttpHeaders, address: string): Promise<Admission> {
     if (!presentsCredential(headers)) return this.take(`address:${address}`);
     // A credential already known to hold its share is refused without asking the database again.
-    const known = this.knownCredentials.get(presentedHash(headers));
+    const known = this.services.knownCredentials.ownerOf(headers)?.credential;
     if (known && !this.byCredential.hasRoom(known)) return this.take(known);
     const credential = await this.credentialKey(headers);
     return this.take(credential ?? `address:${address}`);
@@ -68,18 +65,9 @@ export class SocketShares {
     const { viewer } = await authenticate(this.services, headers);
     if (!viewer) return null;
     const key = `${viewer.credential.kind}:${viewer.credential.id}`;
-    if (this.knownCredentials.size >= MAX_KNOWN_CREDENTIALS) this.knownCredentials.clear();
-    this.knownCredentials.set(presentedHash(headers), key);
+    this.services.knownCredentials.remember(headers, { userId: viewer.user.id, credential: key });
     return key;
   }
-}
-
-/** A bound on the memory of presented secrets (a new one is authenticated again: it costs one lookup). */
-const MAX_KNOWN_CREDENTIALS = 10_000;
-
-/** The credential headers as presented, hashed: the same secret gives the same hash. */
-function presentedHash(headers: IncomingHttpHeaders): string {
-  return createHash('sha256').update(`${headers['x-api-key'] ?? ''}\n${headers.authorization ?? ''}\n${headers.cookie ?? ''}`).digest('base64url');
 }
 
 /** Whether the headers carry anything that could be a credential (only then is the database asked). */

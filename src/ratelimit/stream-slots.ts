@@ -32,7 +32,13 @@ export class StreamSlots {
    * nothing and starts nothing. The slot itself is taken by follow(), on every front alike.
    */
   ensureRoom(userId: string): void {
-    if (!this.quota.hasRoom(userId)) throw this.refusal();
+    const refusal = this.refusalIfFull(userId);
+    if (refusal) throw refusal;
+  }
+
+  /** The refusal take() would throw now, or undefined while the user has room. */
+  refusalIfFull(userId: string): AppError | undefined {
+    return this.quota.hasRoom(userId) ? undefined : this.refusal();
   }
 
   private refusal(): AppError {

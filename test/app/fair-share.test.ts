@@ -246,6 +246,20 @@ describe('graphql-ws shares', () => {
     afterwards.socket!.close();
   });
 
+  it('a client that resets its connection while its upgrade is being admitted does not take the service down', async () => {
+    const user = await workspaceUser();
+    const url = new URL(server.url);
+    for (let i = 0; i < 20; i++) {
+      const socket = net.connect(Number(url.port), url.hostname, () => {
+        socket.write(`GET /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\nx-api-key: ${user.key}\r\n\r\n`);
+        socket.resetAndDestroy();
+      });
+      socket.on('error', () => undefined);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  });
+
   it('a message larger than GRAPHQL_MAX_BODY_BYTES closes the socket with 1009, as /graphql over HTTP answers 413', async () => {
     const { socket } = await rawSocket();
     const ended = closed(socket!);

@@ -1186,6 +1186,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
@@ -1363,6 +1378,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
@@ -1535,6 +1565,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
@@ -1668,7 +1713,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The `returns` rate budget is spent. */
+            /** @description The `returns` rate budget is spent, or the client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1852,7 +1897,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The `returns` rate budget is spent. */
+            /** @description The `returns` rate budget is spent, or the client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1995,7 +2040,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The `returns` rate budget is spent. */
+            /** @description The `returns` rate budget is spent, or the client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2208,7 +2253,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The `upload` rate budget is spent. */
+            /** @description The `upload` rate budget is spent, or the client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2380,6 +2425,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
@@ -2475,7 +2535,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The `returns` rate budget is spent. */
+            /** @description The `returns` rate budget is spent, or the client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2598,6 +2658,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Insufficient permissions"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2728,6 +2803,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2906,6 +2996,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
@@ -3038,6 +3143,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3220,6 +3340,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
@@ -3344,6 +3479,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3484,6 +3634,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3666,6 +3831,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
@@ -3804,6 +3984,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
@@ -3925,6 +4120,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
@@ -4012,6 +4222,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Insufficient permissions"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4184,6 +4409,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
@@ -4291,6 +4531,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4463,6 +4718,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
@@ -4596,6 +4866,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4787,6 +5072,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
@@ -4917,6 +5217,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
@@ -5024,6 +5339,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5208,6 +5538,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
@@ -5324,6 +5669,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5469,6 +5829,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5653,7 +6028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The `chat` rate budget is spent. */
+            /** @description The `chat` rate budget is spent, or the client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5829,6 +6204,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6056,6 +6446,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
@@ -6222,6 +6627,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6446,6 +6866,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
@@ -6626,6 +7061,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Content-Type must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6844,6 +7294,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
@@ -6970,6 +7435,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7162,6 +7642,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
@@ -7283,6 +7778,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7421,7 +7931,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The `generate` rate budget is spent, or the caller holds STREAMS_PER_USER open event streams already. */
+            /** @description The `generate` rate budget is spent, or the caller holds STREAMS_PER_USER open event streams already, or the client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7616,6 +8126,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already (docs/limits.md). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The bearer token cannot be checked: the database is unavailable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
