@@ -8,6 +8,7 @@ import { createLogger, type Logger } from '../src/log.ts';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrator.ts';
 import { DatabaseOutageLog } from '../src/db/outage-log.ts';
+import { assertPortFree, PortInUseError } from './port-check.ts';
 import { ClientQueues } from '../src/ratelimit/client-queues.ts';
 import { KnownCredentials } from '../src/auth/known-credentials.ts';
 import type { Services } from '../src/services.ts';
@@ -62,6 +63,8 @@ export interface RunningService {
 /** Opens the database, migrates, wires the services, seeds demo data and listens. */
 export async function startService(config: Config, options: { log?: Logger } = {}): Promise<RunningService> {
   const log = options.log ?? createLogger(config.logLevel);
+  // Before the database is opened, migrated or seeded: a taken port is said at once, naming PORT.
+  await assertPortFree(config.host, config.port);
   const drainMs = config.shutdownDrainMs;
   // One warning per database outage, whoever meets it first: a request, a worker's poll, the pool.
   const databaseOutage = new DatabaseOutageLog(log.child({ component: 'database' }));
@@ -108,7 +111,8 @@ export async function startService(config: Config, options: { log?: Logger } = {
     const closeWebSockets = attachGraphqlWs(server, services, app.locals.getEnveloped as GetEnvelopedFn<object>);
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      // Taken since the check at the start (another process was quicker): the same message.
+      server.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new PortInUseError(config.host, config.port) : error));
       server.listen(config.port, config.host, resolve);
     });
     const address = server.address() as AddressInfo;

@@ -3,6 +3,8 @@ import './node-env.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { startService } from './app.ts';
+import { PortInUseError } from './port-check.ts';
+import { DatabaseUrlError } from '../src/db/database-url.ts';
 import { EmbeddedDatabaseBusyError } from '../src/db/embedded.ts';
 
 async function main(): Promise<void> {
@@ -32,6 +34,11 @@ async function main(): Promise<void> {
       });
     }
   } catch (error) {
+    if (error instanceof PortInUseError || error instanceof DatabaseUrlError) {
+      log.fatal(error.message);
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
     if (error instanceof EmbeddedDatabaseBusyError) {
       log.fatal({ pid: error.lock.pid }, `${error.message}. Stop it first, or use another DATA_DIR.`);
       process.exit(1);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { TracingSettings } from './tracing/tracing.ts';
+import { databaseUrlProblem } from './db/database-url.ts';
 
 /**
  * Every setting is an environment variable, parsed and validated here once. The table in
@@ -219,6 +220,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   }
   const raw = parsed.data;
+  const databaseUrl = raw.DATABASE_URL === undefined ? null : databaseUrlProblem(raw.DATABASE_URL);
+  if (databaseUrl) throw new ConfigError(`Invalid configuration:\n  ${databaseUrl}`);
   if (raw.COMPARISON_MATCH_BPS > raw.COMPARISON_REVIEW_BPS) {
     throw new ConfigError('Invalid configuration:\n  COMPARISON_MATCH_BPS: must not exceed COMPARISON_REVIEW_BPS');
   }

@@ -80,6 +80,11 @@ Commands:
         random passwords, an admin API key, 13 months of returns data and a workspace. For
         PostgreSQL, where the service does not seed. Prints the credentials once. Does nothing
         when admin@demo.local exists (a second run says the demo exists).
+  demo:credentials
+        New credentials for the demo, for when its block was lost (it is shown once): new
+        random passwords for admin@demo.local and analyst@demo.local and a new admin API key,
+        printed in the same block. Earlier keys keep working (key:revoke them). Fails when
+        the demo was never seeded in this database.
   transcript:import --email E --file F [--format vtt|srt|json] [--title T] [--occurred-at ISO]
         Import a meeting transcript (WebVTT, SRT or the JSON format of docs/workspace.md) for
         the user, as the importTranscript mutation does. --format defaults to the file extension;
@@ -405,6 +410,26 @@ const COMMANDS: Record<string, Command> = {
         }
       }
       return output(ctx.json, [url], { url, kind });
+    },
+  },
+
+  'demo:credentials': {
+    summary: 'new passwords and a new API key for the demo',
+    options: {},
+    async run(ctx) {
+      const seed = await load.seed();
+      const { ApiKeyService } = await load.apiKeys();
+      const db = await ctx.database();
+      const credentials = await seed.reissueDemoCredentials({ prisma: db.prisma, apiKeys: new ApiKeyService(db.prisma, ctx.config.auth.maxActiveCredentials) });
+      if (!credentials) throw new CommandError(`No demo here (${seed.DEMO_ADMIN_EMAIL} and ${seed.DEMO_ANALYST_EMAIL} in their organizations): npm run cli -- seed:demo seeds it`);
+      const lines: string[] = [];
+      seed.printDemoCredentials((line) => lines.push(line), credentials, { dashboardUrl: seed.dashboardUrlHint(ctx.config), heading: seed.demoHeading(db.kind, 'demo:credentials') });
+      return output(ctx.json, lines, {
+        admin: { email: seed.DEMO_ADMIN_EMAIL, password: credentials.adminPassword },
+        analyst: { email: seed.DEMO_ANALYST_EMAIL, password: credentials.analystPassword },
+        apiKey: credentials.apiKey,
+        organizations: { demoCapital: credentials.demoOrgId, northwind: credentials.otherOrgId },
+      });
     },
   },
 

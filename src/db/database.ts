@@ -2,6 +2,7 @@ import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { findRunningServer, startEmbeddedServer, type EmbeddedServer } from './embedded.ts';
+import { databaseUrlError } from './database-url.ts';
 
 export type { PrismaClient };
 
@@ -47,6 +48,8 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   }
   const { connectionString, schema } = splitSchema(url);
   const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10, ...(schema ? { options: `-c search_path="${schema}"` } : {}) });
+  // A configured PostgreSQL is asked once, so a wrong DATABASE_URL is said in words that name it.
+  if (options.databaseUrl) await firstConnection(pool, options.databaseUrl);
   watchConnections(pool, options.onConnectionError);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined) });
   return {
@@ -60,6 +63,15 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       await embedded?.close();
     },
   };
+}
+
+async function firstConnection(pool: pg.Pool, databaseUrl: string): Promise<void> {
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw databaseUrlError(databaseUrl, error) ?? error;
+  }
 }
 
 /**

@@ -560,6 +560,32 @@ export async function seedDemoData(services: Services, options: SeedOptions = {}
   };
 }
 
+/**
+ * New credentials for an existing demo, for whoever lost the block (it is shown once): fresh
+ * passwords for both demo users and a new admin API key (the old keys keep working; revoke them by
+ * prefix). Null when the demo was never seeded here.
+ */
+export async function reissueDemoCredentials(deps: { prisma: Services['prisma']; apiKeys: Pick<Services['apiKeys'], 'create'> }): Promise<DemoCredentials | null> {
+  const users = await deps.prisma.user.findMany({
+    where: { email: { in: [DEMO_ADMIN_EMAIL, DEMO_ANALYST_EMAIL] } },
+    select: { id: true, email: true, memberships: { select: { org: { select: { id: true, name: true } } } } },
+  });
+  const admin = users.find((user) => user.email === DEMO_ADMIN_EMAIL);
+  const analyst = users.find((user) => user.email === DEMO_ANALYST_EMAIL);
+  const demoOrg = admin?.memberships.find((membership) => membership.org.name === DEMO_ORG_NAME)?.org;
+  const otherOrg = analyst?.memberships.find((membership) => membership.org.name === DEMO_OTHER_ORG_NAME)?.org;
+  if (!admin || !analyst || !demoOrg || !otherOrg) return null;
+  const adminPassword = randomPassword();
+  const analystPassword = randomPassword();
+  const [adminHash, analystHash] = await Promise.all([hashPassword(adminPassword), hashPassword(analystPassword)]);
+  await deps.prisma.$transaction([
+    deps.prisma.user.update({ where: { id: admin.id }, data: { passwordHash: adminHash } }),
+    deps.prisma.user.update({ where: { id: analyst.id }, data: { passwordHash: analystHash } }),
+  ]);
+  const { secret: apiKey } = await deps.apiKeys.create({ userId: admin.id, name: `${DEMO_KEY_NAME} (reissued ${new Date().toISOString().slice(0, 10)})`, scopes: ['admin'] });
+  return { adminPassword, analystPassword, apiKey, demoOrgId: demoOrg.id, otherOrgId: otherOrg.id };
+}
+
 /** The text in 64 KiB buffers, as a client's upload would arrive. */
 function* chunks(text: string): Generator<Buffer> {
   const bytes = Buffer.from(text, 'utf8');
@@ -587,8 +613,9 @@ export function dashboardUrlHint(config: Services['config']): string {
 }
 
 /** The block's first line: how the demo was seeded, into which database. */
-export function demoHeading(kind: Services['db']['kind'], via: 'first start' | 'seed:demo'): string {
+export function demoHeading(kind: Services['db']['kind'], via: 'first start' | 'seed:demo' | 'demo:credentials'): string {
   const database = kind === 'pglite' ? 'the embedded database' : 'PostgreSQL';
+  if (via === 'demo:credentials') return `DEMO CREDENTIALS REISSUED in ${database} by npm run cli -- demo:credentials`;
   return via === 'first start'
     ? `DEMO DATA SEEDED: first start with ${database}`
     : `DEMO DATA SEEDED into ${database} by npm run cli -- seed:demo`;
@@ -617,6 +644,7 @@ export function printDemoCredentials(
     '',
     'These credentials are shown ONLY NOW and are stored only as hashes.',
     'Copy them somewhere safe. New keys: npm run cli -- key:create --email E --scopes S',
+    'Lost them? npm run cli -- demo:credentials prints new ones (new passwords, a new key).',
   ];
   const width = Math.max(...body.map((line) => line.length)) + 4;
   const rule = `+${'='.repeat(width - 2)}+`;
