@@ -223,7 +223,7 @@ export function htmlPage(title: string, body: string): string {
 <link rel="icon" href="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'%3E%3Crect width='32' height='32' rx='7' fill='%232450d6'/%3E%3Cpath d='M9 22l5-6 4 3 5-8' stroke='white' stroke-width='3' fill='none' stroke-linecap='round' stroke-linejoin='round'/%3E%3C/svg%3E">
 <style>
   body{font-family:system-ui,sans-serif;background:#f4f5f7;color:#1d2433;display:grid;place-items:center;min-height:100vh;margin:0}
-  form,main{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0001;width:min(26rem,90vw);display:grid;gap:.9rem}
+  form,main{box-sizing:border-box;background:#fff;padding:clamp(1.2rem,5vw,2rem);border-radius:12px;box-shadow:0 2px 12px #0001;width:min(30rem,90vw);display:grid;gap:.9rem;overflow-wrap:anywhere}
   h1{font-size:1.3rem;margin:0 0 .3rem} label{display:grid;gap:.3rem;font-size:.9rem}
   input{font:inherit;padding:.55rem .7rem;border:1px solid #b8bfcc;border-radius:8px}
   button{font:inherit;padding:.6rem;border:0;border-radius:8px;background:#2450d6;color:#fff;cursor:pointer}

@@ -1,14 +1,15 @@
 /**
  * Every dashboard page, filled with the demo data, checked by axe-core (WCAG 2.1 A and AA rules:
  * labels, names, contrast, structure, ARIA) at a desktop and at a phone's width, with no console
- * errors and nothing wider than the screen.
+ * errors and nothing wider than the screen; and laid out soundly (expectSoundLayout): every table's
+ * headers over their columns at 1280 px, nothing past the screen's edge at 390 px.
  */
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeBrowserAndServer, startServerAndBrowser } from '../helpers/browser-and-server.ts';
 import type { Browser, Page } from 'playwright-core';
 import type { TestServer } from '../helpers/server.ts';
-import { browserAvailable, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
+import { browserAvailable, screenshot, signInToDashboard, expectCount, expectSoundLayout } from '../helpers/browser.ts';
 import { DEMO_ADMIN_EMAIL, seedDemoData } from '../../src/seed/demo-seed.ts';
 
 const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -20,23 +21,26 @@ interface AxeViolation {
   nodes: { target: string[] }[];
 }
 
-/** The pages, with a heading to wait for (detail pages are found from their list). */
-const PAGES: { route: string; heading: RegExp; open?: (page: Page) => Promise<void> }[] = [
+/**
+ * The pages, with a heading to wait for (detail pages are found from their list) and how many
+ * tables the demo data fills on them (each one's headers are checked against its cells).
+ */
+const PAGES: { route: string; heading: RegExp; open?: (page: Page) => Promise<void>; tables?: number }[] = [
   { route: '/', heading: /Welcome/ },
-  { route: '/files', heading: /^Files$/ },
-  { route: '/returns', heading: /^Returns$/ },
+  { route: '/files', heading: /^Files$/, tables: 1 },
+  { route: '/returns', heading: /^Returns$/, tables: 3 },
   { route: '/stickies', heading: /^Stickies$/ },
   { route: '/links', heading: /^Links$/ },
-  { route: '/transcripts', heading: /^Transcripts$/ },
+  { route: '/transcripts', heading: /^Transcripts$/, tables: 1 },
   { route: '/transcripts', heading: /.+/, open: (page) => page.getByRole('table').getByRole('link').first().click() },
-  { route: '/tasks', heading: /^Tasks$/ },
+  { route: '/tasks', heading: /^Tasks$/, tables: 1 },
   { route: '/tasks', heading: /.+/, open: (page) => page.getByRole('table').getByRole('link').first().click() },
   { route: '/news', heading: /^News$/ },
   { route: '/chat', heading: /^Chat$/ },
-  { route: '/generation', heading: /Summar/ },
-  { route: '/generation', heading: /Summary run/, open: (page) => page.getByRole('row').filter({ hasText: /completed/i }).getByRole('link').first().click() },
+  { route: '/generation', heading: /Summar/, tables: 1 },
+  { route: '/generation', heading: /Summary run/, open: (page) => page.getByRole('row').filter({ hasText: /completed/i }).getByRole('link').first().click(), tables: 1 },
   { route: '/system', heading: /^System$/ },
-  { route: '/settings', heading: /API keys/ },
+  { route: '/settings', heading: /API keys/, tables: 1 },
 ];
 
 describe.skipIf(!browserAvailable)('dashboard accessibility (axe-core, WCAG 2.1 AA)', () => {
@@ -105,11 +109,21 @@ describe.skipIf(!browserAvailable)('dashboard accessibility (axe-core, WCAG 2.1 
         const width = await page.evaluate(() => document.documentElement.scrollWidth);
         if (width > viewport.width) report.push(`${where}: the page is ${width}px wide on a ${viewport.width}px screen`);
         if (viewport.name === 'phone') await screenshot(page, `phone${where.replace(/[^a-z]+/gi, '-')}`);
+        if (viewport.name === 'desktop') {
+          // Both widths, once: the headers of every table over their columns, nothing past the edge.
+          try {
+            const name = where === '/' ? 'overview' : where.replace(/[^a-z]+/gi, '-').replace(/^-|-$/g, '');
+            const { tablesChecked } = await expectSoundLayout(page, { screenshot: `layout-${name}` });
+            if (tablesChecked < (target.tables ?? 0)) report.push(`${where}: ${tablesChecked} of its ${target.tables} tables had rows to check the headers against`);
+          } catch (error) {
+            report.push(`${where}: ${(error as Error).message}`);
+          }
+        }
       }
       expect(report).toEqual([]);
       expect(session.problems).toEqual([]);
       await session.context.close();
-    });
+    }, 240_000);
   }
 });
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeBrowserAndServer, startServerAndBrowser } from '../helpers/browser-and-server.ts';
 import type { Browser } from 'playwright-core';
-import { browserAvailable, openPage, signInToDashboard, expectCount } from '../helpers/browser.ts';
+import { browserAvailable, openPage, signInToDashboard, expectCount, expectSoundLayout } from '../helpers/browser.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { getJson, type TestUser } from '../helpers/fixtures.ts';
 import { loadFiles } from '../helpers/returns-data.ts';
@@ -72,6 +72,7 @@ describe.skipIf(!browserAvailable)('Chat page: the offline assistant answers a r
     const link = reply.getByRole('link', { name: 'Returns', exact: true });
     await expectCount(link, 1);
     expect(await link.getAttribute('href')).toBe('#/returns');
+    await expectSoundLayout(page);
 
     await link.click();
     await page.getByRole('heading', { level: 1, name: 'Returns' }).waitFor();

@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { closeBrowserAndServer, startServerAndBrowser } from '../helpers/browser-and-server.ts';
 import type { TestServer } from '../helpers/server.ts';
 import type { TestUser } from '../helpers/fixtures.ts';
-import { browserAvailable, expectCount, openPage, screenshot, signInToDashboard } from '../helpers/browser.ts';
+import { browserAvailable, expectCount, expectSoundLayout, openPage, screenshot, signInToDashboard } from '../helpers/browser.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
 import type { AuthorizationRequest } from '../../src/auth/oauth/authorization-request.ts';
 import type { TokenResponse } from '../../src/auth/oauth/oauth-service.ts';
@@ -75,6 +75,8 @@ describe.skipIf(!browserAvailable)('dashboard: connected apps (OAuth grants) on 
     await expect.poll(async () => (await row.getByRole('cell').nth(4).textContent()) ?? '').toBe('Never');
     await expectNoAxeViolations(page);
     await screenshot(page, 'connected-apps');
+    // The API keys' and the connected apps' tables: headers over their columns; nothing off a phone's screen.
+    expect((await expectSoundLayout(page, { screenshot: 'connected-apps-layout' })).tablesChecked).toBe(2);
 
     // The token works for the MCP endpoint's resource; the listing then shows the app was used.
     expect(await server.services.oauth.verifyAccessToken(tokens.access_token, resource)).not.toBeNull();

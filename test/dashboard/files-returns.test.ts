@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { closeBrowserAndServer } from '../helpers/browser-and-server.ts';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
+import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, expectCount, expectSoundLayout } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, type TestUser } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
@@ -138,6 +138,8 @@ describe.skipIf(!browserAvailable)('Files page', () => {
 
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, 'files');
+    // The file list and the row errors open beneath a file: headers over their columns, nothing off a phone's screen.
+    expect((await expectSoundLayout(page, { screenshot: 'files-layout' })).tablesChecked).toBe(2);
     await page.getByRole('button', { name: 'Clear finished' }).click();
     await page.getByRole('region', { name: 'Uploads' }).waitFor({ state: 'detached' });
     expect(session.problems).toEqual([]);
@@ -170,6 +172,7 @@ describe.skipIf(!browserAvailable)('Files page', () => {
     await expect.poll(() => cells.nth(0).textContent()).toBe('2');
     await expect.poll(() => cells.nth(1).textContent()).toBe('cash_flow');
     await expect.poll(() => cells.nth(2).textContent()).toMatch(/2024-06-03, the first valuation date of account ACC-9001, counts in no return/);
+    expect((await expectSoundLayout(page)).tablesChecked).toBe(2);
     expect(session.problems).toEqual([]);
     await session.context.close();
     // The file's ingest alone may take up to a minute on a loaded machine: the test has room beyond it.
@@ -259,6 +262,8 @@ describe.skipIf(!browserAvailable)('Returns page', () => {
     await expectCount(daily.locator('tbody tr'), expected.dietzDailyReturns.days.length);
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, 'returns');
+    // The comparison, the cash flows and the daily figures: headers over their columns, nothing off a phone's screen.
+    expect((await expectSoundLayout(page, { screenshot: 'returns-layout' })).tablesChecked).toBe(3);
 
     // From a row of the comparison table to that entity's chart.
     await table.getByRole('button', { name: `Chart the daily returns of ${HARBOR}` }).first().click();
@@ -303,6 +308,7 @@ describe.skipIf(!browserAvailable)('Returns page', () => {
     }
     await expectWithinWidth(page, fileRow(page, 'pnl-with-errors.csv').getByRole('button', { name: /Show \d+ row errors/ }));
     await screenshot(page, 'files-390');
+    await expectSoundLayout(page);
     await openPage(page, '/returns', 'Returns');
     await page.getByRole('img', { name: /Chart of the daily Modified Dietz returns/ }).waitFor();
     await expectNoHorizontalScroll(page);
@@ -315,6 +321,7 @@ describe.skipIf(!browserAvailable)('Returns page', () => {
     await expectWithinWidth(page, comparison.locator('td.reason'));
     await expect.poll(() => comparison.locator('td.reason').textContent()).toMatch(/bps apart|missing|Opposite signs/);
     await screenshot(page, 'returns-390');
+    await expectSoundLayout(page);
     expect(session.problems).toEqual([]);
     await session.context.close();
   });

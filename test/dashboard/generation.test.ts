@@ -11,7 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Locator, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, type DashboardSession, expectCount } from '../helpers/browser.ts';
+import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, type DashboardSession, expectCount, expectSoundLayout } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { callApi, createUser, type TestUser } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
@@ -241,6 +241,7 @@ describe.skipIf(!browserAvailable)('Summaries page', () => {
     await expect.poll(() => page.getByRole('button', { name: 'Cancel run' }).isEnabled()).toBe(true);
     await expect.poll(() => page.getByRole('progressbar', { name: 'Collector progress' }).getAttribute('aria-valuenow')).toBe('100');
     await screenshot(page, 'generation-live');
+    expect((await expectSoundLayout(page)).tablesChecked).toBe(1);
 
     // Reload mid-run: the rows come back from this tab's log and the feed resumes after its last event.
     const before = await agentStates(page);
@@ -288,6 +289,7 @@ describe.skipIf(!browserAvailable)('Summaries page', () => {
     expect(run.references.length).toBeGreaterThan(1);
     await expect.poll(() => textOf(references.first())).toContain(run.references[0].title);
     await screenshot(page, 'generation-completed');
+    expect((await expectSoundLayout(page, { screenshot: 'generation-completed-layout' })).tablesChecked).toBe(1);
     const citation = summary.getByRole('link', { name: `Reference 1: ${await references.first().locator('.badge').innerText()}, ${run.references[0].title}` }).first();
     await citation.click();
     await expect.poll(() => references.first().evaluate((element) => element === document.activeElement)).toBe(true);
@@ -309,6 +311,7 @@ describe.skipIf(!browserAvailable)('Summaries page', () => {
     await expect.poll(() => textOf(runs.getByRole('row').nth(1))).toContain('Completed');
     await expect.poll(() => textOf(runs.getByRole('row').nth(1))).toContain('Stickies, Links, Tasks');
     await screenshot(page, 'generation-list');
+    expect((await expectSoundLayout(page, { screenshot: 'generation-list-layout' })).tablesChecked).toBe(1);
     await runs.getByRole('link').first().click();
     await page.waitForURL(new RegExp(`#/generation/${runId}$`));
     await expectText(runState(page), 'Completed');
@@ -352,6 +355,7 @@ describe.skipIf(!browserAvailable)('Summaries page', () => {
     expect(await runOf(user, runId)).toMatchObject({ state: 'completed', degraded: true, summaryProvider: 'offline' });
     await noHorizontalScroll(page);
     await screenshot(page, 'generation-degraded-390');
+    await expectSoundLayout(page);
     expect(session.problems).toEqual([]);
     await session.context.close();
   });

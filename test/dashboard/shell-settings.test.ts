@@ -8,7 +8,7 @@ import { closeBrowserAndServer, startServerAndBrowser } from '../helpers/browser
 import type { Browser } from 'playwright-core';
 import type { TestServer } from '../helpers/server.ts';
 import { callApi, getJson, type TestUser } from '../helpers/fixtures.ts';
-import { browserAvailable, openPage, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
+import { browserAvailable, openPage, screenshot, signInToDashboard, expectCount, expectSoundLayout } from '../helpers/browser.ts';
 import { expectCompactRows, expectNoHorizontalScroll, expectOneLine, expectWithinWidth, PHONE } from './phone.ts';
 
 describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, system', () => {
@@ -28,11 +28,14 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     }
     await expect.poll(() => page.getByRole('link', { name: 'Overview', exact: true }).getAttribute('aria-current')).toBe('page');
     await screenshot(page, 'overview');
+    await expectSoundLayout(page);
     const captured = (await session.context.cookies()).find((cookie) => cookie.name === 'sso_token')!;
     expect((await getJson(`${server.url}/status`, { headers: { cookie: `sso_token=${captured.value}` } })).status).toBe(200);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/login$/);
+    await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+    await expectSoundLayout(page);
     // The session is gone: the dashboard sends the browser back to sign in.
     await page.goto('/');
     await page.waitForURL(/\/login\?next=/);
@@ -53,6 +56,7 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'Wrong email or password.' }).waitFor();
+    await expectSoundLayout(page);
     await session.context.close();
   });
 
@@ -97,6 +101,8 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     await row.getByText('read:returns').waitFor();
     await row.getByText('Never').waitFor(); // last used
     await screenshot(page, 'settings');
+    // The headers stand over their columns: "Expires" over the expiry date, not over "Last used".
+    expect((await expectSoundLayout(page, { screenshot: 'settings-layout' })).tablesChecked).toBe(1);
 
     // The key works where a REST client uses it, and the listing then shows it was used.
     const used = await getJson(`${server.url}/api/returns/comparison`, { headers: { 'x-api-key': secret } });
@@ -183,6 +189,7 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     const runs = await callApi(server.url, admin, 'GET', '/test-scheduler/history');
     expect(runs.status).toBe(200);
     await screenshot(page, 'system');
+    expect((await expectSoundLayout(page, { screenshot: 'system-layout' })).tablesChecked).toBe(1);
     expect(session.problems).toEqual([]);
     await session.context.close();
   });
@@ -235,6 +242,7 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     const panel = page.getByRole('region', { name: 'API keys', exact: true });
     await expectWithinWidth(page, panel.getByText('Read return comparisons, daily returns and the benchmark'));
     await screenshot(page, 'settings-phone');
+    await expectSoundLayout(page);
     expect(session.problems).toEqual([]);
     await session.context.close();
   });

@@ -9,7 +9,7 @@ import { closeBrowserAndServer, startServerAndBrowser } from '../helpers/browser
 import type { Browser, Page } from 'playwright-core';
 import type { TestServer } from '../helpers/server.ts';
 import { callApi, type TestUser } from '../helpers/fixtures.ts';
-import { browserAvailable, openPage, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
+import { browserAvailable, openPage, screenshot, signInToDashboard, expectCount, expectSoundLayout } from '../helpers/browser.ts';
 
 describe.skipIf(!browserAvailable)('dashboard: stickies and links', () => {
   let server: TestServer, browser: Browser, user: TestUser;
@@ -132,6 +132,7 @@ describe.skipIf(!browserAvailable)('dashboard: stickies and links', () => {
     await edited.getByText('v4').first().waitFor();
 
     await screenshot(page, 'stickies');
+    await expectSoundLayout(page);
     expect(session.problems).toEqual([]);
     await session.context.close();
   });
@@ -212,6 +213,7 @@ describe.skipIf(!browserAvailable)('dashboard: stickies and links', () => {
     await folders.getByRole('button', { name: 'Must read 1 link' }).waitFor();
     await list.getByText('In Must read').waitFor();
     await screenshot(page, 'links');
+    await expectSoundLayout(page);
 
     await page.getByRole('button', { name: 'Delete folder' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete folder' }).click();
@@ -248,10 +250,12 @@ describe.skipIf(!browserAvailable)('dashboard: stickies and links', () => {
     await page.getByRole('article').first().waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await screenshot(page, 'stickies-phone');
+    await expectSoundLayout(page);
     await openPage(page, '/links', 'Links');
     await page.getByRole('heading', { name: 'All links' }).waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await screenshot(page, 'links-phone');
+    await expectSoundLayout(page);
     expect(session.problems).toEqual([]);
     await session.context.close();
   });

@@ -7,7 +7,7 @@ import { closeBrowserAndServer, startServerAndBrowser } from '../helpers/browser
 import type { Browser } from 'playwright-core';
 import type { TestServer } from '../helpers/server.ts';
 import type { TestUser } from '../helpers/fixtures.ts';
-import { browserAvailable, openPage, signInToDashboard, expectCount } from '../helpers/browser.ts';
+import { browserAvailable, openPage, signInToDashboard, expectCount, expectSoundLayout } from '../helpers/browser.ts';
 import { expectNoHorizontalScroll, expectWithinWidth, PHONE } from './phone.ts';
 
 describe.skipIf(!browserAvailable)('dashboard: transcripts from an external provider', () => {
@@ -45,6 +45,7 @@ describe.skipIf(!browserAvailable)('dashboard: transcripts from an external prov
     await expectNoHorizontalScroll(page);
     await expectWithinWidth(page, page.getByText('read-only here'));
     await expectWithinWidth(page, alert);
+    await expectSoundLayout(page);
     expect(session.problems.filter((p) => !/status of 50[234]/.test(p))).toEqual([]);
     await session.context.close();
   });

@@ -9,7 +9,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenLocally } from '../helpers/listen-locally.ts';
 import type { Browser } from 'playwright-core';
-import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, expectCount } from '../helpers/browser.ts';
+import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, expectCount, expectSoundLayout } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, type TestUser } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
@@ -61,6 +61,7 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     const list = page.getByRole('table', { name: 'Transcripts' });
     await expect.poll(() => list.getByRole('row').count()).toBe(4);
     await expect.poll(() => list.getByRole('row').nth(1).textContent()).toContain('Margaret Okonkwo');
+    expect((await expectSoundLayout(page, { screenshot: 'transcripts-layout' })).tablesChecked).toBe(1);
 
     await list.getByRole('link', { name: 'Weekly Investment Committee' }).click();
     await page.getByRole('heading', { level: 1, name: 'Weekly Investment Committee' }).waitFor();
@@ -82,6 +83,7 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     await page.getByLabel('Find words').fill('');
     await expect.poll(() => page.locator('.sentences > li').count()).toBe(36);
     await screenshot(page, 'transcripts');
+    await expectSoundLayout(page);
 
     // Import: bad content is refused with the parser's line and reason.
     await page.getByRole('link', { name: '← All transcripts' }).click();
@@ -147,6 +149,7 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     await row.getByLabel('Status of Draft the Q4 fee letter').selectOption('in_progress');
     await page.getByText('“Draft the Q4 fee letter” moved to In progress.').waitFor();
     await screenshot(page, 'tasks');
+    expect((await expectSoundLayout(page, { screenshot: 'tasks-layout' })).tablesChecked).toBe(1);
 
     await row.getByRole('link', { name: 'Draft the Q4 fee letter' }).click();
     await page.getByRole('heading', { level: 1, name: 'Draft the Q4 fee letter' }).waitFor();
@@ -182,6 +185,7 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     await expect.poll(() => page.locator('.comment').first().textContent()).toContain('Sent the draft to Ana.\nShe replies Friday.');
     await expect.poll(() => page.getByLabel('Add a comment').inputValue()).toBe('');
     await screenshot(page, 'task');
+    await expectSoundLayout(page);
     expect(session.problems).toEqual([]);
     await session.context.close();
   });
@@ -235,6 +239,7 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     await articles.getByRole('link', { name: /^Fee compression/ }).waitFor();
     await form.getByRole('button', { name: 'Close' }).click();
     await screenshot(page, 'news');
+    await expectSoundLayout(page);
     expect(session.problems).toEqual([]);
     await session.context.close();
   });
@@ -264,6 +269,7 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     await expect.poll(() => log.locator('.message-user .message-text').nth(1).textContent()).toBe('show my open tasks\nand my notes');
     await expect.poll(() => box.inputValue()).toBe('');
     await screenshot(page, 'chat');
+    await expectSoundLayout(page);
     const url = page.url();
     expect(session.problems).toEqual([]);
     await session.context.close();
@@ -299,6 +305,7 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
         await expectWithinWidth(page, rows.locator('tbody > tr').first().getByRole('link').first());
       }
       await screenshot(page, name);
+      await expectSoundLayout(page);
     }
     // A task's status and priority are whole, on the screen.
     await openPage(page, '/tasks', 'Tasks');
@@ -311,6 +318,7 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     await page.getByRole('heading', { level: 1, name: 'Weekly Investment Committee' }).waitFor();
     await expectNoHorizontalScroll(page);
     await screenshot(page, 'transcript-390');
+    await expectSoundLayout(page);
     expect(session.problems).toEqual([]);
     await session.context.close();
   });

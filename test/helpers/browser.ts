@@ -83,3 +83,131 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 export async function expectCount(locator: Locator, count: number, timeout = 10_000): Promise<void> {
   await expect.poll(() => locator.count(), { timeout }).toBe(count);
 }
+
+/** The two widths every page is laid out for: a desktop and a phone (390 x 844). */
+export const LAYOUT_WIDTHS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } } as const;
+
+export interface LayoutReport {
+  /** Tables on the page (laid out at 1280 px) whose every header cell was compared with body cells of its column. */
+  tablesChecked: number;
+}
+
+/**
+ * The page's layout at both widths, whatever the viewport it was opened at (restored afterwards):
+ * - at 1280 px, in every table shown, each header cell stands over its own column: its left and
+ *   right edges match those of each body cell spanning the same columns (within 2 px). A table
+ *   laid out as anything but a table (its head and body sized apart) fails here;
+ * - at 390 px, nothing scrolls sideways and no element's box reaches past the screen's right
+ *   edge (or is cut by its left one), except inside a frame that scrolls or clips it (a wide
+ *   table's frame scrolls; the frame itself is checked).
+ * Each check measures again for up to 10 s while it finds something (the page may still be laying
+ * out), and a failure lists what it found at both widths. With `screenshot`, the page is saved at
+ * both widths as test/artifacts/<name>-1280.png and <name>-390.png.
+ */
+export async function expectSoundLayout(page: Page, options: { screenshot?: string } = {}): Promise<LayoutReport> {
+  const original = page.viewportSize();
+  try {
+    await page.setViewportSize(LAYOUT_WIDTHS.desktop);
+    const desktop = await settle(() => page.evaluate(misplacedHeaders));
+    if (options.screenshot) await screenshot(page, `${options.screenshot}-1280`);
+    await page.setViewportSize(LAYOUT_WIDTHS.phone);
+    const phone = await settle(async () => ({ problems: await page.evaluate(overflowingElements) }));
+    if (options.screenshot) await screenshot(page, `${options.screenshot}-390`);
+    const failures = [
+      ...(desktop.problems.length > 0 ? [`table headers not over their columns at 1280 px:\n    ${desktop.problems.join('\n    ')}`] : []),
+      ...(phone.problems.length > 0 ? [`wider than the screen at 390 px:\n    ${phone.problems.join('\n    ')}`] : []),
+    ];
+    if (failures.length > 0) throw new Error(`Layout of ${page.url()}:\n  ${failures.join('\n  ')}`);
+    return { tablesChecked: desktop.tablesChecked };
+  } finally {
+    if (original) await page.setViewportSize(original);
+  }
+}
+
+/** Measures until nothing is found or 10 s have passed (the page may still be laying out); the last measure. */
+async function settle<T extends { problems: string[] }>(measure: () => Promise<T>, timeout = 10_000): Promise<T> {
+  const until = Date.now() + timeout;
+  for (;;) {
+    const found = await measure();
+    if (found.problems.length === 0 || Date.now() > until) return found;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Runs in the page: header cells whose box is not over their column's body cells. */
+function misplacedHeaders(): { problems: string[]; tablesChecked: number } {
+  /** Each cell of the rows with the columns it covers, as the table's grid places it (colspan, rowspan). */
+  const place = (rows: HTMLTableRowElement[]) => {
+    const busy: number[] = [];
+    const placed: { cell: HTMLTableCellElement; start: number; end: number }[] = [];
+    for (const row of rows) {
+      let column = 0;
+      for (const cell of row.cells) {
+        while ((busy[column] ?? 0) > 0) column++;
+        const start = column;
+        column += Math.max(1, cell.colSpan);
+        for (let c = start; c < column; c++) busy[c] = cell.rowSpan === 0 ? Infinity : Math.max(1, cell.rowSpan);
+        placed.push({ cell, start, end: column });
+      }
+      for (let c = 0; c < busy.length; c++) if ((busy[c] ?? 0) > 0) busy[c]!--;
+    }
+    return placed;
+  };
+  const shown = (element: Element) => element.getClientRects().length > 0;
+  const text = (element: Element) => (element.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 40);
+  const problems: string[] = [];
+  let tablesChecked = 0;
+  for (const table of document.querySelectorAll('table')) {
+    if (!shown(table) || !table.tHead) continue;
+    const name = table.getAttribute('aria-label') ?? table.caption?.textContent ?? table.className ?? 'table';
+    const head = place([...table.tHead.rows]).filter(({ cell }) => shown(cell));
+    const body = [...table.tBodies, ...(table.tFoot ? [table.tFoot] : [])].flatMap((group) => place([...group.rows])).filter(({ cell }) => shown(cell));
+    let compared = 0;
+    for (const header of head) {
+      const box = header.cell.getBoundingClientRect();
+      const column = body.filter(({ start, end }) => start === header.start && end === header.end);
+      if (column.length > 0) compared++;
+      const off = column.find(({ cell }) => {
+        const other = cell.getBoundingClientRect();
+        return Math.abs(other.left - box.left) > 2 || Math.abs(other.right - box.right) > 2;
+      });
+      if (off) {
+        const other = off.cell.getBoundingClientRect();
+        problems.push(`table "${name}": header "${text(header.cell)}" (column ${header.start + 1}) spans ${Math.round(box.left)}-${Math.round(box.right)} px, its cell "${text(off.cell)}" ${Math.round(other.left)}-${Math.round(other.right)} px`);
+      }
+    }
+    if (head.length > 0 && compared === head.length) tablesChecked++;
+  }
+  return { problems, tablesChecked };
+}
+
+/** Runs in the page: what is wider than the screen, or reaches past its edges. */
+function overflowingElements(): string[] {
+  const root = document.documentElement;
+  const width = root.clientWidth;
+  const problems: string[] = [];
+  if (root.scrollWidth > width) problems.push(`the page is ${root.scrollWidth} px wide on a ${width} px screen`);
+  /** Inside a frame that scrolls or clips sideways (the frame itself is checked), or hidden by `clip`. */
+  const framed = (element: Element) => {
+    for (let at: Element | null = element; at && at !== document.body && at !== root; at = at.parentElement) {
+      const style = getComputedStyle(at);
+      if (style.clip !== 'auto' && style.position === 'absolute') return true;
+      if (at !== element && style.overflowX !== 'visible') return true;
+    }
+    return false;
+  };
+  const describe = (element: Element) => {
+    const label = element.getAttribute('aria-label') ?? (element.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 40);
+    return `<${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''}${element.classList.length ? `.${[...element.classList].join('.')}` : ''}> "${label}"`;
+  };
+  for (const element of document.body.querySelectorAll('*')) {
+    const box = element.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) continue;
+    const left = box.left + window.scrollX;
+    const right = box.right + window.scrollX;
+    // Wholly off the left edge on purpose (a skip link until focused) is not cut off.
+    if (right <= 0) continue;
+    if ((right > width + 1 || left < -1) && !framed(element)) problems.push(`${describe(element)} spans ${Math.round(left)}-${Math.round(right)} px on a ${width} px screen`);
+  }
+  return problems.slice(0, 10);
+}
