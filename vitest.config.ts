@@ -7,7 +7,7 @@ export default defineConfig({
   resolve: { alias: { graphql: createRequire(import.meta.url).resolve('graphql') } },
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/helpers/build-dashboard.ts', 'test/helpers/openapi-report.ts'],
+    globalSetup: ['test/helpers/build-dashboard.ts', 'test/helpers/openapi-report.ts', 'test/helpers/embedded-template-setup.ts'],
     // Every REST response a test receives is checked against openapi.json (the issue-15 proof).
     setupFiles: ['test/helpers/validate-rest-responses.ts'],
     testTimeout: 60_000,

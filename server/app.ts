@@ -19,8 +19,7 @@ import { OrganizationService } from '../src/organizations.ts';
 import { createRateLimitStore } from '../src/ratelimit/rate-limiter.ts';
 import { connectRedis } from '../src/redis/redis-client.ts';
 import { ReturnsService } from '../src/returns/returns-service.ts';
-import { LocalBlobStore } from '../src/storage/blob-store.ts';
-import { S3BlobStore } from '../src/storage/s3-blob-store.ts';
+import { LocalBlobStore, type BlobStore } from '../src/storage/blob-store.ts';
 import { StorageService } from '../src/storage/storage-service.ts';
 import { JobQueue } from '../src/jobs/job-queue.ts';
 import { IngestService } from '../src/ingest/ingest-service.ts';
@@ -69,7 +68,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
   // One warning per database outage, whoever meets it first: a request, a worker's poll, the pool.
   const databaseOutage = new DatabaseOutageLog(log.child({ component: 'database' }));
   // Tracing (OTEL_* variables; off by default): installed before anything runs a query.
-  const tracing = startTracing(config.tracing, { version: VERSION });
+  const tracing = await startTracing(config.tracing, { version: VERSION });
   if (tracing) log.info({ exporters: config.tracing.exporters, serviceName: config.tracing.serviceName }, 'tracing on');
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
@@ -86,7 +85,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
   try {
     await migrate(db.pool, { log: (message, extra) => log.info(extra ?? {}, message) });
     redis = config.redisUrl ? await connectRedis(config.redisUrl, log.child({ component: 'redis' })) : undefined;
-    const services = buildServices(config, db, log, redis, databaseOutage);
+    const services = buildServices(config, db, log, { redis, databaseOutage, blobs: await createBlobStore(config, log) });
     for (const { orgId, changed } of await services.reconciliation.reclassifyStale()) {
       log.info({ orgId, changed }, 'comparison thresholds changed: organization re-classified');
     }
@@ -159,14 +158,31 @@ let selfUrl: string | undefined;
 /** An idle keep-alive connection is closed after this; the client opens a new one when it needs it. */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
-export function buildServices(config: Config, db: Database, log: Logger, redis?: Redis, databaseOutage = new DatabaseOutageLog(log.child({ component: 'database' }))): Services {
+/**
+ * Where uploaded files go (BLOB_STORE): the S3 store's module, with the AWS SDK, is loaded only
+ * when it is configured (most of a second of every start otherwise).
+ */
+export async function createBlobStore(config: Config, log: Logger): Promise<BlobStore> {
+  if (config.blobStore.kind !== 's3') return new LocalBlobStore(config.storage.dir);
+  const { S3BlobStore } = await import('../src/storage/s3-blob-store.ts');
+  return new S3BlobStore({ ...config.blobStore, log: log.child({ component: 'blobs' }) });
+}
+
+export interface ServiceParts {
+  redis?: Redis;
+  databaseOutage?: DatabaseOutageLog;
+  /** From createBlobStore (required when BLOB_STORE=s3; the local store otherwise). */
+  blobs?: BlobStore;
+}
+
+export function buildServices(config: Config, db: Database, log: Logger, parts: ServiceParts = {}): Services {
+  const { redis } = parts;
+  const databaseOutage = parts.databaseOutage ?? new DatabaseOutageLog(log.child({ component: 'database' }));
   const prisma = db.prisma;
   // One registry per service instance (several services can run in one process: the tests).
   const metrics = config.metrics.enabled ? createPrometheusMetrics({ pool: db.pool, poolMax: db.pool.options.max, jobStats: () => jobQueueStats(db.pool) }) : noopMetrics;
-  const blobs =
-    config.blobStore.kind === 's3'
-      ? new S3BlobStore({ ...config.blobStore, log: log.child({ component: 'blobs' }) })
-      : new LocalBlobStore(config.storage.dir);
+  if (!parts.blobs && config.blobStore.kind === 's3') throw new Error('BLOB_STORE=s3: create the store with createBlobStore() and pass it');
+  const blobs = parts.blobs ?? new LocalBlobStore(config.storage.dir);
   const jobs = new JobQueue(db.pool);
   const rateLimits = createRateLimitStore(
     {

@@ -447,9 +447,9 @@ const COMMANDS: Record<string, Command> = {
           { seeded: false, exists: true },
         );
       }
-      const { buildServices } = await load.app();
+      const { buildServices, createBlobStore } = await load.app();
       const { createLogger } = await load.log();
-      const services = buildServices(ctx.config, db, createLogger('silent'));
+      const services = buildServices(ctx.config, db, createLogger('silent'), { blobs: await createBlobStore(ctx.config, createLogger('silent')) });
       try {
         const lines: string[] = [];
         const print = (line: string) => lines.push(line);

@@ -1,4 +1,4 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from '../log.ts';
 
 /**
@@ -32,6 +32,8 @@ export const REDIS_OPTIONS: RedisOptions = {
  * fails requests.
  */
 export async function connectRedis(url: string, log: Logger): Promise<Redis> {
+  // Loaded only when Redis is configured (a third of a second of every start otherwise).
+  const { Redis } = await import('ioredis');
   const client = new Redis(url, { ...REDIS_OPTIONS, lazyConnect: true });
   let firstError: unknown;
   const remember = (error: unknown) => (firstError ??= error);

@@ -13,23 +13,7 @@
  * Log lines written in a traced context carry `trace_id` and `span_id` (src/log.ts).
  */
 import { context, propagation, trace } from '@opentelemetry/api';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BatchSpanProcessor,
-  ConsoleSpanExporter,
-  ParentBasedSampler,
-  SimpleSpanProcessor,
-  TraceIdRatioBasedSampler,
-  type Sampler,
-  type SpanExporter,
-  type SpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
-import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
-import { OTLPTraceExporter as OtlpHttpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as OtlpHttpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import type { Sampler, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { setTracingActive, tracingActive } from './state.ts';
 
 export type TracesSampler = 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
@@ -65,9 +49,19 @@ export function exportSpansTo(exporter: SpanExporter | undefined): void {
   exporterOverride = exporter;
 }
 
-/** Installs the SDK when `settings.enabled`; undefined (nothing installed, no overhead) otherwise. */
-export function startTracing(settings: TracingSettings, options: { version?: string } = {}): Tracing | undefined {
+/**
+ * Installs the SDK when `settings.enabled`; undefined (nothing installed, no overhead) otherwise.
+ * The SDK's modules are loaded only then: they take most of a second to import, which every start
+ * (and every test's service) without tracing would pay for nothing.
+ */
+export async function startTracing(settings: TracingSettings, options: { version?: string } = {}): Promise<Tracing | undefined> {
   if (!settings.enabled || tracingActive()) return undefined;
+  const [{ NodeTracerProvider }, sdk, { defaultResource, resourceFromAttributes }, { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION }] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/semantic-conventions'),
+  ]);
   const resource = defaultResource().merge(
     resourceFromAttributes({
       ...settings.resourceAttributes,
@@ -75,7 +69,7 @@ export function startTracing(settings: TracingSettings, options: { version?: str
       ...(options.version ? { [ATTR_SERVICE_VERSION]: options.version } : {}),
     }),
   );
-  const provider = new NodeTracerProvider({ resource, sampler: samplerOf(settings), spanProcessors: spanProcessors(settings) });
+  const provider = new NodeTracerProvider({ resource, sampler: samplerOf(sdk, settings), spanProcessors: await spanProcessors(sdk, settings) });
   provider.register();
   setTracingActive(true);
   return {
@@ -94,30 +88,35 @@ export function startTracing(settings: TracingSettings, options: { version?: str
   };
 }
 
-function spanProcessors(settings: TracingSettings): SpanProcessor[] {
-  if (exporterOverride) return [new SimpleSpanProcessor(exporterOverride)];
-  return settings.exporters.map((kind) => {
-    if (kind === 'console') return new SimpleSpanProcessor(new ConsoleSpanExporter());
-    const config = settings.otlpUrl ? { url: settings.otlpUrl } : {};
-    // Headers (OTEL_EXPORTER_OTLP_HEADERS), timeout and compression are read by the exporter itself.
-    return new BatchSpanProcessor(settings.otlpProtocol === 'http/json' ? new OtlpHttpJsonExporter(config) : new OtlpHttpProtobufExporter(config));
-  });
+type Sdk = typeof import('@opentelemetry/sdk-trace-base');
+
+async function spanProcessors(sdk: Sdk, settings: TracingSettings): Promise<SpanProcessor[]> {
+  if (exporterOverride) return [new sdk.SimpleSpanProcessor(exporterOverride)];
+  return Promise.all(
+    settings.exporters.map(async (kind) => {
+      if (kind === 'console') return new sdk.SimpleSpanProcessor(new sdk.ConsoleSpanExporter());
+      const config = settings.otlpUrl ? { url: settings.otlpUrl } : {};
+      // Headers (OTEL_EXPORTER_OTLP_HEADERS), timeout and compression are read by the exporter itself.
+      const { OTLPTraceExporter } = settings.otlpProtocol === 'http/json' ? await import('@opentelemetry/exporter-trace-otlp-http') : await import('@opentelemetry/exporter-trace-otlp-proto');
+      return new sdk.BatchSpanProcessor(new OTLPTraceExporter(config));
+    }),
+  );
 }
 
-function samplerOf(settings: TracingSettings): Sampler {
-  const ratio = () => new TraceIdRatioBasedSampler(settings.samplerArg ?? 1);
+function samplerOf(sdk: Sdk, settings: TracingSettings): Sampler {
+  const ratio = () => new sdk.TraceIdRatioBasedSampler(settings.samplerArg ?? 1);
   switch (settings.sampler) {
     case 'always_on':
-      return new AlwaysOnSampler();
+      return new sdk.AlwaysOnSampler();
     case 'always_off':
-      return new AlwaysOffSampler();
+      return new sdk.AlwaysOffSampler();
     case 'traceidratio':
       return ratio();
     case 'parentbased_always_off':
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+      return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOffSampler() });
     case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: ratio() });
+      return new sdk.ParentBasedSampler({ root: ratio() });
     case 'parentbased_always_on':
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+      return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() });
   }
 }

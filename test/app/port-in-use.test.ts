@@ -23,7 +23,7 @@ describe('a taken PORT', () => {
     holders.push(holder);
     await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
 
-    const child = await startChildService({ env: { PORT: String(port), SEED_DEMO_DATA: 'true' }, waitUntilReady: false });
+    const child = await startChildService({ env: { PORT: String(port), SEED_DEMO_DATA: 'true' }, waitUntilReady: false, freshDatabase: true });
     children.push(child);
     const exit = await child.exited;
     expect(exit.code).toBe(1);

@@ -14,6 +14,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { copyEmbeddedTemplate } from './embedded-template.ts';
 import { createSchema, dropSchema } from './postgres-schema.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -62,6 +63,8 @@ export interface ChildOptions {
   startTimeoutMs?: number;
   /** Extra node flags before the script (e.g. --cpu-prof, which NODE_OPTIONS does not accept). */
   nodeArgs?: string[];
+  /** true: an empty DATA_DIR, the embedded database made from nothing (default: the run's migrated template) */
+  freshDatabase?: boolean;
 }
 
 export async function startChildService(options: ChildOptions = {}): Promise<ChildService> {
@@ -76,6 +79,8 @@ export async function startChildService(options: ChildOptions = {}): Promise<Chi
     const created = await createSchema(baseUrl);
     schema = created.schema;
     databaseEnv = { DATABASE_URL: created.url };
+  } else if (!options.freshDatabase && !options.env?.DATABASE_URL) {
+    copyEmbeddedTemplate(dataDir);
   }
   const port = await freePort();
   const env: Record<string, string> = {

@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createSchema, dropSchema } from './postgres-schema.ts';
+import { copyEmbeddedTemplate } from './embedded-template.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService } from '../../server/app.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
@@ -24,6 +25,8 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   let schema: string | undefined;
   let databaseUrl: string | undefined;
   if (baseUrl) ({ schema, url: databaseUrl } = await createSchema(baseUrl));
+  // The embedded database starts from the run's migrated template (embedded-template.ts), not from nothing.
+  else if (!env.DATABASE_URL) copyEmbeddedTemplate(dataDir);
   const config = loadConfig({
     NODE_ENV: 'test',
     PORT: '0',
