@@ -67,17 +67,19 @@ if (process.argv.includes('--loadgen')) {
 async function loadGenerator(): Promise<void> {
   const { default: run } = await import('autocannon');
   process.on('message', (job: LoadJob) => {
-    void run({ url: job.url, method: job.method, headers: job.headers, body: job.body, connections: job.connections, duration: job.duration }).then((result: autocannon.Result) => {
-      const summary: LoadSummary = {
-        id: job.id,
-        requests: result.requests.total,
-        rps: result.requests.average,
-        p50: result.latency.p50,
-        errors: result.errors + result.timeouts,
-        non2xx: result.non2xx,
-      };
-      process.send?.(summary);
-    });
+    void run({ url: job.url, method: job.method, headers: job.headers, body: job.body, connections: job.connections, duration: job.duration }).then(
+      (result: autocannon.Result) => {
+        const summary: LoadSummary = {
+          id: job.id,
+          requests: result.requests.total,
+          rps: result.requests.average,
+          p50: result.latency.p50,
+          errors: result.errors + result.timeouts,
+          non2xx: result.non2xx,
+        };
+        process.send?.(summary);
+      },
+    );
   });
   process.on('disconnect', () => process.exit(0));
 }
@@ -117,14 +119,21 @@ async function main(): Promise<void> {
     let ceilingUrl: string | undefined;
     let ceiling: ChildProcess | undefined;
     if (onPostgres) {
-      ceiling = fork(path.join(path.dirname(here), 'ceiling.ts'), [], { execArgv: childExecArgv, env: { ...process.env, DATABASE_URL: service.services.db.url } });
+      ceiling = fork(path.join(path.dirname(here), 'ceiling.ts'), [], {
+        execArgv: childExecArgv,
+        env: { ...process.env, DATABASE_URL: service.services.db.url },
+      });
       children.push(ceiling);
       ceilingUrl = await new Promise<string>((resolve, reject) => {
-        ceiling!.once('message', (message: { type: string; url: string }) => (message.type === 'listening' ? resolve(message.url) : reject(new Error('ceiling: unexpected message'))));
+        ceiling!.once('message', (message: { type: string; url: string }) =>
+          message.type === 'listening' ? resolve(message.url) : reject(new Error('ceiling: unexpected message')),
+        );
         ceiling!.once('exit', (code) => reject(new Error(`ceiling exited (${code}) before listening`)));
       });
     } else {
-      console.log('The ceiling needs PostgreSQL (set DATABASE_URL): the embedded database (PGlite) lives inside the project process. Measuring REST and GraphQL only.');
+      console.log(
+        'The ceiling needs PostgreSQL (set DATABASE_URL): the embedded database (PGlite) lives inside the project process. Measuring REST and GraphQL only.',
+      );
     }
 
     const loadgen = fork(here, ['--loadgen'], { execArgv: childExecArgv });
@@ -163,7 +172,10 @@ async function main(): Promise<void> {
       {
         name: 'stickies',
         path: '/api/stickies?limit=20',
-        graphql: gql(`query Stickies($first: Int) { stickies(first: $first) { edges { node { id content tags version createdAt updatedAt deletedAt } } pageInfo { hasNextPage endCursor } } }`, { first: 20 }),
+        graphql: gql(
+          `query Stickies($first: Int) { stickies(first: $first) { edges { node { id content tags version createdAt updatedAt deletedAt } } pageInfo { hasNextPage endCursor } } }`,
+          { first: 20 },
+        ),
         restShape: listShape('stickies'),
       },
       {
@@ -236,13 +248,20 @@ async function main(): Promise<void> {
       const summary = await load({ ...jobFor(endpoint, target), duration });
       const after = await cpuNow(target);
       const cpuMs = (after.user - before.user + after.system - before.system) / 1000;
-      return { endpoint: endpoint.name, target, rps: summary.rps, p50: summary.p50, cpuMsPerRequest: summary.requests > 0 ? cpuMs / summary.requests : NaN, failures: summary.errors + summary.non2xx };
+      return {
+        endpoint: endpoint.name,
+        target,
+        rps: summary.rps,
+        p50: summary.p50,
+        cpuMsPerRequest: summary.requests > 0 ? cpuMs / summary.requests : NaN,
+        failures: summary.errors + summary.non2xx,
+      };
     };
 
     const slotCount = rounds * endpoints.length * targets.length;
     console.log(
       `\n${rounds} rounds x ${endpoints.length} endpoints x ${targets.length} targets = ${slotCount} slots of ${seconds} s, ${connections} connections` +
-        ` (about ${Math.ceil(((slotCount * seconds) + (warmup > 0 ? endpoints.length * targets.length * warmup : 0)) / 60)} min)`,
+        ` (about ${Math.ceil((slotCount * seconds + (warmup > 0 ? endpoints.length * targets.length * warmup : 0)) / 60)} min)`,
     );
     if (warmup > 0) for (const endpoint of endpoints) for (const target of targets) await runSlot(endpoint, target, warmup);
     for (let round = 0; round < rounds; round += 1) {
@@ -261,20 +280,29 @@ async function main(): Promise<void> {
       const finite = values.filter((value) => Number.isFinite(value));
       return `${fmt(median(finite), digits)} (${fmt(Math.min(...finite), digits)}-${fmt(Math.max(...finite), digits)})`;
     };
-    console.log(`${'endpoint'.padEnd(11)}${'target'.padEnd(9)}${'req/s median (min-max)'.padEnd(26)}${'p50 ms'.padEnd(8)}${'CPU ms/req median (min-max)'.padEnd(30)}failed`);
+    console.log(
+      `${'endpoint'.padEnd(11)}${'target'.padEnd(9)}${'req/s median (min-max)'.padEnd(26)}${'p50 ms'.padEnd(8)}${'CPU ms/req median (min-max)'.padEnd(30)}failed`,
+    );
     for (const endpoint of endpoints) {
       for (const target of targets) {
         const mine = slots.filter((slot) => slot.endpoint === endpoint.name && slot.target === target);
         const failures = mine.reduce((sum, slot) => sum + slot.failures, 0);
         console.log(
           `${endpoint.name.padEnd(11)}${target.padEnd(9)}${spread(mine.map((slot) => slot.rps)).padEnd(26)}${fmt(median(mine.map((slot) => slot.p50)), 1).padEnd(8)}` +
-            `${spread(mine.map((slot) => slot.cpuMsPerRequest), 3).padEnd(30)}${failures}`,
+            `${spread(
+              mine.map((slot) => slot.cpuMsPerRequest),
+              3,
+            ).padEnd(30)}${failures}`,
         );
       }
     }
     console.log('\nratios of requests per second, computed within each round: median (min-max)');
     for (const endpoint of endpoints) {
-      const byRound = (target: TargetName) => slots.filter((slot) => slot.endpoint === endpoint.name && slot.target === target).sort((a, b) => a.round - b.round).map((slot) => slot.rps);
+      const byRound = (target: TargetName) =>
+        slots
+          .filter((slot) => slot.endpoint === endpoint.name && slot.target === target)
+          .sort((a, b) => a.round - b.round)
+          .map((slot) => slot.rps);
       const rest = byRound('REST');
       const parts = [`REST/GraphQL ${spread(ratios(rest, byRound('GraphQL')), 3)}`];
       if (targets.includes('ceiling')) parts.push(`REST/ceiling ${spread(ratios(rest, byRound('ceiling')), 3)}`);
@@ -282,7 +310,12 @@ async function main(): Promise<void> {
     }
     const failed = slots.reduce((sum, slot) => sum + slot.failures, 0);
     if (failed > 0) console.log(`\nWARNING: ${failed} requests failed or were not 2xx; the figures above count only what was answered`);
-    console.log(`\nmachine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}, load average ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}, node ${process.version}, database ${service.services.db.kind}`);
+    console.log(
+      `\nmachine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}, load average ${os
+        .loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' ')}, node ${process.version}, database ${service.services.db.kind}`,
+    );
   } finally {
     for (const child of children) if (child.exitCode === null && child.connected) child.disconnect();
     await service.close();
@@ -294,7 +327,9 @@ function assertSame(what: string, expected: string, actual: string): void {
   let at = 0;
   while (at < expected.length && expected[at] === actual[at]) at += 1;
   const excerpt = (text: string) => JSON.stringify(text.slice(Math.max(0, at - 60), at + 60));
-  throw new Error(`${what}: NOT identical (lengths ${expected.length} and ${actual.length}, first difference at byte ${at})\n  REST:  ${excerpt(expected)}\n  other: ${excerpt(actual)}`);
+  throw new Error(
+    `${what}: NOT identical (lengths ${expected.length} and ${actual.length}, first difference at byte ${at})\n  REST:  ${excerpt(expected)}\n  other: ${excerpt(actual)}`,
+  );
 }
 
 function rotate<T>(items: readonly T[], by: number): T[] {

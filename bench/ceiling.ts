@@ -113,7 +113,8 @@ export async function startCeiling(options: CeilingOptions): Promise<Ceiling> {
     const viewer = await viewerWith(req, 'read:returns');
     const limit = pageLimit(query, PAGE.comparison.first, PAGE.comparison.max);
     const status = query.get('status');
-    if (status !== null && !(COMPARISON_STATUSES as readonly string[]).includes(status)) throw new HttpError(400, `Invalid status: must be one of ${COMPARISON_STATUSES.join(', ')}`);
+    if (status !== null && !(COMPARISON_STATUSES as readonly string[]).includes(status))
+      throw new HttpError(400, `Invalid status: must be one of ${COMPARISON_STATUSES.join(', ')}`);
     const cursor = query.get('cursor');
     const statement = comparisonStatement({
       orgIds: viewer.orgIds,
@@ -126,7 +127,12 @@ export async function startCeiling(options: CeilingOptions): Promise<Ceiling> {
     const hasMore = rows.length > limit;
     const page = hasMore ? rows.slice(0, limit) : rows;
     const data = page.map((raw) => {
-      const classification = classifyDifference({ custodian: raw.custodian, computed: raw.computed, matchThresholdBps: raw.matchBps, reviewThresholdBps: raw.reviewBps });
+      const classification = classifyDifference({
+        custodian: raw.custodian,
+        computed: raw.computed,
+        matchThresholdBps: raw.matchBps,
+        reviewThresholdBps: raw.reviewBps,
+      });
       return {
         account_code: raw.accountCode,
         entity_name: raw.entityName,
@@ -152,7 +158,11 @@ export async function startCeiling(options: CeilingOptions): Promise<Ceiling> {
     }
     const limit = pageLimit(query, PAGE.stickies.first, PAGE.stickies.max);
     // the project's statement and parameters for the first page of active stickies (StickyService.list)
-    const { rows } = await pool.query<StickyTuple>({ text: STICKY_LIST_SQL, values: [viewer.userId, 'active', null, null, null, null, null, limit + 1], rowMode: 'array' });
+    const { rows } = await pool.query<StickyTuple>({
+      text: STICKY_LIST_SQL,
+      values: [viewer.userId, 'active', null, null, null, null, null, limit + 1],
+      rowMode: 'array',
+    });
     const hasMore = rows.length > limit;
     const page = hasMore ? rows.slice(0, limit) : rows;
     const data = page.map(([id, , content, tags, version, deletedAt, createdAt, updatedAt]) => ({
@@ -229,7 +239,8 @@ function pageLimit(query: URLSearchParams, first: number, max: number): number {
   const text = query.get('limit');
   if (text === null) return first;
   const limit = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isInteger(limit) || limit < 1 || limit > max) throw new HttpError(400, `Invalid limit: must be an integer between 1 and ${max}`);
+  if (!/^\d+$/.test(text) || !Number.isInteger(limit) || limit < 1 || limit > max)
+    throw new HttpError(400, `Invalid limit: must be an integer between 1 and ${max}`);
   return limit;
 }
 

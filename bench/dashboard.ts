@@ -41,7 +41,11 @@ try {
   const cookie = await signInCookie(service.url, { email: DEMO_ADMIN_EMAIL, password: seeded.adminPassword! });
   const [name, value] = cookie.split('=') as [string, string];
   console.log(`\n${runs} runs per page; median (min–max)`);
-  console.log(['page', 'cold: heading', 'cold: data on screen', 'cold: received', 'warm: heading', 'warm: data on screen', 'warm: received'].map((h, i) => h.padEnd(i === 0 ? 14 : 24)).join(''));
+  console.log(
+    ['page', 'cold: heading', 'cold: data on screen', 'cold: received', 'warm: heading', 'warm: data on screen', 'warm: received']
+      .map((h, i) => h.padEnd(i === 0 ? 14 : 24))
+      .join(''),
+  );
   for (const target of pages) {
     const cold: Sample[] = [];
     const warm: Sample[] = [];
@@ -54,7 +58,17 @@ try {
       warm.push(await load(page, target.route, target.heading));
       await context.close();
     }
-    console.log([target.route.padEnd(14), describe(cold, 'headingMs'), describe(cold, 'ms'), describe(cold, 'bytes'), describe(warm, 'headingMs'), describe(warm, 'ms'), describe(warm, 'bytes')].join(''));
+    console.log(
+      [
+        target.route.padEnd(14),
+        describe(cold, 'headingMs'),
+        describe(cold, 'ms'),
+        describe(cold, 'bytes'),
+        describe(warm, 'headingMs'),
+        describe(warm, 'ms'),
+        describe(warm, 'bytes'),
+      ].join(''),
+    );
   }
 } finally {
   await browser.close();
@@ -107,4 +121,3 @@ function printBundle(): void {
   const total = files.reduce((sum, f) => ({ raw: sum.raw + f.raw, gzip: sum.gzip + f.gzip }), { raw: 0, gzip: 0 });
   console.log(`  ${'total'.padEnd(36)} ${(total.raw / 1024).toFixed(1).padStart(7)} KB ${(total.gzip / 1024).toFixed(1).padStart(7)} KB`);
 }
-

@@ -49,7 +49,10 @@ const GOAL_RATIO = 2;
 const RETRY_MS = Number(values['retry-ms']);
 /** Connection attempts the attacker has in flight at once, per kind (a burst of thousands of new connections is a connection flood, for the balancer: docs/limits.md). */
 const CONCURRENCY = Number(values.concurrency);
-const ATTACKS = values.attack!.split(',').map((name) => name.trim()).filter(Boolean);
+const ATTACKS = values
+  .attack!.split(',')
+  .map((name) => name.trim())
+  .filter(Boolean);
 
 interface FloodOrder {
   url: string;
@@ -79,7 +82,16 @@ if (values.flood) {
 // ---------------------------------------------------------------- the attacker (a child process)
 
 async function flood(order: FloodOrder): Promise<void> {
-  const counts: FloodCounts = { subscriptionsAccepted: 0, subscriptionsRefused: 0, keySocketsAccepted: 0, keySocketsRefused: 0, restStreamsAccepted: 0, restStreamsRefused: 0, anonymousSocketsAccepted: 0, anonymousSocketsRefused: 0 };
+  const counts: FloodCounts = {
+    subscriptionsAccepted: 0,
+    subscriptionsRefused: 0,
+    keySocketsAccepted: 0,
+    keySocketsRefused: 0,
+    restStreamsAccepted: 0,
+    restStreamsRefused: 0,
+    anonymousSocketsAccepted: 0,
+    anonymousSocketsRefused: 0,
+  };
   const wsUrl = `${order.url.replace(/^http/, 'ws')}/graphql`;
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
   const held: { close(): void }[] = [];
@@ -116,7 +128,8 @@ async function flood(order: FloodOrder): Promise<void> {
       } else if (message.type === 'complete') open.delete(message.id);
     });
     while (!stopping && socket.readyState === WebSocket.OPEN) {
-      for (let i = open.size; i < 2_000; i++) socket.send(JSON.stringify({ id: String(next++), type: 'subscribe', payload: { query: PROGRESS, variables: { runId: order.runId } } }));
+      for (let i = open.size; i < 2_000; i++)
+        socket.send(JSON.stringify({ id: String(next++), type: 'subscribe', payload: { query: PROGRESS, variables: { runId: order.runId } } }));
       await sleep(RETRY_MS);
     }
   };
@@ -142,23 +155,30 @@ async function flood(order: FloodOrder): Promise<void> {
   const restStreams = async () => {
     let open = 0;
     while (!stopping) {
-      await inPool(2_000 - open, CONCURRENCY, () =>
-        new Promise<void>((resolve) => {
-          const request = http.get(`${order.url}/api/generate?run_id=${order.runId}`, { agent, headers: { 'x-api-key': order.key, accept: 'text/event-stream' } }, (response) => {
-            if (response.statusCode === 200) {
-              counts.restStreamsAccepted++;
-              open++;
-              held.push({ close: () => request.destroy() });
-              response.on('data', () => undefined);
-              response.once('close', () => open--);
-            } else {
-              counts.restStreamsRefused++;
-              response.resume();
-            }
-            resolve();
-          });
-          request.on('error', () => resolve());
-        }),
+      await inPool(
+        2_000 - open,
+        CONCURRENCY,
+        () =>
+          new Promise<void>((resolve) => {
+            const request = http.get(
+              `${order.url}/api/generate?run_id=${order.runId}`,
+              { agent, headers: { 'x-api-key': order.key, accept: 'text/event-stream' } },
+              (response) => {
+                if (response.statusCode === 200) {
+                  counts.restStreamsAccepted++;
+                  open++;
+                  held.push({ close: () => request.destroy() });
+                  response.on('data', () => undefined);
+                  response.once('close', () => open--);
+                } else {
+                  counts.restStreamsRefused++;
+                  response.resume();
+                }
+                resolve();
+              },
+            );
+            request.on('error', () => resolve());
+          }),
       );
       await sleep(RETRY_MS);
     }
@@ -176,12 +196,14 @@ async function flood(order: FloodOrder): Promise<void> {
 /** Runs `attempt` `count` times with at most `concurrency` at once (how a client library spreads its connections). */
 async function inPool(count: number, concurrency: number, attempt: () => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(count, concurrency) }, async () => {
-    while (next < count) {
-      next++;
-      await attempt();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(count, concurrency) }, async () => {
+      while (next < count) {
+        next++;
+        await attempt();
+      }
+    }),
+  );
 }
 
 function openSocket(url: string, headers: Record<string, string>): Promise<WebSocket | null> {
@@ -207,33 +229,57 @@ async function main(): Promise<void> {
   const seconds = Number(values.seconds);
   const rounds = Number(values.rounds);
   const rate = Number(values.rate);
-  const lifted: Record<string, string> = values.uncapped ? { REQUESTS_IN_FLIGHT_PER_CLIENT: '10000', STREAMS_PER_USER: '100000', WS_OPERATIONS_PER_SOCKET: '10000', WS_SOCKETS_PER_CREDENTIAL: '100000', WS_ANONYMOUS_SOCKETS_PER_ADDRESS: '100000' } : {};
+  const lifted: Record<string, string> = values.uncapped
+    ? {
+        REQUESTS_IN_FLIGHT_PER_CLIENT: '10000',
+        STREAMS_PER_USER: '100000',
+        WS_OPERATIONS_PER_SOCKET: '10000',
+        WS_SOCKETS_PER_CREDENTIAL: '100000',
+        WS_ANONYMOUS_SOCKETS_PER_ADDRESS: '100000',
+      }
+    : {};
   const service = await startChildService({
     env: { GENERATION_STEP_DELAY: '1s', GENERATION_CONCURRENCY: '1', RATE_LIMIT_GENERATE_PER_MINUTE: '1000', ...lifted, ...settings() },
     // npm start's heap cap; --cpu-prof-dir: a V8 CPU profile of the service, written when it stops.
-    nodeArgs: ['--max-old-space-size=384', ...(values['node-arg'] ?? []), ...(values['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof-dir']}`] : [])],
+    nodeArgs: [
+      '--max-old-space-size=384',
+      ...(values['node-arg'] ?? []),
+      ...(values['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof-dir']}`] : []),
+    ],
     startTimeoutMs: 120_000,
   });
   try {
     const attacker = await createUserWithCli(service, ['read:workspace', 'write:workspace']);
     const reader = await createUserWithCli(service, ['read:workspace', 'write:workspace']);
-    for (let i = 0; i < 20; i++) await post(service, reader.key, '/api/stickies', { content: `Reader's note ${i}: reconcile the custodian returns`, tags: ['bench'] });
-    for (let i = 0; i < 20; i++) await post(service, attacker.key, '/api/stickies', { content: `Attacker's note ${i}: something to summarise`, tags: ['bench'] });
-    console.log(`database: ${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded (PGlite)'}; caps: ${values.uncapped ? 'lifted (--uncapped)' : 'defaults'}${values.set?.length ? ` with ${values.set.join(' ')}` : ''}; attack: ${ATTACKS.join(', ')} (${CONCURRENCY} attempts in flight per kind), refused ones retried every ${RETRY_MS} ms; reader at ${rate} requests/s, ${seconds} s phases, ${rounds} rounds`);
+    for (let i = 0; i < 20; i++)
+      await post(service, reader.key, '/api/stickies', { content: `Reader's note ${i}: reconcile the custodian returns`, tags: ['bench'] });
+    for (let i = 0; i < 20; i++)
+      await post(service, attacker.key, '/api/stickies', { content: `Attacker's note ${i}: something to summarise`, tags: ['bench'] });
+    console.log(
+      `database: ${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded (PGlite)'}; caps: ${values.uncapped ? 'lifted (--uncapped)' : 'defaults'}${values.set?.length ? ` with ${values.set.join(' ')}` : ''}; attack: ${ATTACKS.join(', ')} (${CONCURRENCY} attempts in flight per kind), refused ones retried every ${RETRY_MS} ms; reader at ${rate} requests/s, ${seconds} s phases, ${rounds} rounds`,
+    );
 
     const phases: { name: 'quiet' | 'flood'; p50: number; p99: number; max: number; requests: number; errors: number; rssMb: number; cpu: number }[] = [];
     for (let round = 1; round <= rounds; round++) {
       phases.push({ name: 'quiet', ...(await sampled(service, () => read(service, reader.key, rate, seconds))) });
       const runId = await startLongRun(service, attacker.key);
-      const attackerProcess = fork(new URL(import.meta.url).pathname, ['--flood', '--retry-ms', String(RETRY_MS), '--attack', ATTACKS.join(','), '--concurrency', String(CONCURRENCY)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const attackerProcess = fork(
+        new URL(import.meta.url).pathname,
+        ['--flood', '--retry-ms', String(RETRY_MS), '--attack', ATTACKS.join(','), '--concurrency', String(CONCURRENCY)],
+        { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+      );
       attackerProcess.send({ url: service.url, key: attacker.key, runId } satisfies FloodOrder);
       await sleep(3_000); // the flood's first wave
       const [attackerBefore, readerBefore, wallBefore] = [cpuTicks(attackerProcess.pid), cpuTicks(process.pid), performance.now()];
       phases.push({ name: 'flood', ...(await sampled(service, () => read(service, reader.key, rate, seconds))) });
       const wall = performance.now() - wallBefore;
-      console.log(`  CPU during the flood phase (share of one core): attacker ${(((cpuTicks(attackerProcess.pid) - attackerBefore) * 10) / wall * 100).toFixed(0)} %, reader ${(((cpuTicks(process.pid) - readerBefore) * 10) / wall * 100).toFixed(0)} %`);
+      console.log(
+        `  CPU during the flood phase (share of one core): attacker ${((((cpuTicks(attackerProcess.pid) - attackerBefore) * 10) / wall) * 100).toFixed(0)} %, reader ${((((cpuTicks(process.pid) - readerBefore) * 10) / wall) * 100).toFixed(0)} %`,
+      );
       const counts = await stopFlood(attackerProcess);
-      console.log(`  attacker (round ${round}): subscriptions ${counts.subscriptionsAccepted} accepted / ${counts.subscriptionsRefused} refused; sockets with its key ${counts.keySocketsAccepted} / ${counts.keySocketsRefused}; REST streams ${counts.restStreamsAccepted} / ${counts.restStreamsRefused}; sockets without a credential ${counts.anonymousSocketsAccepted} / ${counts.anonymousSocketsRefused}`);
+      console.log(
+        `  attacker (round ${round}): subscriptions ${counts.subscriptionsAccepted} accepted / ${counts.subscriptionsRefused} refused; sockets with its key ${counts.keySocketsAccepted} / ${counts.keySocketsRefused}; REST streams ${counts.restStreamsAccepted} / ${counts.restStreamsRefused}; sockets without a credential ${counts.anonymousSocketsAccepted} / ${counts.anonymousSocketsRefused}`,
+      );
       await post(service, attacker.key, '/graphql', { query: `mutation { cancelGeneration(id: "${runId}") { id } }` }).catch(() => undefined);
       await sleep(2_000);
     }
@@ -241,18 +287,34 @@ async function main(): Promise<void> {
       const slow = service.stdout.filter((line) => line.includes('/api/stickies') && /"durationMs":(\d{3,})/.test(line));
       console.log(`service-side durations of reader requests over 100 ms: ${slow.length}`, slow.slice(0, 3));
       const collections = service.stdout.filter((line) => /Mark-Compact|Scavenge/.test(line));
-      console.log(`garbage collections: ${collections.length}; the longest:`, collections.map((line) => [Number(/, ([\d.]+) \/ [\d.]+ ms/.exec(line)?.[1] ?? 0), line] as const).sort((a, b) => b[0] - a[0]).slice(0, 5).map(([, line]) => line));
+      console.log(
+        `garbage collections: ${collections.length}; the longest:`,
+        collections
+          .map((line) => [Number(/, ([\d.]+) \/ [\d.]+ ms/.exec(line)?.[1] ?? 0), line] as const)
+          .sort((a, b) => b[0] - a[0])
+          .slice(0, 5)
+          .map(([, line]) => line),
+      );
     }
     console.log('phase   reader p50   reader p99   reader max   requests  errors  service RSS max  service CPU');
-    for (const phase of phases) console.log(`${phase.name.padEnd(7)} ${ms(phase.p50)}   ${ms(phase.p99)}   ${ms(phase.max)}   ${String(phase.requests).padStart(8)}  ${String(phase.errors).padStart(6)}  ${String(phase.rssMb).padStart(11)} MB  ${(phase.cpu * 100).toFixed(0).padStart(8)} %`);
+    for (const phase of phases)
+      console.log(
+        `${phase.name.padEnd(7)} ${ms(phase.p50)}   ${ms(phase.p99)}   ${ms(phase.max)}   ${String(phase.requests).padStart(8)}  ${String(phase.errors).padStart(6)}  ${String(phase.rssMb).padStart(11)} MB  ${(phase.cpu * 100).toFixed(0).padStart(8)} %`,
+      );
     const median = (name: 'quiet' | 'flood', key: 'p50' | 'p99') => medianOf(phases.filter((phase) => phase.name === name).map((phase) => phase[key]));
     const ratio50 = median('flood', 'p50') / median('quiet', 'p50');
     const ratio99 = median('flood', 'p99') / median('quiet', 'p99');
-    console.log(`median over phases: quiet p50 ${ms(median('quiet', 'p50'))} p99 ${ms(median('quiet', 'p99'))}; flood p50 ${ms(median('flood', 'p50'))} p99 ${ms(median('flood', 'p99'))}`);
-    console.log(`flood/quiet: p50 ${ratio50.toFixed(2)}, p99 ${ratio99.toFixed(2)} (goal: under ${GOAL_RATIO}) ${ratio50 < GOAL_RATIO && ratio99 < GOAL_RATIO ? 'met' : 'NOT met'}`);
+    console.log(
+      `median over phases: quiet p50 ${ms(median('quiet', 'p50'))} p99 ${ms(median('quiet', 'p99'))}; flood p50 ${ms(median('flood', 'p50'))} p99 ${ms(median('flood', 'p99'))}`,
+    );
+    console.log(
+      `flood/quiet: p50 ${ratio50.toFixed(2)}, p99 ${ratio99.toFixed(2)} (goal: under ${GOAL_RATIO}) ${ratio50 < GOAL_RATIO && ratio99 < GOAL_RATIO ? 'met' : 'NOT met'}`,
+    );
   } catch (error) {
     // The service's own last words, when it was the one that failed.
-    console.error(`service exit: ${JSON.stringify(service.process.exitCode ?? service.process.signalCode)}\n${[...service.stdout.slice(-20), ...service.stderr.slice(-40)].join('\n')}`);
+    console.error(
+      `service exit: ${JSON.stringify(service.process.exitCode ?? service.process.signalCode)}\n${[...service.stdout.slice(-20), ...service.stderr.slice(-40)].join('\n')}`,
+    );
     throw error;
   } finally {
     // A clean stop first, so that a --cpu-prof-dir profile is written.
@@ -299,7 +361,9 @@ function settings(): Record<string, string> {
 
 /** A run that lasts: sources with work for every agent, paced by the step delay; restarted by the caller each round. */
 async function startLongRun(service: ChildService, key: string): Promise<string> {
-  const started = (await post(service, key, '/graphql', { query: 'mutation { startGeneration(input: { days: 90 }) { id } }' })) as { data: { startGeneration: { id: string } } };
+  const started = (await post(service, key, '/graphql', { query: 'mutation { startGeneration(input: { days: 90 }) { id } }' })) as {
+    data: { startGeneration: { id: string } };
+  };
   return started.data.startGeneration.id;
 }
 
@@ -316,7 +380,12 @@ function stopFlood(child: ChildProcess): Promise<FloodCounts> {
  * counted from that time: a stall of the service shows in the percentiles instead of silently
  * slowing the reader down (coordinated omission).
  */
-async function read(service: ChildService, key: string, rate: number, seconds: number): Promise<{ p50: number; p99: number; max: number; requests: number; errors: number }> {
+async function read(
+  service: ChildService,
+  key: string,
+  rate: number,
+  seconds: number,
+): Promise<{ p50: number; p99: number; max: number; requests: number; errors: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const latencies: number[] = [];
   let errors = 0;
@@ -352,7 +421,11 @@ function get(agent: http.Agent, url: string, key: string): Promise<number> {
 }
 
 async function post(service: ChildService, key: string, path: string, body: unknown): Promise<unknown> {
-  const response = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
+  const response = await fetch(`${service.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
   return response.json();
 }

@@ -112,10 +112,16 @@ try {
 
   const postgres = pidsNamed(['postgres']);
   const redis = pidsNamed(['redis-server']);
-  console.log(`machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}`);
+  console.log(
+    `machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average ${os
+      .loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}`,
+  );
   console.log(`autocannon: ${connections} connections, ${duration} s per run, through haproxy; CPU columns in % of one core over the run\n`);
 
-  for (let n = 1; n <= 3; n++) balancers.push(await startHaproxy(fleet.instances.slice(0, n).map((instance) => ({ name: instance.name, port: instance.port }))));
+  for (let n = 1; n <= 3; n++)
+    balancers.push(await startHaproxy(fleet.instances.slice(0, n).map((instance) => ({ name: instance.name, port: instance.port }))));
   for (const [index, balancer] of balancers.entries()) await balancer.waitForUp(fleet.instances.slice(0, index + 1).map((instance) => instance.name));
 
   // warm-up: every instance's code paths compiled, pools filled

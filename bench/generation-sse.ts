@@ -30,7 +30,14 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createUserWithCli, startChildService, type ChildService } from '../test/helpers/child-service.ts';
 
-const { values } = parseArgs({ options: { subscribers: { type: 'string', default: '2000' }, 'step-delay': { type: 'string', default: '200ms' }, 'cpu-prof-dir': { type: 'string' }, verbose: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    subscribers: { type: 'string', default: '2000' },
+    'step-delay': { type: 'string', default: '200ms' },
+    'cpu-prof-dir': { type: 'string' },
+    verbose: { type: 'boolean', default: false },
+  },
+});
 const SUBSCRIBERS = Number(values.subscribers);
 const GOAL_P99_MS = 100;
 const GOAL_KB_PER_SUBSCRIBER = 50;
@@ -60,7 +67,11 @@ async function graphql<T>(service: ChildService, key: string, query: string, var
 }
 
 async function rest(service: ChildService, key: string, path: string, body: unknown): Promise<void> {
-  const response = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
+  const response = await fetch(`${service.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
 }
 
@@ -124,7 +135,9 @@ async function startHeldModel(): Promise<{ url: string; release: () => void; clo
   const server = http.createServer((req, res) => {
     req.resume();
     const answer = () =>
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: '# Workspace summary\n\nNotes on custodian files [1].' } }] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: '# Workspace summary\n\nNotes on custodian files [1].' } }] }));
     if (released) answer();
     else waiting.push(answer);
   });
@@ -161,7 +174,10 @@ async function main(): Promise<void> {
     const { key } = await createUserWithCli(service, ['read:workspace', 'write:workspace']);
     // Some workspace so every agent has work and reports progress.
     for (let i = 0; i < 20; i++) {
-      await rest(service, key, '/api/stickies', { content: `Benchmark note ${i}: reconcile the custodian file for account ${1000 + i} before month end and follow up with the client.`, tags: ['bench', i % 2 ? 'ops' : 'clients'] });
+      await rest(service, key, '/api/stickies', {
+        content: `Benchmark note ${i}: reconcile the custodian file for account ${1000 + i} before month end and follow up with the client.`,
+        tags: ['bench', i % 2 ? 'ops' : 'clients'],
+      });
       await rest(service, key, '/api/links', { url: `https://example.com/article-${i}`, title: `Reading list item ${i}`, tags: ['bench'] });
     }
     for (let i = 0; i < 10; i++) await rest(service, key, '/api/pm/tasks', { title: `Benchmark task ${i}`, priority: i % 3 === 0 ? 'high' : 'medium' });
@@ -213,23 +229,29 @@ async function main(): Promise<void> {
     agent.destroy();
 
     const { generationRun } = await graphql<{ generationRun: { state: string; lastSequence: number; events: { sequence: number; createdAt: string }[] } }>(
-      service, key, `query($id: UUID!) { generationRun(id: $id) { state lastSequence events(first: 1000) { sequence createdAt } } }`, { id: runId },
+      service,
+      key,
+      `query($id: UUID!) { generationRun(id: $id) { state lastSequence events(first: 1000) { sequence createdAt } } }`,
+      { id: runId },
     );
     const expected = generationRun.events.map((e) => e.sequence);
     const complete = subscribers.filter((s) => s.done && s.ids.length === expected.length && s.ids.every((id, i) => id === expected[i])).length;
     const storedAt = new Map(generationRun.events.map((e) => [e.sequence, Date.parse(e.createdAt)]));
     const live = generationRun.events.filter((e) => Date.parse(e.createdAt) >= liveFrom).map((e) => e.sequence);
     const delays: number[] = [];
-    for (const s of subscribers) for (const sequence of live) {
-      const at = s.at.get(sequence);
-      if (at !== undefined) delays.push(at - storedAt.get(sequence)!);
-    }
+    for (const s of subscribers)
+      for (const sequence of live) {
+        const at = s.at.get(sequence);
+        if (at !== undefined) delays.push(at - storedAt.get(sequence)!);
+      }
     delays.sort((a, b) => a - b);
     if (values.verbose) {
       for (const sequence of live) {
         const perEvent = subscribers.map((sub) => sub.at.get(sequence)! - storedAt.get(sequence)!).sort((a, b) => a - b);
         const event = generationRun.events.find((e) => e.sequence === sequence)!;
-        console.log(`  event ${sequence} stored +${storedAt.get(sequence)! - liveFrom} ms: first ${perEvent[0].toFixed(1)} p50 ${percentile(perEvent, 50).toFixed(1)} last ${perEvent.at(-1)!.toFixed(1)} ms (${event.createdAt})`);
+        console.log(
+          `  event ${sequence} stored +${storedAt.get(sequence)! - liveFrom} ms: first ${perEvent[0].toFixed(1)} p50 ${percentile(perEvent, 50).toFixed(1)} last ${perEvent.at(-1)!.toFixed(1)} ms (${event.createdAt})`,
+        );
       }
     }
     const kbPerSubscriber = (rssIdle - rssBefore) / 1024 / SUBSCRIBERS;
@@ -240,9 +262,13 @@ async function main(): Promise<void> {
     console.log(`  connect: ${connectSeconds.toFixed(1)} s for all streams (run state while connecting: ${runState.generationRun.state})`);
     console.log(`  run: ${generationRun.state}, ${expected.length} events, ${live.length} stored after all subscribers were connected`);
     console.log(`  every event to every subscriber, in order, once: ${complete}/${SUBSCRIBERS}`);
-    console.log(`  delay stored -> received (${delays.length} deliveries): p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${delays.at(-1)?.toFixed(1)} ms (goal p99 < ${GOAL_P99_MS} ms)`);
+    console.log(
+      `  delay stored -> received (${delays.length} deliveries): p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${delays.at(-1)?.toFixed(1)} ms (goal p99 < ${GOAL_P99_MS} ms)`,
+    );
     console.log(`  delivery phase: ${deliverSeconds.toFixed(1)} s; CPU used: service ${serverCpu.toFixed(2)} s, subscribers' client ${clientCpu.toFixed(2)} s`);
-    console.log(`  RSS: before ${(rssBefore / 1048576).toFixed(1)} MB, ${SUBSCRIBERS} idle subscribers ${(rssIdle / 1048576).toFixed(1)} MB, peak while delivering ${(rssPeak / 1048576).toFixed(1)} MB`);
+    console.log(
+      `  RSS: before ${(rssBefore / 1048576).toFixed(1)} MB, ${SUBSCRIBERS} idle subscribers ${(rssIdle / 1048576).toFixed(1)} MB, peak while delivering ${(rssPeak / 1048576).toFixed(1)} MB`,
+    );
     console.log(`  idle memory per subscriber: ${kbPerSubscriber.toFixed(1)} KB (goal < ${GOAL_KB_PER_SUBSCRIBER} KB)`);
     if (complete !== SUBSCRIBERS) process.exitCode = 1;
   } finally {

@@ -89,8 +89,36 @@ const print = (line = '') => process.stdout.write(`${line}\n`);
 // The accounts added to the demo organization
 // ---------------------------------------------------------------------------
 
-const NAME_FIRST = ['Harbor', 'Cedar', 'Summit', 'Aurora', 'Keystone', 'Granite', 'Willow', 'Meridian', 'Pinnacle', 'Bayview', 'Lakeside', 'Redwood', 'Silverline', 'Northgate', 'Clearwater', 'Ironbridge'];
-const NAME_SECOND = ['Growth Fund LP', 'Family Trust', 'Pension Plan', 'Endowment', 'Opportunities Fund', 'Income Fund', 'Foundation', 'Balanced Portfolio', 'Credit Fund', 'Retirement Plan'];
+const NAME_FIRST = [
+  'Harbor',
+  'Cedar',
+  'Summit',
+  'Aurora',
+  'Keystone',
+  'Granite',
+  'Willow',
+  'Meridian',
+  'Pinnacle',
+  'Bayview',
+  'Lakeside',
+  'Redwood',
+  'Silverline',
+  'Northgate',
+  'Clearwater',
+  'Ironbridge',
+];
+const NAME_SECOND = [
+  'Growth Fund LP',
+  'Family Trust',
+  'Pension Plan',
+  'Endowment',
+  'Opportunities Fund',
+  'Income Fund',
+  'Foundation',
+  'Balanced Portfolio',
+  'Credit Fund',
+  'Retirement Plan',
+];
 
 /** The demo's accounts are DC-1001..DC-1005; added account n (6, 7, ...) is DC-(1000 + n). */
 function addedAccountSpec(n: number, random: () => number): DemoAccountSpec {
@@ -100,7 +128,14 @@ function addedAccountSpec(n: number, random: () => number): DemoAccountSpec {
   if (random() < 0.2) {
     // one demo account in five opens empty and is funded later
     const amount = Math.round((1_000_000 + random() * 19_000_000) / 100_000) * 100_000;
-    return { accountCode: `DC-${1000 + n}`, entityName: name, openingValue: 0, funding: { afterBusinessDays: 10 + Math.floor(random() * 40), amount }, flowCount, weekendFlow };
+    return {
+      accountCode: `DC-${1000 + n}`,
+      entityName: name,
+      openingValue: 0,
+      funding: { afterBusinessDays: 10 + Math.floor(random() * 40), amount },
+      flowCount,
+      weekendFlow,
+    };
   }
   const openingValue = Math.round((1_000_000 + random() * 49_000_000) / 1000) * 1000;
   return { accountCode: `DC-${1000 + n}`, entityName: name, openingValue, flowCount, weekendFlow };
@@ -265,7 +300,11 @@ async function measureAll(baseUrl: string, key: string, probes: readonly Probe[]
   return probes.map((_, i) => {
     const sorted = [...times[i]].sort((a, b) => a - b);
     const summary: Summary = { p50: percentile(sorted, 0.5), p90: percentile(sorted, 0.9), min: sorted[0], max: sorted[sorted.length - 1] };
-    if (reported[i].length > 0) summary.reportedP50 = percentile([...reported[i]].sort((a, b) => a - b), 0.5);
+    if (reported[i].length > 0)
+      summary.reportedP50 = percentile(
+        [...reported[i]].sort((a, b) => a - b),
+        0.5,
+      );
     return summary;
   });
 }
@@ -301,7 +340,11 @@ try {
   const probes: Probe[] = [
     { label: 'comparison?limit=50', path: '/api/returns/comparison?limit=50', check: nonEmptyList },
     { label: 'comparison?limit=50&status=investigate', path: '/api/returns/comparison?limit=50&status=investigate', check: nonEmptyList },
-    { label: `comparison?limit=50&account_code=${demoEntity.accountCode}`, path: `/api/returns/comparison?limit=50&account_code=${demoEntity.accountCode}`, check: nonEmptyList },
+    {
+      label: `comparison?limit=50&account_code=${demoEntity.accountCode}`,
+      path: `/api/returns/comparison?limit=50&account_code=${demoEntity.accountCode}`,
+      check: nonEmptyList,
+    },
     {
       label: 'dietz-daily (1 entity, 1 year)',
       path: `/api/returns/dietz-daily?entity_name=${encodeURIComponent(demoEntity.entityName)}&start_date=${yearAgo}&end_date=${period.endDate}`,
@@ -316,8 +359,15 @@ try {
 
   const cpus = os.cpus();
   print(`growth benchmark: ${kind === 'pglite' ? 'embedded database (PGlite)' : 'PostgreSQL'}: ${version}`);
-  print(`machine: ${cpus.length} cores, ${cpus[0]?.model ?? 'unknown CPU'}, node ${process.version}, load average ${os.loadavg().map((n) => n.toFixed(2)).join(' ')}`);
-  print(`sizes ${sizes.join(', ')}x; ${requests} requests per measurement after ${warmup} warm-up (${warmup + firstWarmup} before the first size), one connection, sequential`);
+  print(
+    `machine: ${cpus.length} cores, ${cpus[0]?.model ?? 'unknown CPU'}, node ${process.version}, load average ${os
+      .loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}`,
+  );
+  print(
+    `sizes ${sizes.join(', ')}x; ${requests} requests per measurement after ${warmup} warm-up (${warmup + firstWarmup} before the first size), one connection, sequential`,
+  );
   const demoCounts = await countOrganization(services, orgId);
   print(
     `demo organization "${DEMO_ORG_NAME}" (seeded in ${seedSeconds(seedS)}): ${demoCounts.entities} entities over ${days.length} business days ` +
@@ -344,7 +394,11 @@ try {
       const batch: DemoAccountData[] = [];
       for (let n = from; n <= to; n++) batch.push(addedAccount(n, days));
       const pnl = buildPnlCsv(batch);
-      const performanceCsv = buildPerformanceCsv(batch, { seed: from, matchBps: services.config.comparison.matchBps, reviewBps: services.config.comparison.reviewBps }).csv;
+      const performanceCsv = buildPerformanceCsv(batch, {
+        seed: from,
+        matchBps: services.config.comparison.matchBps,
+        reviewBps: services.config.comparison.reviewBps,
+      }).csv;
       const name = `DC-${1000 + from}-DC-${1000 + to}`;
       t = performance.now();
       rows += await uploadAndIngest(context, `growth-pnl-${name}.csv`, 'pnl', pnl);
@@ -368,12 +422,14 @@ try {
         `${fmt(counts.valuations)} valuations, ${fmt(counts.cashTransactions)} cash transactions; comparison rows: ${counts.statuses}`,
     );
     if (added > 0) {
-      print(`  loaded ${added} accounts (${fmt(rows)} CSV rows, ${files} files of up to ${accountsPerFile} accounts) in ${(loadMs / 1000).toFixed(1)} s (upload + ingest; generating the CSVs not counted)`);
+      print(
+        `  loaded ${added} accounts (${fmt(rows)} CSV rows, ${files} files of up to ${accountsPerFile} accounts) in ${(loadMs / 1000).toFixed(1)} s (upload + ingest; generating the CSVs not counted)`,
+      );
     } else print('  (the demo data as seeded)');
     print(
       analyzed.length > 0
         ? `  statistics: ANALYZE run by this benchmark on ${analyzed.join(', ')} (${analyzeMs.toFixed(0)} ms): ${added > 0 ? "not analyzed since the step's first load (the service's ANALYZE after a load does not cover them, or the loads were below its threshold)" : 'the demo seed ingests without ANALYZE'}`
-        : '  statistics: every returns table analyzed after the step\'s last load by the service\'s ingest',
+        : "  statistics: every returns table analyzed after the step's last load by the service's ingest",
     );
 
     const summaries = await measureAll(service.url, key, probes, results.length === 0 ? warmup + firstWarmup : warmup);
@@ -397,12 +453,17 @@ try {
   print(`  ${'custodian returns'.padEnd(44)} ${results.map((r) => fmt(r.counts.custodianReturns).padStart(16)).join('')}`);
   print(`  ${'load s (this step)'.padEnd(44)} ${results.map((r) => (r.files > 0 ? r.loadS.toFixed(1) : 'seed').padStart(16)).join('')}`);
   probes.forEach((probe, i) => {
-    print(`  ${probe.label.padEnd(44)} ${results.map((r) => `${ms(r.summaries[i].p50)} (${(r.summaries[i].p50 / results[0].summaries[i].p50).toFixed(2)})`.padStart(16)).join('')}`);
+    print(
+      `  ${probe.label.padEnd(44)} ${results.map((r) => `${ms(r.summaries[i].p50)} (${(r.summaries[i].p50 / results[0].summaries[i].p50).toFixed(2)})`.padStart(16)).join('')}`,
+    );
   });
   const last = results[results.length - 1];
   if (results.length > 1) {
     const ratio = last.summaries[0].p50 / results[0].summaries[0].p50;
-    print(`goal: comparison p50 at ${last.size}x within 1.5x of ${results[0].size}x: ${ratio.toFixed(2)}x ${ratio <= 1.5 ? 'MET' : 'NOT MET'}` + (last.size !== 300 || results[0].size !== 1 ? ' (the goal is stated for 300x vs 1x)' : ''));
+    print(
+      `goal: comparison p50 at ${last.size}x within 1.5x of ${results[0].size}x: ${ratio.toFixed(2)}x ${ratio <= 1.5 ? 'MET' : 'NOT MET'}` +
+        (last.size !== 300 || results[0].size !== 1 ? ' (the goal is stated for 300x vs 1x)' : ''),
+    );
   }
 } finally {
   await service.close();

@@ -78,7 +78,10 @@ async function openFresh(dir: string): Promise<Database & { dispose(): Promise<v
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { schema }) });
   await migrate(pool);
   return {
-    kind: 'postgresql', url, pool, prisma,
+    kind: 'postgresql',
+    url,
+    pool,
+    prisma,
     close: async () => {},
     async dispose() {
       await prisma.$disconnect();
@@ -123,7 +126,9 @@ async function main(): Promise<void> {
     const db = await openFresh(dir);
     const openS = (Date.now() - t) / 1000;
     const settings = db.kind === 'pglite' ? (await db.pool.query(`SELECT current_setting('shared_buffers') AS sb`)).rows[0].sb : 'n/a';
-    say(`created a fresh ${db.kind} database, migrated and opened it in ${openS.toFixed(2)} s (shared_buffers ${settings}; node ${process.execArgv.filter((a) => a.startsWith('--max')).join(' ') || 'default heap'})`);
+    say(
+      `created a fresh ${db.kind} database, migrated and opened it in ${openS.toFixed(2)} s (shared_buffers ${settings}; node ${process.execArgv.filter((a) => a.startsWith('--max')).join(' ') || 'default heap'})`,
+    );
     const rssBeforeWork = process.memoryUsage().rss;
 
     try {
@@ -194,9 +199,13 @@ async function main(): Promise<void> {
         say(`  of which parse + load:                           ${figures.parseAndLoadS.toFixed(2)} s`);
         say(`  of which daily return recompute:                 ${figures.recomputeS.toFixed(2)} s`);
         say(`total upload + ingest:                             ${figures.totalS.toFixed(2)} s (target < ${TARGET_SECONDS} s)`);
-        say(`peak RSS:                                          ${figures.peakRssMB} MB (target < ${TARGET_RSS_MB} MB; ${figures.rssAfterDatabaseOpenMB} MB after opening the database)`);
+        say(
+          `peak RSS:                                          ${figures.peakRssMB} MB (target < ${TARGET_RSS_MB} MB; ${figures.rssAfterDatabaseOpenMB} MB after opening the database)`,
+        );
         say(`peak reached during: ${figures.peakPhase}`);
-        say(`at peak: V8 heap ${figures.atPeakMB.heapUsed}/${figures.atPeakMB.heapTotal} MB used/total, external ${figures.atPeakMB.external} MB (PGlite's WASM memory is external)`);
+        say(
+          `at peak: V8 heap ${figures.atPeakMB.heapUsed}/${figures.atPeakMB.heapTotal} MB used/total, external ${figures.atPeakMB.external} MB (PGlite's WASM memory is external)`,
+        );
         say(`loaded: ${counts.valuations} valuations, ${counts.flows} flows, ${counts.dailyReturns} daily returns`);
         say(figures.pass ? 'PASS' : 'FAIL');
       }
@@ -231,19 +240,19 @@ const prepareAt = process.argv.indexOf('--prepare');
 const run = process.argv.includes('--recommended')
   ? recommended
   : prepareAt > 0
-  ? async () => {
-      const db = await openDatabase({ dataDir: process.argv[prepareAt + 1] });
-      await migrate(db.pool);
-      // PGlite keeps the data directory's settings: ALTER SYSTEM writes postgresql.auto.conf,
-      // which takes effect when the database is next opened (below, in the measuring process).
-      const sharedBuffers = stringArg('shared-buffers');
-      if (sharedBuffers) {
-        if (!/^\d+(kB|MB|GB)$/.test(sharedBuffers)) throw new Error('--shared-buffers takes a size such as 32MB');
-        await db.pool.query(`ALTER SYSTEM SET shared_buffers = '${sharedBuffers}'`);
+    ? async () => {
+        const db = await openDatabase({ dataDir: process.argv[prepareAt + 1] });
+        await migrate(db.pool);
+        // PGlite keeps the data directory's settings: ALTER SYSTEM writes postgresql.auto.conf,
+        // which takes effect when the database is next opened (below, in the measuring process).
+        const sharedBuffers = stringArg('shared-buffers');
+        if (sharedBuffers) {
+          if (!/^\d+(kB|MB|GB)$/.test(sharedBuffers)) throw new Error('--shared-buffers takes a size such as 32MB');
+          await db.pool.query(`ALTER SYSTEM SET shared_buffers = '${sharedBuffers}'`);
+        }
+        await db.close();
       }
-      await db.close();
-    }
-  : main;
+    : main;
 
 run().catch((error: unknown) => {
   process.stderr.write(`bench/ingest: ${error instanceof Error ? error.stack : String(error)}\n`);

@@ -79,7 +79,10 @@ interface JobState {
 }
 
 async function job(where: string, param: string): Promise<JobState | null> {
-  const { rows } = await db.query<JobState>(`SELECT id, state::text AS state, "lockedBy", attempts FROM "Job" WHERE ${where} ORDER BY "createdAt" DESC LIMIT 1`, [param]);
+  const { rows } = await db.query<JobState>(
+    `SELECT id, state::text AS state, "lockedBy", attempts FROM "Job" WHERE ${where} ORDER BY "createdAt" DESC LIMIT 1`,
+    [param],
+  );
   return rows[0] ?? null;
 }
 
@@ -103,13 +106,29 @@ async function ingestRound(key: string, orgId: string, csv: Buffer): Promise<{ c
   const upload = await restUpload(instances[0].url, key, { orgId, file: { name: 'takeover.csv', bytes: csv } });
   if (upload.status !== 201) throw new Error(`upload answered ${upload.status}: ${JSON.stringify(upload.body)}`);
   const fileId = String(upload.body.data.id);
-  const running = (await poll(() => job(`payload->>'fileId' = $1`, fileId), (row) => row?.state === 'running', 'the ingest to be claimed'))!;
-  await poll(() => fileStatus(fileId), (status) => status === 'processing', 'the load to start');
+  const running = (await poll(
+    () => job(`payload->>'fileId' = $1`, fileId),
+    (row) => row?.state === 'running',
+    'the ingest to be claimed',
+  ))!;
+  await poll(
+    () => fileStatus(fileId),
+    (status) => status === 'processing',
+    'the load to start',
+  );
   const { holder } = holderAndOther(running);
   const killedAt = await kill(holder);
-  await poll(() => job(`payload->>'fileId' = $1`, fileId), (row) => row !== null && row.attempts > running.attempts, 'the other instance to claim the job');
+  await poll(
+    () => job(`payload->>'fileId' = $1`, fileId),
+    (row) => row !== null && row.attempts > running.attempts,
+    'the other instance to claim the job',
+  );
   const claimMs = performance.now() - killedAt;
-  const status = await poll(() => fileStatus(fileId), (value) => value === 'processed' || value === 'failed', 'the file to be processed');
+  const status = await poll(
+    () => fileStatus(fileId),
+    (value) => value === 'processed' || value === 'failed',
+    'the file to be processed',
+  );
   const finishMs = performance.now() - killedAt;
   if (status !== 'processed') throw new Error(`the file ended ${status}`);
   return { claimMs, finishMs };
@@ -121,7 +140,11 @@ async function generationRound(key: string): Promise<{ finalMs: number }> {
   if (!starter.reader) throw new Error(`starting a run answered ${starter.status}: ${starter.text}`);
   try {
     const runId = String((await starter.reader.nextEvent(60_000))!.payload.data.run_id);
-    const running = (await poll(() => job(`payload->>'runId' = $1`, runId), (row) => row?.state === 'running', 'the run to be claimed'))!;
+    const running = (await poll(
+      () => job(`payload->>'runId' = $1`, runId),
+      (row) => row?.state === 'running',
+      'the run to be claimed',
+    ))!;
     await starter.reader.until((event) => event.payload.agent === 'collector', 60_000);
     const { holder, other } = holderAndOther(running);
     const followed = await openStream(`${other.url}/api/generate?run_id=${runId}`, { 'x-api-key': key });
@@ -170,7 +193,9 @@ async function main(): Promise<void> {
     await db.connect();
     await writePnlFile(path.join(dir, 'pnl.csv'), { rows: ROWS, accounts: 10, seed: 3 });
     const csv = await fs.readFile(path.join(dir, 'pnl.csv'));
-    process.stderr.write(`JOB_STALE_AFTER ${values['stale-after'] ?? 'default (15s)'}, ${ROUNDS} rounds, ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)}, Redis ${process.env.REDIS_URL ? 'yes' : 'no'}\n`);
+    process.stderr.write(
+      `JOB_STALE_AFTER ${values['stale-after'] ?? 'default (15s)'}, ${ROUNDS} rounds, ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)}, Redis ${process.env.REDIS_URL ? 'yes' : 'no'}\n`,
+    );
     const claims: number[] = [];
     const ingests: number[] = [];
     const finals: number[] = [];
@@ -179,7 +204,9 @@ async function main(): Promise<void> {
         const { claimMs, finishMs } = await ingestRound(key, orgId, csv);
         claims.push(claimMs);
         ingests.push(finishMs);
-        process.stderr.write(`round ${round} ingest: claimed by the survivor after ${(claimMs / 1000).toFixed(1)} s, processed after ${(finishMs / 1000).toFixed(1)} s\n`);
+        process.stderr.write(
+          `round ${round} ingest: claimed by the survivor after ${(claimMs / 1000).toFixed(1)} s, processed after ${(finishMs / 1000).toFixed(1)} s\n`,
+        );
       }
       if (KINDS.includes('generation')) {
         const { finalMs } = await generationRound(key);

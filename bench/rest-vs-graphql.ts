@@ -32,7 +32,11 @@ try {
   };
   // Same rows through both fronts, or the comparison means nothing.
   const restRows = ((await (await fetch(rest.url, { headers })).json()) as { data: unknown[] }).data.length;
-  const gqlRows = ((await (await fetch(graphql.url, { method: 'POST', headers: graphql.headers, body: graphql.body })).json()) as { data: { returnComparison: { edges: unknown[] } } }).data.returnComparison.edges.length;
+  const gqlRows = (
+    (await (await fetch(graphql.url, { method: 'POST', headers: graphql.headers, body: graphql.body })).json()) as {
+      data: { returnComparison: { edges: unknown[] } };
+    }
+  ).data.returnComparison.edges.length;
   console.log(`rows per response: REST ${restRows}, GraphQL ${gqlRows}`);
 
   const results: Record<string, autocannon.Result> = {};
@@ -44,11 +48,12 @@ try {
   const restResult = results[rest.title];
   const gqlResult = results[graphql.title];
   for (const [title, result] of Object.entries(results)) {
-    console.log(`${title}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, errors ${result.errors + result.non2xx}`);
+    console.log(
+      `${title}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, errors ${result.errors + result.non2xx}`,
+    );
   }
   console.log(`ratio REST/GraphQL requests per second: ${(restResult.requests.average / gqlResult.requests.average).toFixed(3)} (goal >= 0.90)`);
   console.log(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}, node ${process.version}, database ${service.services.db.kind}`);
 } finally {
   await service.close();
 }
-

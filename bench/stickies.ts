@@ -44,18 +44,34 @@ try {
     {
       name: 'list',
       rest: { title: 'REST    GET /api/stickies?limit=50', url: `${service.url}/api/stickies?limit=50`, method: 'GET' as const, headers: { 'x-api-key': key } },
-      graphql: { title: 'GraphQL stickies(first: 50)', url: `${service.url}/graphql`, method: 'POST' as const, headers, body: JSON.stringify({ query: listQuery, variables: { first: 50 } }) },
+      graphql: {
+        title: 'GraphQL stickies(first: 50)',
+        url: `${service.url}/graphql`,
+        method: 'POST' as const,
+        headers,
+        body: JSON.stringify({ query: listQuery, variables: { first: 50 } }),
+      },
     },
     {
       name: 'create',
       rest: { title: 'REST    POST /api/stickies', url: `${service.url}/api/stickies`, method: 'POST' as const, headers, body: JSON.stringify(createBody) },
-      graphql: { title: 'GraphQL createSticky', url: `${service.url}/graphql`, method: 'POST' as const, headers, body: JSON.stringify({ query: createMutation, variables: createBody }) },
+      graphql: {
+        title: 'GraphQL createSticky',
+        url: `${service.url}/graphql`,
+        method: 'POST' as const,
+        headers,
+        body: JSON.stringify({ query: createMutation, variables: createBody }),
+      },
     },
   ];
 
   // Same answers through both fronts, or the comparison means nothing.
   const restRows = ((await (await fetch(scenarios[0]!.rest.url, { headers: { 'x-api-key': key } })).json()) as { data: unknown[] }).data.length;
-  const gqlRows = ((await (await fetch(scenarios[0]!.graphql.url, { method: 'POST', headers, body: scenarios[0]!.graphql.body })).json()) as { data: { stickies: { edges: unknown[] } } }).data.stickies.edges.length;
+  const gqlRows = (
+    (await (await fetch(scenarios[0]!.graphql.url, { method: 'POST', headers, body: scenarios[0]!.graphql.body })).json()) as {
+      data: { stickies: { edges: unknown[] } };
+    }
+  ).data.stickies.edges.length;
   console.log(`rows per list response: REST ${restRows}, GraphQL ${gqlRows}`);
 
   const summary: string[] = [];
@@ -67,19 +83,30 @@ try {
     }
     const rest = results.rest!;
     const gql = results.graphql!;
-    for (const [title, result] of [[scenario.rest.title, rest], [scenario.graphql.title, gql]] as const) {
-      console.log(`${title.padEnd(36)} ${result.requests.average.toFixed(0).padStart(6)} req/s   p50 ${String(result.latency.p50).padStart(5)} ms   p99 ${String(result.latency.p99).padStart(5)} ms   errors ${result.errors + result.non2xx}`);
+    for (const [title, result] of [
+      [scenario.rest.title, rest],
+      [scenario.graphql.title, gql],
+    ] as const) {
+      console.log(
+        `${title.padEnd(36)} ${result.requests.average.toFixed(0).padStart(6)} req/s   p50 ${String(result.latency.p50).padStart(5)} ms   p99 ${String(result.latency.p99).padStart(5)} ms   errors ${result.errors + result.non2xx}`,
+      );
     }
     const ratio = rest.requests.average / gql.requests.average;
-    console.log(`${scenario.name}: ratio REST/GraphQL requests per second ${ratio.toFixed(3)}; p99 REST ${rest.latency.p99} ms vs GraphQL ${gql.latency.p99} ms`);
-    summary.push(`${scenario.name}: REST ${rest.requests.average.toFixed(0)} req/s (p99 ${rest.latency.p99} ms), GraphQL ${gql.requests.average.toFixed(0)} req/s (p99 ${gql.latency.p99} ms), ratio ${ratio.toFixed(3)}`);
+    console.log(
+      `${scenario.name}: ratio REST/GraphQL requests per second ${ratio.toFixed(3)}; p99 REST ${rest.latency.p99} ms vs GraphQL ${gql.latency.p99} ms`,
+    );
+    summary.push(
+      `${scenario.name}: REST ${rest.requests.average.toFixed(0)} req/s (p99 ${rest.latency.p99} ms), GraphQL ${gql.requests.average.toFixed(0)} req/s (p99 ${gql.latency.p99} ms), ratio ${ratio.toFixed(3)}`,
+    );
   }
   // autocannon drops its connections at the end of a run; let the requests they left behind finish.
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   const total = await service.services.prisma.sticky.count({ where: { userId } });
   console.log(`\n${summary.join('\n')}`);
   console.log(`stickies stored for the user at the end (the create runs add theirs): ${total}`);
-  console.log(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}, node ${process.version}, database ${service.services.db.kind}, ${connections} connections, ${duration} s per side`);
+  console.log(
+    `machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}, node ${process.version}, database ${service.services.db.kind}, ${connections} connections, ${duration} s per side`,
+  );
 } finally {
   await service.close();
 }
@@ -109,6 +136,3 @@ async function insertStickies(services: Services, userId: string, count: number)
   }
   await services.db.pool.query('ANALYZE "Sticky"; ANALYZE "StickyVersion"');
 }
-
-
-

@@ -30,7 +30,14 @@ const PROGRESS = `subscription ($runId: UUID!, $after: Int) { generationProgress
 type Item = { __typename: string; sequence?: number; agent?: string; status?: string; createdAt?: string };
 type Received = { sequence: number; createdAt: number; at: number };
 
-const service = await startBenchService({ WORKER_ENABLED: 'true', GENERATION_STEP_DELAY: values['step-delay']!, RATE_LIMIT_GENERATE_PER_MINUTE: '1000', STREAMS_PER_USER: String(perTransport * 10), WS_OPERATIONS_PER_SOCKET: String(perTransport * 10), WS_SOCKETS_PER_CREDENTIAL: String(perTransport * 10) });
+const service = await startBenchService({
+  WORKER_ENABLED: 'true',
+  GENERATION_STEP_DELAY: values['step-delay']!,
+  RATE_LIMIT_GENERATE_PER_MINUTE: '1000',
+  STREAMS_PER_USER: String(perTransport * 10),
+  WS_OPERATIONS_PER_SOCKET: String(perTransport * 10),
+  WS_SOCKETS_PER_CREDENTIAL: String(perTransport * 10),
+});
 try {
   const user = await createUser(service.services, { scopes: ['read:workspace', 'write:workspace'], role: 'member' });
   await seedStickies(service.services, user.userId);
@@ -42,7 +49,7 @@ try {
   const isFinal = (item: Item) => item.agent === 'run' && (item.status === 'complete' || item.status === 'failed');
 
   /** One subscriber: resolves with what it received once the final event arrived. */
-  const followers: Record<string, (() => Promise<Received[]>)> = {
+  const followers: Record<string, () => Promise<Received[]>> = {
     'graphql-sse distinct': () => viaSse(false),
     'graphql-sse single': () => viaSse(true),
     'multipart HTTP': viaMultipart,
@@ -64,17 +71,29 @@ try {
   async function viaSse(singleConnection: boolean): Promise<Received[]> {
     // A copy per client: in single connection mode graphql-sse's client writes its stream token into
     // the headers object it is given, so clients sharing one object would share one stream.
-    const client = createSseClient({ url: `${service.url}/graphql${singleConnection ? '/stream' : ''}`, singleConnection, headers: { ...headers }, retryAttempts: 0 });
+    const client = createSseClient({
+      url: `${service.url}/graphql${singleConnection ? '/stream' : ''}`,
+      singleConnection,
+      headers: { ...headers },
+      retryAttempts: 0,
+    });
     const { received, take } = collector();
-    for await (const result of client.iterate({ query: PROGRESS, variables })) if (take((result.data as { generationProgress?: Item } | undefined)?.generationProgress)) break;
+    for await (const result of client.iterate({ query: PROGRESS, variables }))
+      if (take((result.data as { generationProgress?: Item } | undefined)?.generationProgress)) break;
     client.dispose();
     return received;
   }
 
   async function viaWebSocket(): Promise<Received[]> {
-    const client = createWsClient({ url: `${service.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: headers, retryAttempts: 0 });
+    const client = createWsClient({
+      url: `${service.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: headers,
+      retryAttempts: 0,
+    });
     const { received, take } = collector();
-    for await (const result of client.iterate({ query: PROGRESS, variables })) if (take((result.data as { generationProgress?: Item } | undefined)?.generationProgress)) break;
+    for await (const result of client.iterate({ query: PROGRESS, variables }))
+      if (take((result.data as { generationProgress?: Item } | undefined)?.generationProgress)) break;
     await client.dispose();
     return received;
   }
@@ -107,11 +126,13 @@ try {
   const names = Object.keys(followers);
   const runs = names.flatMap((name) => Array.from({ length: perTransport }, () => ({ name, done: followers[name]!() })));
   const connectedAt = Date.now() + 2_000; // events stored 2 s after all subscriptions were opened
-  const results = await Promise.all(runs.map(async ({ name, done }) => {
-    const received = await done;
-    if (process.env.BENCH_VERBOSE) console.log(name, 'done', received.length);
-    return { name, received };
-  }));
+  const results = await Promise.all(
+    runs.map(async ({ name, done }) => {
+      const received = await done;
+      if (process.env.BENCH_VERBOSE) console.log(name, 'done', received.length);
+      return { name, received };
+    }),
+  );
   const lastSequence = Math.max(...results.flatMap((result) => result.received.map((item) => item.sequence)));
 
   const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -119,9 +140,15 @@ try {
   console.log('transport                   subscribers  complete  delay p50   delay p99   (events stored after every subscriber connected)');
   for (const name of names) {
     const mine = results.filter((result) => result.name === name);
-    const complete = mine.filter((result) => result.received.map((item) => item.sequence).join() === Array.from({ length: lastSequence }, (_, i) => i + 1).join()).length;
-    const delays = mine.flatMap((result) => result.received.filter((item) => item.createdAt >= connectedAt).map((item) => item.at - item.createdAt)).sort((a, b) => a - b);
-    console.log(`${name.padEnd(28)}${String(mine.length).padEnd(13)}${String(complete).padEnd(10)}${`${percentile(delays, 50)} ms`.padEnd(12)}${percentile(delays, 99)} ms`);
+    const complete = mine.filter(
+      (result) => result.received.map((item) => item.sequence).join() === Array.from({ length: lastSequence }, (_, i) => i + 1).join(),
+    ).length;
+    const delays = mine
+      .flatMap((result) => result.received.filter((item) => item.createdAt >= connectedAt).map((item) => item.at - item.createdAt))
+      .sort((a, b) => a - b);
+    console.log(
+      `${name.padEnd(28)}${String(mine.length).padEnd(13)}${String(complete).padEnd(10)}${`${percentile(delays, 50)} ms`.padEnd(12)}${percentile(delays, 99)} ms`,
+    );
   }
   console.log(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}, node ${process.version}, database ${service.services.db.kind}`);
 } finally {

@@ -79,7 +79,12 @@ function readJsonRpcBody(req: Request, res: Response, next: NextFunction): void 
     if (error) {
       const tooLarge = (error as { status?: number }).status === 413;
       res.setHeader('Connection', 'close');
-      return jsonRpcError(res, tooLarge ? 413 : 400, tooLarge ? -32600 : -32700, tooLarge ? `Request body too large (at most ${MAX_BODY_BYTES} bytes)` : 'Parse error: unreadable body');
+      return jsonRpcError(
+        res,
+        tooLarge ? 413 : 400,
+        tooLarge ? -32600 : -32700,
+        tooLarge ? `Request body too large (at most ${MAX_BODY_BYTES} bytes)` : 'Parse error: unreadable body',
+      );
     }
     const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
     let parsed: unknown;
@@ -127,7 +132,14 @@ function jsonRpcError(res: Response, status: number, code: number, message: stri
 function hasNonStringCursor(message: unknown): boolean {
   if (typeof message !== 'object' || message === null) return false;
   const { method, params } = message as { method?: unknown; params?: { cursor?: unknown } };
-  return typeof method === 'string' && method.endsWith('/list') && typeof params === 'object' && params !== null && params.cursor !== undefined && typeof params.cursor !== 'string';
+  return (
+    typeof method === 'string' &&
+    method.endsWith('/list') &&
+    typeof params === 'object' &&
+    params !== null &&
+    params.cursor !== undefined &&
+    typeof params.cursor !== 'string'
+  );
 }
 
 /** Hostnames a browser page may call us from: this machine and PUBLIC_URL's host. */
@@ -198,7 +210,14 @@ function toolError(message: string): ToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-async function runTool(operations: OperationRunner, catalog: ToolCatalog, prepared: PreparedTool, args: Record<string, unknown>, extra: ServerContext, authInfo: AuthInfo | undefined): Promise<ToolResult> {
+async function runTool(
+  operations: OperationRunner,
+  catalog: ToolCatalog,
+  prepared: PreparedTool,
+  args: Record<string, unknown>,
+  extra: ServerContext,
+  authInfo: AuthInfo | undefined,
+): Promise<ToolResult> {
   const tool = prepared.definition;
   const ctx = (authInfo?.extra as { ctx?: RequestContext } | undefined)?.ctx;
   if (!ctx) throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
@@ -244,7 +263,13 @@ async function runTool(operations: OperationRunner, catalog: ToolCatalog, prepar
  * The summary tool waits for its run, relaying each agent's progress as an MCP progress
  * notification when the client sent a progressToken, and returns the finished run.
  */
-async function waitForRun(operations: OperationRunner, catalog: ToolCatalog, ctx: RequestContext, started: Record<string, unknown>, extra: ServerContext): Promise<Record<string, unknown>> {
+async function waitForRun(
+  operations: OperationRunner,
+  catalog: ToolCatalog,
+  ctx: RequestContext,
+  started: Record<string, unknown>,
+  extra: ServerContext,
+): Promise<Record<string, unknown>> {
   const runId = String(started.id);
   const userId = ctx.viewer!.user.id;
   const token = extra.mcpReq._meta?.progressToken;
@@ -293,6 +318,8 @@ function paginateToolList(server: McpServer, listed: ToolListing, pageSize: numb
 }
 
 function jsonSchema(schema: ToolDefinition['output']): { type: 'object'; [key: string]: unknown } {
-  const standard = (schema as unknown as { '~standard': { jsonSchema: Record<'output', (options: { target: string }) => Record<string, unknown>> } })['~standard'];
+  const standard = (schema as unknown as { '~standard': { jsonSchema: Record<'output', (options: { target: string }) => Record<string, unknown>> } })[
+    '~standard'
+  ];
   return { type: 'object', ...(portableNullable(standard.jsonSchema.output({ target: 'draft-2020-12' })) as Record<string, unknown>) };
 }

@@ -47,7 +47,8 @@ function sseMessages(text: string): Record<string, unknown>[] {
     if (!data) continue;
     try {
       const parsed: unknown = JSON.parse(data);
-      for (const message of Array.isArray(parsed) ? parsed : [parsed]) if (message && typeof message === 'object') messages.push(message as Record<string, unknown>);
+      for (const message of Array.isArray(parsed) ? parsed : [parsed])
+        if (message && typeof message === 'object') messages.push(message as Record<string, unknown>);
     } catch {
       // not a JSON-RPC message (a comment or keep-alive): skipped
     }

@@ -34,7 +34,10 @@ const UPDATE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, id
 
 const uuid = z.string().uuid();
 const timestamp = z.string().describe('ISO 8601 timestamp');
-const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe('YYYY-MM-DD');
+const date = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .describe('YYYY-MM-DD');
 const decimal = z.string().describe('decimal number as a string');
 
 /** `{ items, nextCursor }` for a relay connection of `node`. */
@@ -55,13 +58,37 @@ function field(name: string) {
 
 const PAGE_INFO = 'pageInfo { hasNextPage endCursor }';
 
-const Sticky = z.object({ id: uuid, content: z.string(), tags: z.array(z.string()), version: z.number().int(), createdAt: timestamp, updatedAt: timestamp, deletedAt: timestamp.nullable() });
+const Sticky = z.object({
+  id: uuid,
+  content: z.string(),
+  tags: z.array(z.string()),
+  version: z.number().int(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  deletedAt: timestamp.nullable(),
+});
 const STICKY = 'id content tags version createdAt updatedAt deletedAt';
 
-const Link = z.object({ id: uuid, url: z.string(), title: z.string().nullable(), tags: z.array(z.string()), starred: z.boolean(), folderId: uuid.nullable(), createdAt: timestamp, updatedAt: timestamp });
+const Link = z.object({
+  id: uuid,
+  url: z.string(),
+  title: z.string().nullable(),
+  tags: z.array(z.string()),
+  starred: z.boolean(),
+  folderId: uuid.nullable(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
 const LINK = 'id url title tags starred folderId createdAt updatedAt';
 
-const TranscriptSummary = z.object({ id: uuid, title: z.string(), occurredAt: timestamp, durationSeconds: z.number().int(), participants: z.array(z.string()), sentenceCount: z.number().int() });
+const TranscriptSummary = z.object({
+  id: uuid,
+  title: z.string(),
+  occurredAt: timestamp,
+  durationSeconds: z.number().int(),
+  participants: z.array(z.string()),
+  sentenceCount: z.number().int(),
+});
 const TRANSCRIPT_SUMMARY = 'id title occurredAt durationSeconds participants sentenceCount';
 const Sentence = z.object({ speaker: z.string(), text: z.string(), startSeconds: z.number(), endSeconds: z.number().nullable() });
 
@@ -84,7 +111,15 @@ const TASK = 'id title description status priority assignee dueDate labels creat
 const Comment = z.object({ id: uuid, body: z.string(), authorId: uuid, authorName: z.string().nullable(), createdAt: timestamp });
 const COMMENT = 'id body authorId authorName createdAt';
 
-const News = z.object({ id: uuid, title: z.string(), url: z.string(), source: z.string(), summary: z.string().nullable(), tags: z.array(z.string()), publishedAt: timestamp });
+const News = z.object({
+  id: uuid,
+  title: z.string(),
+  url: z.string(),
+  source: z.string(),
+  summary: z.string().nullable(),
+  tags: z.array(z.string()),
+  publishedAt: timestamp,
+});
 const NEWS = 'id title url source summary tags publishedAt';
 
 const Reference = z.object({ kind: z.enum(['sticky', 'link', 'transcript', 'task', 'news']), id: z.string(), title: z.string() });
@@ -115,7 +150,15 @@ const Comparison = z.object({
   reason: z.string(),
 });
 const PeriodReturn = z.object({ value: decimal.nullable(), method: z.string(), weighting: z.string(), nullReason: z.string().nullable() });
-const DailyReturn = z.object({ date, beginValue: decimal, endValue: decimal, netFlow: decimal, weightedFlow: decimal, returnValue: decimal.nullable(), nullReason: z.string().nullable() });
+const DailyReturn = z.object({
+  date,
+  beginValue: decimal,
+  endValue: decimal,
+  netFlow: decimal,
+  weightedFlow: decimal,
+  returnValue: decimal.nullable(),
+  nullReason: z.string().nullable(),
+});
 const File = z.object({
   id: uuid,
   fileName: z.string(),
@@ -133,7 +176,7 @@ export const TOOLS: ToolDefinition[] = [
   {
     name: 'list_stickies',
     title: 'List stickies',
-    description: "Your sticky notes, most recently changed first. Filter by tags (a sticky must carry every tag); page with first/after.",
+    description: 'Your sticky notes, most recently changed first. Filter by tags (a sticky must carry every tag); page with first/after.',
     operation: `query ToolListStickies($tags: [String!], $first: Int, $after: String) {
       stickies(tags: $tags, first: $first, after: $after) { edges { node { ${STICKY} } } ${PAGE_INFO} } }`,
     output: connection(Sticky),
@@ -229,7 +272,7 @@ export const TOOLS: ToolDefinition[] = [
   {
     name: 'chat',
     title: 'Ask the assistant',
-    description: 'The assistant\'s reply to a conversation (the last message from the user). It answers from your workspace (or the configured model).',
+    description: "The assistant's reply to a conversation (the last message from the user). It answers from your workspace (or the configured model).",
     operation: `mutation ToolChat($messages: [ChatMessageInput!]!) { chat(messages: $messages) { message { role content } provider } }`,
     output: z.object({ message: z.object({ role: z.string(), content: z.string() }), provider: z.string() }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -288,14 +331,21 @@ export const TOOLS: ToolDefinition[] = [
     title: 'Weekly news digest',
     description: 'The weekly digest: top articles and counts by tag and source, for an ISO week (e.g. 2026-W47; default the current week).',
     operation: `query ToolNewsDigest($week: String) { newsDigest(week: $week) { week periodStart periodEnd totalArticles topArticles { ${NEWS} } } }`,
-    output: z.object({ week: z.string().nullable(), periodStart: timestamp, periodEnd: timestamp, totalArticles: z.number().int(), topArticles: z.array(News) }),
+    output: z.object({
+      week: z.string().nullable(),
+      periodStart: timestamp,
+      periodEnd: timestamp,
+      totalArticles: z.number().int(),
+      topArticles: z.array(News),
+    }),
     annotations: READ,
     result: field('newsDigest'),
   },
   {
     name: 'get_returns_comparison',
     title: 'Compare custodian and computed returns',
-    description: 'Custodian-reported vs computed daily returns with the difference in basis points and a status (match, review, investigate), for the accounts of your organizations.',
+    description:
+      'Custodian-reported vs computed daily returns with the difference in basis points and a status (match, review, investigate), for the accounts of your organizations.',
     operation: `query ToolReturnsComparison($accountCode: String, $status: ComparisonStatus, $first: Int, $after: String) {
       returnComparison(accountCode: $accountCode, status: $status, first: $first, after: $after) {
         edges { node { accountCode entityName date custodianReturn computedReturn differenceBps status reason } } ${PAGE_INFO} } }`,
@@ -306,13 +356,22 @@ export const TOOLS: ToolDefinition[] = [
   {
     name: 'get_daily_returns',
     title: 'Daily Modified Dietz returns',
-    description: 'Daily Modified Dietz returns of an entity over a date range, with the period return time-weighted (linked) and money-weighted (one Modified Dietz).',
+    description:
+      'Daily Modified Dietz returns of an entity over a date range, with the period return time-weighted (linked) and money-weighted (one Modified Dietz).',
     operation: `query ToolDailyReturns($entityName: String!, $startDate: Date!, $endDate: Date!) {
       dietzDailyReturns(entityName: $entityName, startDate: $startDate, endDate: $endDate) {
         accountCode entityName startDate endDate
         timeWeightedReturn { value method weighting nullReason } modifiedDietzReturn { value method weighting nullReason }
         days { date beginValue endValue netFlow weightedFlow returnValue nullReason } } }`,
-    output: z.object({ accountCode: z.string(), entityName: z.string(), startDate: date, endDate: date, timeWeightedReturn: PeriodReturn, modifiedDietzReturn: PeriodReturn, days: z.array(DailyReturn) }),
+    output: z.object({
+      accountCode: z.string(),
+      entityName: z.string(),
+      startDate: date,
+      endDate: date,
+      timeWeightedReturn: PeriodReturn,
+      modifiedDietzReturn: PeriodReturn,
+      days: z.array(DailyReturn),
+    }),
     annotations: READ,
     result: field('dietzDailyReturns'),
   },
@@ -331,7 +390,7 @@ export const TOOLS: ToolDefinition[] = [
     title: 'Summarise my workspace',
     description:
       'Runs a multi-agent summary of your recent stickies, links, meetings, tasks and news and returns it when done (markdown with numbered references). ' +
-      'Reports each agent\'s progress as MCP progress notifications when the request has a progressToken.',
+      "Reports each agent's progress as MCP progress notifications when the request has a progressToken.",
     operation: `mutation ToolStartGeneration($days: Int, $sources: [GenerationSource!], $length: SummaryLength) {
       startGeneration(input: { days: $days, sources: $sources, length: $length }) { ${RUN} } }`,
     output: Run,

@@ -11,9 +11,8 @@ export function errorResponse(error: ErrorLike, restName: (field: string) => str
   const status = statusForCode(extensions.code);
   if (status === 500) return { status, body: { error: MESSAGES.internal } };
   const { field, problem } = extensions;
-  const message = typeof field === 'string' && typeof problem === 'string' && problem !== 'is required'
-    ? `Invalid ${restName(field)}: ${problem}`
-    : error.message;
+  const message =
+    typeof field === 'string' && typeof problem === 'string' && problem !== 'is required' ? `Invalid ${restName(field)}: ${problem}` : error.message;
   return { status, body: { error: message } };
 }
 

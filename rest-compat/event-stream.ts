@@ -85,7 +85,8 @@ export async function handleEventStream(prepared: PreparedStream, ctx: RequestCo
     run = (started.data as Record<string, StreamRun>)[stream.startField];
     after = 0;
   }
-  if (after > run.lastSequence) throw new AppError('BAD_USER_INPUT', `Invalid Last-Event-ID: the run's last event is ${run.lastSequence}`, { field: 'Last-Event-ID' });
+  if (after > run.lastSequence)
+    throw new AppError('BAD_USER_INPUT', `Invalid Last-Event-ID: the run's last event is ${run.lastSequence}`, { field: 'Last-Event-ID' });
   if (run.finished && after >= run.lastSequence) {
     sendJson(res, 204, null);
     return;
@@ -237,7 +238,9 @@ function parseLastEventId(raw: unknown): number | undefined {
   if (raw === undefined || raw === '') return undefined;
   const text = Array.isArray(raw) ? raw[0] : raw;
   if (typeof text !== 'string' || !/^\d{1,9}$/.test(text.trim())) {
-    throw new AppError('BAD_USER_INPUT', 'Invalid Last-Event-ID: must be the id (a non-negative integer) of an event of the stream', { field: 'Last-Event-ID' });
+    throw new AppError('BAD_USER_INPUT', 'Invalid Last-Event-ID: must be the id (a non-negative integer) of an event of the stream', {
+      field: 'Last-Event-ID',
+    });
   }
   return Number(text.trim());
 }

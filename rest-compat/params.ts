@@ -114,7 +114,14 @@ function coerce(spec: VariableSpec, value: unknown): unknown {
   if (named instanceof GraphQLEnumType) {
     // One value or a list of them (`sources=stickies,links`): name the allowed values, not GraphQL's internals.
     const unknown = (Array.isArray(value) ? value : [value]).find((item) => typeof item === 'string' && !named.getValue(item));
-    if (unknown !== undefined) throw invalid(spec, `must be one of ${named.getValues().map((v) => v.name).join(', ')}, got ${JSON.stringify(unknown)}`);
+    if (unknown !== undefined)
+      throw invalid(
+        spec,
+        `must be one of ${named
+          .getValues()
+          .map((v) => v.name)
+          .join(', ')}, got ${JSON.stringify(unknown)}`,
+      );
   }
   // Validate only: execution coerces the variables itself (coercing twice would, for example,
   // turn an Upload into its promise before the scalar sees it).
@@ -146,4 +153,3 @@ export function restFieldName(specs: VariableSpec[], field: string): string {
   const last = field.split('.').at(-1) ?? field;
   return specs.find((spec) => spec.variable === last || spec.variable === camelName(last))?.restName ?? snakeName(last);
 }
-

@@ -105,10 +105,7 @@ export interface RestResponse {
  * What a responder makes of the operation's data, as data, so the OpenAPI document (openapi/)
  * can describe the body without running it.
  */
-export type ResponseShape =
-  | { kind: 'single' | 'list' | 'array'; field: string }
-  | { kind: 'bare'; field: string; statuses: number[] }
-  | { kind: 'empty' };
+export type ResponseShape = { kind: 'single' | 'list' | 'array'; field: string } | { kind: 'bare'; field: string; statuses: number[] } | { kind: 'empty' };
 
 /** `shapeAt`: the route's snake_casing, compiled from its operation (shape.ts). */
 export type Responder = ((data: Record<string, unknown>, shapeAt: ShapeAt) => RestResponse) & { shape: ResponseShape };
@@ -169,6 +166,5 @@ export const noContent: Responder = responder({ kind: 'empty' }, () => ({ status
 export function camelName(name: string): string {
   return name.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
 }
-
 
 export type { ExecutionResult };

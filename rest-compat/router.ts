@@ -123,11 +123,13 @@ export function prepareRestRoutes(options: RouterOptions): RestRoutes {
   const byPath = new Map<string, PreparedRoute[]>();
   for (const entry of prepared) byPath.set(entry.route.path, [...(byPath.get(entry.route.path) ?? []), entry]);
   // Express's router options: case-insensitive, an optional trailing slash, parameters decoded.
-  const paths = [...byPath].map(([path, entries]): PreparedPath => ({
-    path,
-    entries,
-    match: match<Record<string, string>>(path.replace(TRAILING_SLASHES, ''), { sensitive: false, end: true, trailing: true, decode: decodeURIComponent }),
-  }));
+  const paths = [...byPath].map(
+    ([path, entries]): PreparedPath => ({
+      path,
+      entries,
+      match: match<Record<string, string>>(path.replace(TRAILING_SLASHES, ''), { sensitive: false, end: true, trailing: true, decode: decodeURIComponent }),
+    }),
+  );
 
   return {
     paths,
@@ -221,7 +223,9 @@ export function prepareRestRoutes(options: RouterOptions): RestRoutes {
       jsonParser(req as Request, res as Response, (error?: unknown) => {
         if (error) {
           const status = (error as { status?: number }).status;
-          reject(status === 413 ? new AppError('PAYLOAD_TOO_LARGE', `JSON body exceeds ${JSON_BODY_LIMIT}`) : new AppError('BAD_USER_INPUT', 'Malformed JSON body'));
+          reject(
+            status === 413 ? new AppError('PAYLOAD_TOO_LARGE', `JSON body exceeds ${JSON_BODY_LIMIT}`) : new AppError('BAD_USER_INPUT', 'Malformed JSON body'),
+          );
           return;
         }
         const body: unknown = req.body;

@@ -21,7 +21,9 @@ interface FieldShape {
 export function compileShapes(document: DocumentNode): ShapeAt {
   const operation = document.definitions.find((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
   const fragments = new Map(
-    document.definitions.filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION).map((fragment) => [fragment.name.value, fragment]),
+    document.definitions
+      .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
+      .map((fragment) => [fragment.name.value, fragment]),
   );
   const cache = new Map<string, Shaper>();
 

@@ -69,7 +69,14 @@ export function variablesSchema(schema: GraphQLSchema, document: DocumentNode, s
     const use = uses.get(spec.variable);
     let property = described(inputTypeSchema(spec.type), use?.target);
     const pageSize = use?.argument === 'first' ? pageSizeOf(use.field) : undefined;
-    if (pageSize) property = { ...property, minimum: 1, maximum: pageSize.max, default: pageSize.first, description: `page size, 1 to ${pageSize.max} (default ${pageSize.first})` };
+    if (pageSize)
+      property = {
+        ...property,
+        minimum: 1,
+        maximum: pageSize.max,
+        default: pageSize.first,
+        description: `page size, 1 to ${pageSize.max} (default ${pageSize.first})`,
+      };
     const defaultNode = definitions.get(spec.variable)?.defaultValue;
     if (defaultNode) property = { ...property, default: valueFromAST(defaultNode, spec.type) };
     else if (use?.target.defaultValue !== undefined && property.default === undefined) property = { ...property, default: use.target.defaultValue };

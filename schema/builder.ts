@@ -77,7 +77,11 @@ export const builder = new SchemaBuilder<{
       breadth: 200,
     }),
     complexityError: (kind, result) => {
-      const measure = { Depth: ['depth', result.depth, result.maxDepth], Breadth: ['breadth', result.breadth, result.maxBreadth], Complexity: ['complexity', result.complexity, result.maxComplexity] }[kind];
+      const measure = {
+        Depth: ['depth', result.depth, result.maxDepth],
+        Breadth: ['breadth', result.breadth, result.maxBreadth],
+        Complexity: ['complexity', result.complexity, result.maxComplexity],
+      }[kind];
       return new AppError('BAD_USER_INPUT', `Query ${measure[0]} ${measure[1]} exceeds the limit of ${measure[2]}`);
     },
   },

@@ -120,7 +120,7 @@ builder.mutationFields((t) => ({
   chat: t.field({
     type: ChatReplyRef,
     description:
-      'The assistant\'s reply to a message list (1 to 50 messages, each 1 to 20,000 characters, at most 100,000 in all, the last from the user). ' +
+      "The assistant's reply to a message list (1 to 50 messages, each 1 to 20,000 characters, at most 100,000 in all, the last from the user). " +
       'Stateless: nothing is stored. BAD_GATEWAY / GATEWAY_TIMEOUT when the configured provider fails.',
     authScopes: { scope: 'write:workspace' },
     rateBudget: 'chat',

@@ -9,7 +9,6 @@ import { AGENT_STATUSES, FINAL_RUN_STATES, RUN_STATES, type GenerationEventRecor
 import { GENERATION_LIMITS } from '../src/generation/generation-service.ts';
 import { GENERATION_SOURCES, SUMMARY_LENGTHS, type GenerationOptions, type SourceReference } from '../src/generation/types.ts';
 
-
 const RunStateEnum = builder.enumType('GenerationRunState', { values: RUN_STATES });
 const AgentStatusEnum = builder.enumType('GenerationAgentStatus', { values: AGENT_STATUSES });
 const SourceEnum = builder.enumType('GenerationSource', { values: GENERATION_SOURCES });
@@ -94,11 +93,20 @@ builder.prismaObject('GenerationRun', {
     options: t.field({ type: GenerationOptionsRef, resolve: (run) => run.options as unknown as GenerationOptions }),
     summary: t.exposeString('summary', { nullable: true, description: 'Markdown with [n] references; set when the run completes.' }),
     references: t.field({ type: [GenerationReference], resolve: (run) => (run.references ?? []) as unknown as SourceReference[] }),
-    summaryProvider: t.exposeString('summaryProvider', { nullable: true, description: '`openai` (the configured model) or `offline` (the extractive summariser).' }),
-    degraded: t.boolean({ description: 'Completed although some agents failed (see failedAgents).', resolve: (run) => run.state === 'completed' && run.failedAgents.length > 0 }),
+    summaryProvider: t.exposeString('summaryProvider', {
+      nullable: true,
+      description: '`openai` (the configured model) or `offline` (the extractive summariser).',
+    }),
+    degraded: t.boolean({
+      description: 'Completed although some agents failed (see failedAgents).',
+      resolve: (run) => run.state === 'completed' && run.failedAgents.length > 0,
+    }),
     failedAgents: t.exposeStringList('failedAgents'),
     error: t.exposeString('error', { nullable: true }),
-    finished: t.boolean({ description: 'The run has ended (completed, failed or cancelled): its event log is complete.', resolve: (run) => FINAL_RUN_STATES.includes(run.state) }),
+    finished: t.boolean({
+      description: 'The run has ended (completed, failed or cancelled): its event log is complete.',
+      resolve: (run) => FINAL_RUN_STATES.includes(run.state),
+    }),
     cancelRequested: t.boolean({ resolve: (run) => run.cancelRequestedAt !== null }),
     lastSequence: t.exposeInt('lastSequence', { description: 'Sequence number of the newest event.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
@@ -135,7 +143,9 @@ function latestPerAgent(events: GenerationEventRecord[]): AgentState[] {
 
 const StartGenerationInput = builder.inputType('StartGenerationInput', {
   fields: (t) => ({
-    days: t.int({ description: `Look-back window in days, ${GENERATION_LIMITS.days.min} to ${GENERATION_LIMITS.days.max} (default ${GENERATION_LIMITS.days.default}).` }),
+    days: t.int({
+      description: `Look-back window in days, ${GENERATION_LIMITS.days.min} to ${GENERATION_LIMITS.days.max} (default ${GENERATION_LIMITS.days.default}).`,
+    }),
     sources: t.field({ type: [SourceEnum], description: 'Sources to summarise (default all).' }),
     length: t.field({ type: LengthEnum, description: 'short, medium (default) or long.' }),
   }),
@@ -189,7 +199,8 @@ builder.mutationFields((t) => ({
   }),
   cancelGeneration: t.prismaField({
     type: 'GenerationRun',
-    description: 'Cancels one of your runs that is queued or running (CONFLICT once it has ended). Its stream ends with a `failed` event whose data.state is `cancelled`.',
+    description:
+      'Cancels one of your runs that is queued or running (CONFLICT once it has ended). Its stream ends with a `failed` event whose data.state is `cancelled`.',
     authScopes: { scope: 'write:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: async (query, _parent, args, ctx) => {

@@ -25,7 +25,7 @@ const LinkFolder = builder.objectRef<LinkFolderWithCount>('LinkFolder').implemen
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID' }),
     name: t.exposeString('name'),
-    linkCount: t.exposeInt('linkCount', { description: 'How many of the caller\'s links are in the folder.' }),
+    linkCount: t.exposeInt('linkCount', { description: "How many of the caller's links are in the folder." }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -43,7 +43,7 @@ const CreateLinkInput = builder.inputType('CreateLinkInput', {
   fields: (t) => ({
     url: t.string({ required: true, description: 'http or https only; at most 2048 characters.' }),
     title: t.string({ description: 'At most 500 characters; blank = none.' }),
-    folderId: t.field({ type: 'UUID', description: 'One of the caller\'s folders (else NOT_FOUND `Folder not found`).' }),
+    folderId: t.field({ type: 'UUID', description: "One of the caller's folders (else NOT_FOUND `Folder not found`)." }),
     tags: t.stringList({ description: 'At most 20 tags of at most 50 characters.' }),
     starred: t.boolean({ description: 'Default false.' }),
   }),
@@ -80,21 +80,31 @@ builder.queryFields((t) => ({
     description: `The caller's links, newest first.`,
     authScopes: { scope: 'read:workspace' },
     args: {
-      folderId: t.arg({ type: 'UUID', required: false, description: 'Only links in this folder (NOT_FOUND unless it is the caller\'s).' }),
+      folderId: t.arg({ type: 'UUID', required: false, description: "Only links in this folder (NOT_FOUND unless it is the caller's)." }),
       unfiled: t.arg.boolean({ required: false, description: 'true: only links in no folder (BAD_USER_INPUT with folderId).' }),
       starred: t.arg.boolean({ required: false, description: 'true: starred only; false: not starred only.' }),
-      search: t.arg.string({ required: false, description: 'Only links whose URL or title contains this text (any case) or that carry it as a tag; at most 200 characters.' }),
+      search: t.arg.string({
+        required: false,
+        description: 'Only links whose URL or title contains this text (any case) or that carry it as a tag; at most 200 characters.',
+      }),
     },
     resolve: async (_parent, args, ctx, info) => {
       const { limit, cursor } = forwardPage(args, info);
-      const page = await ctx.services.links.list(requireViewer(ctx).user.id, { folderId: args.folderId, unfiled: args.unfiled, starred: args.starred, search: args.search, limit, cursor });
+      const page = await ctx.services.links.list(requireViewer(ctx).user.id, {
+        folderId: args.folderId,
+        unfiled: args.unfiled,
+        starred: args.starred,
+        search: args.search,
+        limit,
+        cursor,
+      });
       return toConnection(page, linkCursor);
     },
   }),
   link: t.field({
     type: Link,
     nullable: true,
-    description: 'One of the caller\'s links (NOT_FOUND otherwise).',
+    description: "One of the caller's links (NOT_FOUND otherwise).",
     authScopes: { scope: 'read:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: (_parent, args, ctx) => ctx.services.links.get(requireViewer(ctx).user.id, args.id),
@@ -107,7 +117,7 @@ builder.queryFields((t) => ({
   }),
   linkFolders: t.field({
     type: [LinkFolder],
-    description: 'All of the caller\'s folders in case-insensitive name order, with their link counts (at most 500 exist).',
+    description: "All of the caller's folders in case-insensitive name order, with their link counts (at most 500 exist).",
     authScopes: { scope: 'read:workspace' },
     resolve: (_parent, _args, ctx) => ctx.services.links.listFolders(requireViewer(ctx).user.id),
   }),

@@ -15,7 +15,7 @@ import {
 } from '../src/workspace/news/news-service.ts';
 
 const NewsArticle = builder.objectRef<NewsArticleModel>('NewsArticle').implement({
-  description: 'A news article of the caller\'s. The url is unique per user (normalised, without #fragment); the service never fetches it.',
+  description: "A news article of the caller's. The url is unique per user (normalised, without #fragment); the service never fetches it.",
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID' }),
     title: t.exposeString('title'),
@@ -35,7 +35,12 @@ const NewsDigestTagGroup = builder.objectRef<DigestTagGroup>('NewsDigestTagGroup
   fields: (t) => ({
     tag: t.exposeString('tag'),
     count: t.exposeInt('count', { description: 'Articles of the period carrying the tag.' }),
-    top: t.field({ type: [NewsArticle], description: topDescription, complexity: { field: 1, multiplier: DIGEST_TOP_PER_GROUP }, resolve: (group) => group.top }),
+    top: t.field({
+      type: [NewsArticle],
+      description: topDescription,
+      complexity: { field: 1, multiplier: DIGEST_TOP_PER_GROUP },
+      resolve: (group) => group.top,
+    }),
   }),
 });
 
@@ -43,7 +48,12 @@ const NewsDigestSourceGroup = builder.objectRef<DigestSourceGroup>('NewsDigestSo
   fields: (t) => ({
     source: t.exposeString('source', { description: 'Sources are grouped case-insensitively; this is the spelling of the newest article.' }),
     count: t.exposeInt('count'),
-    top: t.field({ type: [NewsArticle], description: topDescription, complexity: { field: 1, multiplier: DIGEST_TOP_PER_GROUP }, resolve: (group) => group.top }),
+    top: t.field({
+      type: [NewsArticle],
+      description: topDescription,
+      complexity: { field: 1, multiplier: DIGEST_TOP_PER_GROUP },
+      resolve: (group) => group.top,
+    }),
   }),
 });
 
@@ -103,7 +113,7 @@ builder.queryFields((t) => ({
   newsArticle: t.field({
     type: NewsArticle,
     nullable: true,
-    description: 'One of the caller\'s articles (NOT_FOUND otherwise).',
+    description: "One of the caller's articles (NOT_FOUND otherwise).",
     authScopes: { scope: 'read:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: (_parent, args, ctx) => ctx.services.news.get(requireViewer(ctx).user.id, args.id),

@@ -3,7 +3,6 @@ import { AppError } from '../src/errors.ts';
 import type { Page, PageSize } from '../src/pagination.ts';
 import { pageSizeHere } from './plugins/page-size.ts';
 
-
 export interface ConnectionArgs {
   first?: number | null;
   after?: string | null;

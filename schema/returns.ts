@@ -2,10 +2,18 @@ import { builder } from './builder.ts';
 import { forwardPage, toConnection } from './pagination.ts';
 import { PAGE_SIZES } from '../src/pagination.ts';
 import { COMPARISON_STATUSES } from '../src/returns/dietz.ts';
-import { cashTransactionCursor, comparisonCursor, type CashTransactionRow, type ComparisonRow, type DailyReturnWithCumulative, type LabelledReturn } from '../src/returns/returns-service.ts';
+import {
+  cashTransactionCursor,
+  comparisonCursor,
+  type CashTransactionRow,
+  type ComparisonRow,
+  type DailyReturnWithCumulative,
+  type LabelledReturn,
+} from '../src/returns/returns-service.ts';
 
 const ComparisonStatusEnum = builder.enumType('ComparisonStatus', {
-  description: 'Custodian vs computed: `match` within the match threshold, `review` within the review threshold, otherwise (or a missing side, or a sign flip) `investigate`.',
+  description:
+    'Custodian vs computed: `match` within the match threshold, `review` within the review threshold, otherwise (or a missing side, or a sign flip) `investigate`.',
   values: COMPARISON_STATUSES,
 });
 
@@ -15,7 +23,7 @@ const FlowTimingEnum = builder.enumType('FlowTiming', {
 });
 
 const ReturnComparison = builder.objectRef<ComparisonRow>('ReturnComparison').implement({
-  description: 'A custodian-reported daily return next to the service\'s own Modified Dietz return (fractions: 0.0123 = 1.23%).',
+  description: "A custodian-reported daily return next to the service's own Modified Dietz return (fractions: 0.0123 = 1.23%).",
   fields: (t) => ({
     accountCode: t.exposeString('accountCode'),
     entityName: t.exposeString('entityName'),
@@ -44,7 +52,8 @@ const DailyReturn = builder.objectRef<DailyReturnWithCumulative>('DailyModifiedD
     cumulativeReturn: t.expose('cumulativeReturn', {
       type: 'Decimal',
       nullable: true,
-      description: 'The linked (time-weighted) return from the first day of the range up to this one; the last day\'s is timeWeightedReturn. Null from the first null daily return on.',
+      description:
+        "The linked (time-weighted) return from the first day of the range up to this one; the last day's is timeWeightedReturn. Null from the first null daily return on.",
     }),
   }),
 });
@@ -98,13 +107,20 @@ builder.queryFields((t) => ({
     },
     resolve: async (_parent, args, ctx, info) => {
       const { limit, cursor } = forwardPage(args, info);
-      const page = await ctx.services.returns.comparison({ orgIds: await ctx.organizationIds(), accountCode: args.accountCode, status: args.status, limit, cursor });
+      const page = await ctx.services.returns.comparison({
+        orgIds: await ctx.organizationIds(),
+        accountCode: args.accountCode,
+        status: args.status,
+        limit,
+        cursor,
+      });
       return toConnection(page, comparisonCursor);
     },
   }),
   dietzDailyReturns: t.field({
     type: DietzDaily,
-    description: 'Daily Modified Dietz returns of one entity over [startDate, endDate], with the linked time-weighted and the single-period money-weighted return.',
+    description:
+      'Daily Modified Dietz returns of one entity over [startDate, endDate], with the linked time-weighted and the single-period money-weighted return.',
     authScopes: { scope: 'read:returns' },
     rateBudget: 'returns',
     args: {

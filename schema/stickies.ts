@@ -28,7 +28,7 @@ const Sticky = builder.prismaObject('Sticky', {
 });
 
 const StickyVersion = builder.prismaObject('StickyVersion', {
-  description: 'An immutable entry of a sticky\'s history: its content and tags after the action.',
+  description: "An immutable entry of a sticky's history: its content and tags after the action.",
   fields: (t) => ({
     version: t.exposeInt('version'),
     action: t.expose('action', { type: StickyActionEnum }),
@@ -72,11 +72,21 @@ builder.queryFields((t) => ({
       tags: t.arg.stringList({ required: false, description: 'Only stickies carrying ALL of these tags.' }),
       includeDeleted: t.arg.boolean({ required: false, defaultValue: false, description: 'Include stickies in the trash.' }),
       trashedOnly: t.arg.boolean({ required: false, defaultValue: false, description: 'Only stickies in the trash (wins over includeDeleted).' }),
-      search: t.arg.string({ required: false, description: 'Only stickies whose content contains this text (any case) or that carry it as a tag; at most 200 characters.' }),
+      search: t.arg.string({
+        required: false,
+        description: 'Only stickies whose content contains this text (any case) or that carry it as a tag; at most 200 characters.',
+      }),
     },
     resolve: async (_parent, args, ctx, info) => {
       const { limit, cursor } = forwardPage(args, info);
-      const page = await ctx.services.stickies.list(requireViewer(ctx).user.id, { tags: args.tags, includeDeleted: args.includeDeleted, trashedOnly: args.trashedOnly, search: args.search, limit, cursor });
+      const page = await ctx.services.stickies.list(requireViewer(ctx).user.id, {
+        tags: args.tags,
+        includeDeleted: args.includeDeleted,
+        trashedOnly: args.trashedOnly,
+        search: args.search,
+        limit,
+        cursor,
+      });
       return toConnection(page, stickyCursor);
     },
   }),
@@ -88,7 +98,7 @@ builder.queryFields((t) => ({
   }),
   sticky: t.field({
     type: Sticky,
-    description: 'One of the signed-in user\'s stickies, active or in the trash (NOT_FOUND otherwise).',
+    description: "One of the signed-in user's stickies, active or in the trash (NOT_FOUND otherwise).",
     authScopes: { scope: 'read:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: (_parent, args, ctx) => ctx.services.stickies.get(requireViewer(ctx).user.id, args.id),

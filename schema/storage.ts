@@ -6,7 +6,6 @@ import { forwardPage } from './pagination.ts';
 import { PAGE_SIZES } from '../src/pagination.ts';
 import { PERFORMANCE_COLUMNS, PNL_COLUMNS } from '../src/ingest/csv-formats.ts';
 
-
 const FileTypeEnum = builder.enumType('FileType', { values: ['pnl', 'performance'] as const });
 const FileStatusEnum = builder.enumType('FileStatus', {
   description: 'uploaded -> processing -> processed | failed.',
@@ -23,7 +22,7 @@ builder.prismaObject('FileRowError', {
 });
 
 builder.prismaObject('FileRowWarning', {
-  description: 'A row of a processed file that loaded but counts in no return, e.g. a cash flow on its entity\'s first valuation date (line 1 is the header).',
+  description: "A row of a processed file that loaded but counts in no return, e.g. a cash flow on its entity's first valuation date (line 1 is the header).",
   fields: (t) => ({
     line: t.exposeInt('line'),
     column: t.exposeString('column', { nullable: true }),
@@ -73,7 +72,10 @@ const UploadFormat = builder.simpleObject('UploadFormat', {
 const UploadLimits = builder.simpleObject('UploadLimits', {
   description: 'What an upload may be, so a client can check a file before sending it.',
   fields: (t) => ({
-    maxBytes: t.field({ type: 'SafeInt', description: 'Largest file accepted, in bytes (UPLOAD_MAX_BYTES); a larger one is refused with 413 PAYLOAD_TOO_LARGE.' }),
+    maxBytes: t.field({
+      type: 'SafeInt',
+      description: 'Largest file accepted, in bytes (UPLOAD_MAX_BYTES); a larger one is refused with 413 PAYLOAD_TOO_LARGE.',
+    }),
     uploadsPerMinute: t.int({ description: 'Uploads per minute per credential (the `upload` rate budget, shared with POST /api/storage/upload).' }),
     fileTypes: t.field({ type: [FileTypeEnum] }),
     formats: t.field({ type: [UploadFormat] }),
@@ -94,7 +96,11 @@ builder.queryFields((t) => ({
       maxBytes: ctx.services.config.storage.maxUploadBytes,
       uploadsPerMinute: ctx.services.config.rateLimits.uploadPerMinute,
       fileTypes: UPLOAD_FORMATS.map((format) => format.fileType),
-      formats: UPLOAD_FORMATS.map((format) => ({ fileType: format.fileType, requiredColumns: [...format.columns.required], optionalColumns: [...format.columns.optional] })),
+      formats: UPLOAD_FORMATS.map((format) => ({
+        fileType: format.fileType,
+        requiredColumns: [...format.columns.required],
+        optionalColumns: [...format.columns.optional],
+      })),
     }),
   }),
   files: t.prismaConnection({
@@ -149,7 +155,9 @@ builder.mutationField('uploadFile', (t) =>
       // The Upload promise rejects when the multipart body cannot be parsed (a malformed part
       // header, a body that ends mid-file): always the client's request, never our fault.
       const file = await Promise.resolve(args.file).catch((error: unknown) => {
-        throw uploadTransportError(error, maxBytes) ?? new AppError('BAD_USER_INPUT', `Malformed multipart request: ${(error as Error).message}`, { field: 'file' });
+        throw (
+          uploadTransportError(error, maxBytes) ?? new AppError('BAD_USER_INPUT', `Malformed multipart request: ${(error as Error).message}`, { field: 'file' })
+        );
       });
       try {
         return await ctx.services.storage.upload({

@@ -94,7 +94,13 @@ builder.queryFields((t) => ({
     },
     resolve: async (_parent, args, ctx, info) => {
       const { limit, cursor } = forwardPage(args, info);
-      const page = await ctx.services.tasks.list(requireViewer(ctx).user.id, { statuses: args.status, assignee: args.assignee, label: args.label, limit, cursor });
+      const page = await ctx.services.tasks.list(requireViewer(ctx).user.id, {
+        statuses: args.status,
+        assignee: args.assignee,
+        label: args.label,
+        limit,
+        cursor,
+      });
       return toConnection(page, page.cursorOf);
     },
   }),

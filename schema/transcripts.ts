@@ -9,7 +9,8 @@ import type { TranscriptFormat } from '../src/workspace/transcripts/parsers.ts';
 /** GET /api/transcripts: `limit` default 20, maximum 100. */
 
 const TranscriptFormatEnum = builder.enumType('TranscriptFormat', {
-  description: 'Import formats: WebVTT (speakers from `<v Name>` or a `Name: ` prefix), SRT (a `Name: ` prefix), or the JSON format documented in docs/workspace.md (Transcripts, Import).',
+  description:
+    'Import formats: WebVTT (speakers from `<v Name>` or a `Name: ` prefix), SRT (a `Name: ` prefix), or the JSON format documented in docs/workspace.md (Transcripts, Import).',
   values: ['VTT', 'SRT', 'JSON'] as const,
 });
 
@@ -42,7 +43,9 @@ const Transcript = builder.objectRef<TranscriptDetail>('Transcript').implement({
     title: t.exposeString('title'),
     occurredAt: t.expose('occurredAt', { type: 'DateTime' }),
     durationSeconds: t.exposeInt('durationSeconds', { description: 'The latest sentence end (or start), rounded up to a whole second.' }),
-    participants: t.exposeStringList('participants', { description: 'As given by the source, else the distinct speakers in order of first appearance (without `Unknown`).' }),
+    participants: t.exposeStringList('participants', {
+      description: 'As given by the source, else the distinct speakers in order of first appearance (without `Unknown`).',
+    }),
     sentenceCount: t.exposeInt('sentenceCount'),
     sentences: t.field({ type: [TranscriptSentence], resolve: (transcript) => transcript.sentences }),
   }),
@@ -51,7 +54,10 @@ const Transcript = builder.objectRef<TranscriptDetail>('Transcript').implement({
 const ImportTranscriptInput = builder.inputType('ImportTranscriptInput', {
   fields: (t) => ({
     format: t.field({ type: TranscriptFormatEnum, required: true }),
-    content: t.string({ required: true, description: 'The file as text: at most 5 MB (UTF-8), at most 20,000 sentences, speaker names at most 100 characters.' }),
+    content: t.string({
+      required: true,
+      description: 'The file as text: at most 5 MB (UTF-8), at most 20,000 sentences, speaker names at most 100 characters.',
+    }),
     title: t.string({ description: 'At most 500 characters. Default: the WebVTT header text or JSON `title`; required when the content has none.' }),
     occurredAt: t.field({ type: 'DateTime', description: 'Default: JSON `occurred_at`, else the time of the import.' }),
   }),
@@ -84,7 +90,7 @@ builder.queryFields((t) => ({
   }),
   transcript: t.field({
     type: Transcript,
-    description: 'One of the caller\'s transcripts with its sentences (NOT_FOUND `Transcript not found` otherwise).',
+    description: "One of the caller's transcripts with its sentences (NOT_FOUND `Transcript not found` otherwise).",
     authScopes: { scope: 'read:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: (_parent, args, ctx) => ctx.services.transcripts.get(requireViewer(ctx).user.id, args.id),
@@ -109,7 +115,8 @@ builder.mutationFields((t) => ({
   }),
   deleteTranscript: t.field({
     type: 'UUID',
-    description: 'Deletes an imported transcript and its sentences for good; returns its id. Built-in provider only (else BAD_USER_INPUT, as importTranscript).',
+    description:
+      'Deletes an imported transcript and its sentences for good; returns its id. Built-in provider only (else BAD_USER_INPUT, as importTranscript).',
     authScopes: { scope: 'write:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: async (_parent, { id }, ctx) => {

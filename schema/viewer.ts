@@ -85,7 +85,15 @@ interface CredentialNames {
 }
 
 const CREDENTIALS: CredentialNames[] = [
-  { kind: 'api_key', type: 'ApiKey', field: 'apiKey', label: 'API key', aLabel: 'an API key', secretForm: '`sk_` + 32 hex', usage: 'Send it in the `x-api-key` header.' },
+  {
+    kind: 'api_key',
+    type: 'ApiKey',
+    field: 'apiKey',
+    label: 'API key',
+    aLabel: 'an API key',
+    secretForm: '`sk_` + 32 hex',
+    usage: 'Send it in the `x-api-key` header.',
+  },
   {
     kind: 'access_token',
     type: 'AccessToken',

@@ -56,7 +56,12 @@ export async function buildDashboard(options: { force?: boolean; quiet?: boolean
   const nodeEnv = process.env.NODE_ENV;
   process.env.NODE_ENV = 'production';
   try {
-    await vite.build({ configFile: path.join(dashboardRoot, 'vite.config.ts'), mode: 'production', logLevel: options.quiet ? 'error' : 'warn', build: { outDir: staging } });
+    await vite.build({
+      configFile: path.join(dashboardRoot, 'vite.config.ts'),
+      mode: 'production',
+      logLevel: options.quiet ? 'error' : 'warn',
+      build: { outDir: staging },
+    });
   } finally {
     if (nodeEnv === undefined) delete process.env.NODE_ENV;
     else process.env.NODE_ENV = nodeEnv;

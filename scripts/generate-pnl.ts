@@ -105,9 +105,7 @@ export function* generatePnlLines(options: GenerateOptions): Generator<string> {
       a.marketValue = Math.min(1e13, Math.max(1_000, (a.marketValue + startFlow) * (1 + r) + (flow - startFlow)));
 
       const flowText = flow !== 0 ? money(flow) : '';
-      const description = flow === 0 ? '' : csvField(
-        (flow > 0 ? FLOW_DESCRIPTIONS.in : FLOW_DESCRIPTIONS.out)[Math.floor(random() * 4)],
-      );
+      const description = flow === 0 ? '' : csvField((flow > 0 ? FLOW_DESCRIPTIONS.in : FLOW_DESCRIPTIONS.out)[Math.floor(random() * 4)]);
       // a flow on its own row needs room for two rows
       if (flowText !== '' && flowText !== '0.00' && random() < 0.5 && written + 2 <= rows) {
         yield `${a.code},${a.name},${date},${money(a.marketValue)},,,`;
@@ -181,9 +179,7 @@ function parseArgs(argv: string[]): { out: string } & GenerateOptions {
 
 function usage(code: number, message?: string): never {
   if (message) process.stderr.write(`generate-pnl: ${message}\n`);
-  process.stderr.write(
-    'usage: tsx scripts/generate-pnl.ts --rows N [--accounts 20] --out FILE [--seed 1] [--start 2020-01-01]\n',
-  );
+  process.stderr.write('usage: tsx scripts/generate-pnl.ts --rows N [--accounts 20] --out FILE [--seed 1] [--start 2020-01-01]\n');
   process.exit(code);
 }
 

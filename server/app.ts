@@ -93,7 +93,13 @@ export async function startService(config: Config, options: { log?: Logger } = {
 
     const lifecycle: { stopping: boolean; readiness?: Readiness } = { stopping: false };
     // The service migrates before it listens, so /readyz never sees the migrations running.
-    lifecycle.readiness = new Readiness({ db, redis, blobs: services.blobs, shuttingDown: () => lifecycle.stopping, log: log.child({ component: 'readiness' }) });
+    lifecycle.readiness = new Readiness({
+      db,
+      redis,
+      blobs: services.blobs,
+      shuttingDown: () => lifecycle.stopping,
+      log: log.child({ component: 'readiness' }),
+    });
     lifecycle.readiness.markMigrated();
     const app = createHttpApp(services, lifecycle);
     const server = http.createServer(
@@ -117,20 +123,32 @@ export async function startService(config: Config, options: { log?: Logger } = {
     const address = server.address() as AddressInfo;
     const url = listeningUrl(address);
     selfUrl = url;
-    const metricsListener = config.metrics.enabled && config.metrics.port !== undefined
-      ? await startMetricsListener({ metrics: services.metrics, token: config.metrics.token, host: config.host, port: config.metrics.port, log: log.child({ component: 'metrics' }) }).catch(async (error: unknown) => {
-          server.close();
-          await closeWebSockets();
-          throw error;
-        })
-      : undefined;
+    const metricsListener =
+      config.metrics.enabled && config.metrics.port !== undefined
+        ? await startMetricsListener({
+            metrics: services.metrics,
+            token: config.metrics.token,
+            host: config.host,
+            port: config.metrics.port,
+            log: log.child({ component: 'metrics' }),
+          }).catch(async (error: unknown) => {
+            server.close();
+            await closeWebSockets();
+            throw error;
+          })
+        : undefined;
     if (metricsListener) log.info({ url: `${metricsListener.url}/metrics` }, 'metrics listening');
     if (config.worker.enabled) {
       services.ingestWorker.start();
       services.generationWorker.start();
     }
     services.scheduler.start();
-    const stopMaintenance = startMaintenance({ jobs: services.jobs, blobs: services.blobs, oauth: services.oauth, log: log.child({ component: 'maintenance' }) });
+    const stopMaintenance = startMaintenance({
+      jobs: services.jobs,
+      blobs: services.blobs,
+      oauth: services.oauth,
+      log: log.child({ component: 'maintenance' }),
+    });
     const stopStickyPurge = services.stickies.startPurging();
     log.info({ url, address: address.address, port: address.port, database: db.kind, redis: Boolean(redis), env: config.env }, 'service listening');
     announceFirstStart(url);
@@ -180,7 +198,9 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
   const databaseOutage = parts.databaseOutage ?? new DatabaseOutageLog(log.child({ component: 'database' }));
   const prisma = db.prisma;
   // One registry per service instance (several services can run in one process: the tests).
-  const metrics = config.metrics.enabled ? createPrometheusMetrics({ pool: db.pool, poolMax: db.pool.options.max, jobStats: () => jobQueueStats(db.pool) }) : noopMetrics;
+  const metrics = config.metrics.enabled
+    ? createPrometheusMetrics({ pool: db.pool, poolMax: db.pool.options.max, jobStats: () => jobQueueStats(db.pool) })
+    : noopMetrics;
   if (!parts.blobs && config.blobStore.kind === 's3') throw new Error('BLOB_STORE=s3: create the store with createBlobStore() and pass it');
   const blobs = parts.blobs ?? new LocalBlobStore(config.storage.dir);
   const jobs = new JobQueue(db.pool);
@@ -211,7 +231,17 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
     stickies: new StickyService({ prisma, sql: db.pool, trashRetentionDays: config.stickies.trashRetentionDays, log: log.child({ component: 'stickies' }) }),
     transcripts: createTranscriptService({ config: config.transcripts, prisma, log: log.child({ component: 'transcripts' }) }),
   };
-  const generation = createGeneration({ config, db, jobs, pubsub, workspace, databaseOutage, progressObserver: { published: (event) => metrics.generationEvent(event), fannedOut: (ms) => metrics.fanOutDelay(ms / 1000) }, log: log.child({ component: 'generation' }), workerId: `${hostname()}:${process.pid}` });
+  const generation = createGeneration({
+    config,
+    db,
+    jobs,
+    pubsub,
+    workspace,
+    databaseOutage,
+    progressObserver: { published: (event) => metrics.generationEvent(event), fannedOut: (ms) => metrics.fanOutDelay(ms / 1000) },
+    log: log.child({ component: 'generation' }),
+    workerId: `${hostname()}:${process.pid}`,
+  });
   return {
     config,
     log,
@@ -249,7 +279,15 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
       enabled: config.selfTest.enabled,
       checks: builtInChecks({ db, blobs, baseUrl: () => selfUrl, jobQueueDepths: () => jobs.depths() }),
     }),
-    health: new HealthService({ db, blobs, queueDepths: () => jobs.depths(), startedAt, version: VERSION, rateLimitKind: rateLimits.kind, pubsubKind: pubsub.kind }),
+    health: new HealthService({
+      db,
+      blobs,
+      queueDepths: () => jobs.depths(),
+      startedAt,
+      version: VERSION,
+      rateLimitKind: rateLimits.kind,
+      pubsubKind: pubsub.kind,
+    }),
     benchmark: new BenchmarkService({ db, thresholds: config.benchmark }),
     ...workspace,
     chat: createChatService(config.chat, db, log.child({ component: 'chat' })),
@@ -277,7 +315,13 @@ async function drain(services: Services, drainMs: number): Promise<void> {
 }
 
 /** Stop accepting, let in-flight requests and the current job finish, then close the database. */
-async function shutdown(services: Services, server: http.Server, closeWebSockets: () => Promise<void>, redis?: Redis, metricsListener?: MetricsListener): Promise<void> {
+async function shutdown(
+  services: Services,
+  server: http.Server,
+  closeWebSockets: () => Promise<void>,
+  redis?: Redis,
+  metricsListener?: MetricsListener,
+): Promise<void> {
   const { log } = services;
   log.info('shutting down');
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));

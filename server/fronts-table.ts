@@ -24,7 +24,9 @@ interface Row {
 function rootFields(source: string): { kind: Row['kind']; field: string }[] {
   const operation = getOperationAST(parse(source));
   if (!operation) return [];
-  return operation.selectionSet.selections.flatMap((selection) => (selection.kind === Kind.FIELD ? [{ kind: operation.operation, field: selection.name.value }] : []));
+  return operation.selectionSet.selections.flatMap((selection) =>
+    selection.kind === Kind.FIELD ? [{ kind: operation.operation, field: selection.name.value }] : [],
+  );
 }
 
 export function frontsTable(): string {

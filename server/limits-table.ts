@@ -45,7 +45,8 @@ function limits(): Limit[] {
   const config = loadConfig({});
   const { rateLimits, limits: fair, graphql } = config;
   const perMinute = (n: number) => `${n} a minute`;
-  const bytes = (n: number) => (n % 1024 ** 3 === 0 ? `${n / 1024 ** 3} GiB` : n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`);
+  const bytes = (n: number) =>
+    n % 1024 ** 3 === 0 ? `${n / 1024 ** 3} GiB` : n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`;
   const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
   const budget = (name: string, reads: string, value: number, variable: string): Limit => ({
     limit: `rate budget \`${name}\`: ${reads}`,
@@ -55,55 +56,203 @@ function limits(): Limit[] {
     past: RATE_LIMITED_ANSWER,
   });
   return [
-    budget('returns', 'each read of returns data (a REST call, each GraphQL field, each tool call)', rateLimits.returnsPerMinute, 'RATE_LIMIT_RETURNS_PER_MINUTE'),
+    budget(
+      'returns',
+      'each read of returns data (a REST call, each GraphQL field, each tool call)',
+      rateLimits.returnsPerMinute,
+      'RATE_LIMIT_RETURNS_PER_MINUTE',
+    ),
     budget('upload', 'each upload', rateLimits.uploadPerMinute, 'RATE_LIMIT_UPLOAD_PER_MINUTE'),
     budget('chat', 'each chat message', rateLimits.chatPerMinute, 'RATE_LIMIT_CHAT_PER_MINUTE'),
     budget('generate', 'each summary generation started', rateLimits.generatePerMinute, 'RATE_LIMIT_GENERATE_PER_MINUTE'),
-    { limit: 'sign-in attempts (`POST /login`), successful ones included', per: 'client address, whatever credential is sent', default: perMinute(rateLimits.loginPerMinute), variable: 'LOGIN_ATTEMPTS_PER_MINUTE', past: '429 sign-in page with `Retry-After`; no password is checked' },
-    { limit: 'password guesses against one account (sign-in page, a session confirming `currentPassword`)', per: 'account (the email), from any address', default: perMinute(rateLimits.loginPerMinute), variable: 'LOGIN_ATTEMPTS_PER_MINUTE', past: '429 sign-in page with `Retry-After` (its owner waits too: the lockout trade-off); `RATE_LIMITED` for `currentPassword`' },
-    { limit: 'OAuth client registrations (`/oauth/register`)', per: 'client address, whatever credential is sent', default: perMinute(rateLimits.oauthPerMinute), variable: 'OAUTH_REQUESTS_PER_MINUTE', past: '429 `too_many_requests` with `Retry-After`' },
-    { limit: 'OAuth authorize, token and revoke requests', per: 'credential (address without one)', default: perMinute(rateLimits.oauthPerMinute), variable: 'OAUTH_REQUESTS_PER_MINUTE', past: '429 `too_many_requests` with `Retry-After`' },
-    { limit: 'OAuth client metadata', per: 'registration', default: `${MAX_REDIRECT_URIS} redirect URIs of ${MAX_REDIRECT_URI_LENGTH} characters, \`client_name\` ${MAX_CLIENT_NAME_LENGTH} characters, ${MAX_CLIENT_METADATA_BYTES} bytes in all`, past: '400 `invalid_client_metadata` / `invalid_redirect_uri` naming the field' },
-    { limit: 'an OAuth client no user approved', per: 'registration', default: `deleted after ${UNUSED_CLIENT_LIFETIME_MS / 3_600_000} h`, past: 'authorize: 400 page; token: 401 `invalid_client`; register again' },
-    { limit: 'requests served at once (a stream counts until its headers are sent)', per: 'client: its credential as presented, or its address without one', default: String(fair.requestsInFlightPerClient), variable: 'REQUESTS_IN_FLIGHT_PER_CLIENT', past: 'the request waits for the client\'s turn (first come, first served); other clients do not wait' },
-    { limit: 'requests waiting for their turn', per: 'client', default: String(fair.requestsQueuedPerClient), variable: 'REQUESTS_QUEUED_PER_CLIENT', past: `429 \`{"error": ...}\` with \`Retry-After: ${QUEUE_RETRY_AFTER_SECONDS}\`, before any work (no credential check)` },
-    { limit: 'open event streams of generation progress (REST SSE, graphql-sse, graphql-ws, multipart subscriptions, MCP progress together)', per: 'user, on each instance', default: String(fair.streamsPerUser), variable: 'STREAMS_PER_USER', past: `REST 429 \`{"error": ...}\` with \`Retry-After: ${STREAM_RETRY_AFTER_SECONDS}\`; GraphQL \`RATE_LIMITED\` in the subscription's errors; MCP a tool error; nothing is started` },
+    {
+      limit: 'sign-in attempts (`POST /login`), successful ones included',
+      per: 'client address, whatever credential is sent',
+      default: perMinute(rateLimits.loginPerMinute),
+      variable: 'LOGIN_ATTEMPTS_PER_MINUTE',
+      past: '429 sign-in page with `Retry-After`; no password is checked',
+    },
+    {
+      limit: 'password guesses against one account (sign-in page, a session confirming `currentPassword`)',
+      per: 'account (the email), from any address',
+      default: perMinute(rateLimits.loginPerMinute),
+      variable: 'LOGIN_ATTEMPTS_PER_MINUTE',
+      past: '429 sign-in page with `Retry-After` (its owner waits too: the lockout trade-off); `RATE_LIMITED` for `currentPassword`',
+    },
+    {
+      limit: 'OAuth client registrations (`/oauth/register`)',
+      per: 'client address, whatever credential is sent',
+      default: perMinute(rateLimits.oauthPerMinute),
+      variable: 'OAUTH_REQUESTS_PER_MINUTE',
+      past: '429 `too_many_requests` with `Retry-After`',
+    },
+    {
+      limit: 'OAuth authorize, token and revoke requests',
+      per: 'credential (address without one)',
+      default: perMinute(rateLimits.oauthPerMinute),
+      variable: 'OAUTH_REQUESTS_PER_MINUTE',
+      past: '429 `too_many_requests` with `Retry-After`',
+    },
+    {
+      limit: 'OAuth client metadata',
+      per: 'registration',
+      default: `${MAX_REDIRECT_URIS} redirect URIs of ${MAX_REDIRECT_URI_LENGTH} characters, \`client_name\` ${MAX_CLIENT_NAME_LENGTH} characters, ${MAX_CLIENT_METADATA_BYTES} bytes in all`,
+      past: '400 `invalid_client_metadata` / `invalid_redirect_uri` naming the field',
+    },
+    {
+      limit: 'an OAuth client no user approved',
+      per: 'registration',
+      default: `deleted after ${UNUSED_CLIENT_LIFETIME_MS / 3_600_000} h`,
+      past: 'authorize: 400 page; token: 401 `invalid_client`; register again',
+    },
+    {
+      limit: 'requests served at once (a stream counts until its headers are sent)',
+      per: 'client: its credential as presented, or its address without one',
+      default: String(fair.requestsInFlightPerClient),
+      variable: 'REQUESTS_IN_FLIGHT_PER_CLIENT',
+      past: "the request waits for the client's turn (first come, first served); other clients do not wait",
+    },
+    {
+      limit: 'requests waiting for their turn',
+      per: 'client',
+      default: String(fair.requestsQueuedPerClient),
+      variable: 'REQUESTS_QUEUED_PER_CLIENT',
+      past: `429 \`{"error": ...}\` with \`Retry-After: ${QUEUE_RETRY_AFTER_SECONDS}\`, before any work (no credential check)`,
+    },
+    {
+      limit: 'open event streams of generation progress (REST SSE, graphql-sse, graphql-ws, multipart subscriptions, MCP progress together)',
+      per: 'user, on each instance',
+      default: String(fair.streamsPerUser),
+      variable: 'STREAMS_PER_USER',
+      past: `REST 429 \`{"error": ...}\` with \`Retry-After: ${STREAM_RETRY_AFTER_SECONDS}\`; GraphQL \`RATE_LIMITED\` in the subscription's errors; MCP a tool error; nothing is started`,
+    },
     { limit: 'summary generations queued or running', per: 'user', default: String(GENERATION_LIMITS.activeRunsPerUser), past: '409 `CONFLICT`' },
-    { limit: 'active API keys', per: 'user', default: String(config.auth.maxActiveCredentials.api_key), variable: 'MAX_API_KEYS_PER_USER', past: '409 `CONFLICT`' },
-    { limit: 'active personal access tokens', per: 'user', default: String(config.auth.maxActiveCredentials.access_token), variable: 'MAX_ACCESS_TOKENS_PER_USER', past: '409 `CONFLICT`' },
+    {
+      limit: 'active API keys',
+      per: 'user',
+      default: String(config.auth.maxActiveCredentials.api_key),
+      variable: 'MAX_API_KEYS_PER_USER',
+      past: '409 `CONFLICT`',
+    },
+    {
+      limit: 'active personal access tokens',
+      per: 'user',
+      default: String(config.auth.maxActiveCredentials.access_token),
+      variable: 'MAX_ACCESS_TOKENS_PER_USER',
+      past: '409 `CONFLICT`',
+    },
     { limit: 'link folders', per: 'user', default: String(MAX_FOLDERS_PER_USER), past: '409 `CONFLICT`' },
     { limit: 'comments on a task', per: 'task', default: String(MAX_COMMENTS_PER_TASK), past: '409 `CONFLICT`' },
-    { limit: 'graphql-ws sockets', per: 'credential, on each instance', default: String(fair.wsSocketsPerCredential), variable: 'WS_SOCKETS_PER_CREDENTIAL', past: 'credential on the upgrade: 429 `{"error": ...}` with `Retry-After`; in `connection_init`: close 4429' },
-    { limit: 'graphql-ws sockets without a valid credential (before `connection_init` too)', per: 'client address, on each instance', default: String(fair.wsAnonymousSocketsPerAddress), variable: 'WS_ANONYMOUS_SOCKETS_PER_ADDRESS', past: 'the upgrade answers 429 `{"error": ...}` with `Retry-After`' },
-    { limit: 'graphql-ws operations in flight (subscriptions included)', per: 'socket', default: String(fair.wsOperationsPerSocket), variable: 'WS_OPERATIONS_PER_SOCKET', past: 'an `error` message (`RATE_LIMITED`) for that operation; the socket stays' },
+    {
+      limit: 'graphql-ws sockets',
+      per: 'credential, on each instance',
+      default: String(fair.wsSocketsPerCredential),
+      variable: 'WS_SOCKETS_PER_CREDENTIAL',
+      past: 'credential on the upgrade: 429 `{"error": ...}` with `Retry-After`; in `connection_init`: close 4429',
+    },
+    {
+      limit: 'graphql-ws sockets without a valid credential (before `connection_init` too)',
+      per: 'client address, on each instance',
+      default: String(fair.wsAnonymousSocketsPerAddress),
+      variable: 'WS_ANONYMOUS_SOCKETS_PER_ADDRESS',
+      past: 'the upgrade answers 429 `{"error": ...}` with `Retry-After`',
+    },
+    {
+      limit: 'graphql-ws operations in flight (subscriptions included)',
+      per: 'socket',
+      default: String(fair.wsOperationsPerSocket),
+      variable: 'WS_OPERATIONS_PER_SOCKET',
+      past: 'an `error` message (`RATE_LIMITED`) for that operation; the socket stays',
+    },
     { limit: 'graphql-ws `connection_init` deadline', per: 'socket', default: seconds(CONNECTION_INIT_TIMEOUT_MS), past: 'close 4408' },
-    { limit: '`/graphql` request body and graphql-ws message', per: 'request / message', default: bytes(graphql.maxBodyBytes), variable: 'GRAPHQL_MAX_BODY_BYTES', past: '413 `REQUEST_ENTITY_TOO_LARGE`; graphql-ws: close 1009' },
+    {
+      limit: '`/graphql` request body and graphql-ws message',
+      per: 'request / message',
+      default: bytes(graphql.maxBodyBytes),
+      variable: 'GRAPHQL_MAX_BODY_BYTES',
+      past: '413 `REQUEST_ENTITY_TOO_LARGE`; graphql-ws: close 1009',
+    },
     { limit: 'REST JSON body', per: 'request', default: JSON_BODY_LIMIT.replace('mb', ' MB'), past: '413 `{"error": ...}`' },
     { limit: 'MCP (`/api/service`) body', per: 'request', default: bytes(MCP_MAX_BODY_BYTES), past: '413, JSON-RPC error -32600' },
-    { limit: 'uploaded file', per: 'upload', default: bytes(config.storage.maxUploadBytes), variable: 'UPLOAD_MAX_BYTES', past: '413 `{"error": ...}` (refused before reading when `Content-Length` says so)' },
+    {
+      limit: 'uploaded file',
+      per: 'upload',
+      default: bytes(config.storage.maxUploadBytes),
+      variable: 'UPLOAD_MAX_BYTES',
+      past: '413 `{"error": ...}` (refused before reading when `Content-Length` says so)',
+    },
     { limit: 'upload form fields', per: 'upload', default: `${MAX_FIELDS} fields of ${bytes(MAX_FIELD_BYTES)}`, past: '400 naming the field' },
     { limit: 'files in one GraphQL multipart request', per: 'request', default: String(GRAPHQL_UPLOAD_MAX_FILES), past: '413' },
     { limit: 'sign-in form', per: 'request', default: LOGIN_FORM_LIMIT.replace('kb', ' KB'), past: '413 sign-in page' },
     { limit: 'request line and headers', per: 'request', default: '16 KiB (Node)', past: '431, no body' },
     { limit: 'headers arrive', per: 'request', default: seconds(fair.headersTimeoutMs), variable: 'HEADERS_TIMEOUT', past: '408 and the connection closes' },
-    { limit: 'body arrives, without a valid credential', per: 'request', default: seconds(fair.anonymousBodyTimeoutMs), variable: 'ANONYMOUS_BODY_TIMEOUT', past: '408 `{"error": ...}` and the connection closes' },
-    { limit: 'whole request arrives (headers and body), any caller', per: 'request', default: seconds(fair.requestTimeoutMs), variable: 'REQUEST_TIMEOUT', past: '408 and the connection closes' },
+    {
+      limit: 'body arrives, without a valid credential',
+      per: 'request',
+      default: seconds(fair.anonymousBodyTimeoutMs),
+      variable: 'ANONYMOUS_BODY_TIMEOUT',
+      past: '408 `{"error": ...}` and the connection closes',
+    },
+    {
+      limit: 'whole request arrives (headers and body), any caller',
+      per: 'request',
+      default: seconds(fair.requestTimeoutMs),
+      variable: 'REQUEST_TIMEOUT',
+      past: '408 and the connection closes',
+    },
     { limit: 'idle keep-alive connection', per: 'connection', default: seconds(KEEP_ALIVE_TIMEOUT_MS), past: 'closed; the client opens a new one' },
-    { limit: 'GraphQL query depth (introspection on its own)', per: 'operation', default: `${graphql.maxDepth} (introspection ${INTROSPECTION_MAX_DEPTH})`, variable: 'GRAPHQL_MAX_DEPTH', past: 'refused before it runs, `BAD_USER_INPUT` (REST and MCP operations are fixed and within it)' },
-    { limit: 'GraphQL query complexity', per: 'operation', default: String(graphql.maxComplexity), variable: 'GRAPHQL_MAX_COMPLEXITY', past: 'refused before it runs, `BAD_USER_INPUT`' },
-    { limit: 'operations in one batched `/graphql` request', per: 'request', default: String(graphql.maxBatch), variable: 'GRAPHQL_MAX_BATCH', past: 'the whole batch refused, 400' },
+    {
+      limit: 'GraphQL query depth (introspection on its own)',
+      per: 'operation',
+      default: `${graphql.maxDepth} (introspection ${INTROSPECTION_MAX_DEPTH})`,
+      variable: 'GRAPHQL_MAX_DEPTH',
+      past: 'refused before it runs, `BAD_USER_INPUT` (REST and MCP operations are fixed and within it)',
+    },
+    {
+      limit: 'GraphQL query complexity',
+      per: 'operation',
+      default: String(graphql.maxComplexity),
+      variable: 'GRAPHQL_MAX_COMPLEXITY',
+      past: 'refused before it runs, `BAD_USER_INPUT`',
+    },
+    {
+      limit: 'operations in one batched `/graphql` request',
+      per: 'request',
+      default: String(graphql.maxBatch),
+      variable: 'GRAPHQL_MAX_BATCH',
+      past: 'the whole batch refused, 400',
+    },
     { limit: 'nesting of input values (variables, JSON-RPC params)', per: 'request', default: `${MAX_INPUT_DEPTH} levels`, past: '400' },
-    { limit: 'automatic persisted queries remembered', per: 'instance', default: `${APQ_MAX_DOCUMENTS} documents (least recently used forgotten)`, past: '`PERSISTED_QUERY_NOT_FOUND`: the client sends the document again' },
+    {
+      limit: 'automatic persisted queries remembered',
+      per: 'instance',
+      default: `${APQ_MAX_DOCUMENTS} documents (least recently used forgotten)`,
+      past: '`PERSISTED_QUERY_NOT_FOUND`: the client sends the document again',
+    },
     { limit: 'daily returns range', per: 'request', default: `${DIETZ_MAX_RANGE_DAYS} days`, past: '400 naming `end_date`' },
-    { limit: 'page size of each list (`limit`, `first`)', per: 'request', default: Object.entries(PAGE_SIZES).map(([list, size]) => `${list} ${size.max}`).join(', '), past: '400 naming the parameter' },
-    { limit: 'MCP tools per `tools/list` page', per: 'request', default: String(config.mcp.toolsPageSize), variable: 'MCP_TOOLS_PAGE_SIZE', past: 'a `nextCursor` to the next page' },
+    {
+      limit: 'page size of each list (`limit`, `first`)',
+      per: 'request',
+      default: Object.entries(PAGE_SIZES)
+        .map(([list, size]) => `${list} ${size.max}`)
+        .join(', '),
+      past: '400 naming the parameter',
+    },
+    {
+      limit: 'MCP tools per `tools/list` page',
+      per: 'request',
+      default: String(config.mcp.toolsPageSize),
+      variable: 'MCP_TOOLS_PAGE_SIZE',
+      past: 'a `nextCursor` to the next page',
+    },
   ];
 }
 
 export function limitsTable(): string {
   const escape = (text: string) => text.replace(/\|/g, '\\|');
   const lines = ['| limit | counted per | default | variable | past it |', '|---|---|---|---|---|'];
-  for (const row of limits()) lines.push(`| ${[row.limit, row.per, row.default, row.variable ? `\`${row.variable}\`` : 'fixed', row.past].map(escape).join(' | ')} |`);
+  for (const row of limits())
+    lines.push(`| ${[row.limit, row.per, row.default, row.variable ? `\`${row.variable}\`` : 'fixed', row.past].map(escape).join(' | ')} |`);
   return lines.join('\n');
 }
 

@@ -7,9 +7,7 @@ import { databaseUrlProblem } from './db/database-url.ts';
  * Every setting is an environment variable, parsed and validated here once. The table in
  * docs/configuration.md documents each one with its default; keep the two in step.
  */
-const booleanString = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+const booleanString = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((value) => value === 'true' || value === '1' || value === 'yes');
 
 const optionalUrl = z
   .string()
@@ -34,7 +32,10 @@ const envSchema = z.object({
   DATABASE_URL: optionalUrl,
   /** Port of the embedded database's PostgreSQL socket (0 = any free port, written to DATA_DIR). */
   PGLITE_PORT: z.coerce.number().int().min(0).max(65535).default(0),
-  PGLITE_SHARED_BUFFERS: z.string().regex(/^\d+(kB|MB|GB)$/, 'expected a size such as 32MB').default('32MB'),
+  PGLITE_SHARED_BUFFERS: z
+    .string()
+    .regex(/^\d+(kB|MB|GB)$/, 'expected a size such as 32MB')
+    .default('32MB'),
   REDIS_URL: optionalUrl,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOGIN_URL: optionalUrl,
@@ -50,13 +51,22 @@ const envSchema = z.object({
   CORS_ORIGINS: z
     .string()
     .default('')
-    .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s*]+$/, 'each origin must be scheme://host[:port], no path and no wildcard'))),
   /** Active (not revoked, not expired) API keys / access tokens a user may hold at once. */
   MAX_API_KEYS_PER_USER: z.coerce.number().int().positive().max(10_000).default(20),
   MAX_ACCESS_TOKENS_PER_USER: z.coerce.number().int().positive().max(10_000).default(20),
   SEED_DEMO_DATA: booleanString.optional(),
-  UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024 * 1024),
+  UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024 * 1024),
   /** Where uploaded files live: `local` (DATA_DIR/blobs, one instance) or `s3` (a bucket every instance of a fleet shares). */
   BLOB_STORE: z.enum(['local', 's3']).default('local'),
   /** With BLOB_STORE=s3; credentials come from the AWS SDK's standard chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, profile, role). */
@@ -65,14 +75,23 @@ const envSchema = z.object({
     .trim()
     .optional()
     .transform((value) => (value ? value : undefined))
-    .pipe(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{1,254}$/, 'expected a bucket name').optional()),
+    .pipe(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{1,254}$/, 'expected a bucket name')
+        .optional(),
+    ),
   /** An S3-compatible server (MinIO, Ceph, ...); unset = AWS. */
   S3_ENDPOINT: optionalUrl,
   S3_REGION: z.string().trim().min(1).default('us-east-1'),
   /** true: http://endpoint/bucket/key addressing (most S3-compatible servers need it). */
   S3_FORCE_PATH_STYLE: booleanString.default(false),
   /** Prepended to every object key (e.g. `gateway/`), to share a bucket. */
-  S3_PREFIX: z.string().trim().regex(/^[A-Za-z0-9._/-]{0,200}$/, 'expected letters, digits and . _ - /').default(''),
+  S3_PREFIX: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9._/-]{0,200}$/, 'expected letters, digits and . _ - /')
+    .default(''),
   RATE_LIMIT_RETURNS_PER_MINUTE: z.coerce.number().int().positive().default(100),
   RATE_LIMIT_UPLOAD_PER_MINUTE: z.coerce.number().int().positive().default(10),
   LOGIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().positive().default(10),
@@ -80,7 +99,10 @@ const envSchema = z.object({
   OAUTH_REQUESTS_PER_MINUTE: z.coerce.number().int().positive().default(30),
   RATE_LIMIT_CHAT_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /** Namespace of the counters in Redis; instances sharing a budget share the prefix. */
-  RATE_LIMIT_KEY_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/).default('rl'),
+  RATE_LIMIT_KEY_PREFIX: z
+    .string()
+    .regex(/^[\w:.-]{1,64}$/)
+    .default('rl'),
   COMPARISON_MATCH_BPS: z.coerce.number().nonnegative().default(1),
   COMPARISON_REVIEW_BPS: z.coerce.number().nonnegative().default(10),
   SELF_TEST_CRON: z.string().default('*/15 * * * *'),
@@ -112,7 +134,13 @@ const envSchema = z.object({
     .trim()
     .optional()
     .transform((value) => (value ? value : undefined))
-    .pipe(z.string().min(16, 'must be at least 16 characters').regex(/^[\x21-\x7e]+$/, 'expected printable ASCII without spaces').optional()),
+    .pipe(
+      z
+        .string()
+        .min(16, 'must be at least 16 characters')
+        .regex(/^[\x21-\x7e]+$/, 'expected printable ASCII without spaces')
+        .optional(),
+    ),
   /** Event streams and subscriptions of generation progress a user holds open at once on one instance, every transport together. */
   STREAMS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(20),
   /** Requests of one client (its credential, or its address without one) served at once; the rest wait their turn. */
@@ -126,7 +154,12 @@ const envSchema = z.object({
   /** graphql-ws sockets without a valid credential (before connection_init, or without one) per client address. */
   WS_ANONYMOUS_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(10),
   /** The largest /graphql request body (JSON, a form, a GET query string) and graphql-ws message, in bytes; uploads have UPLOAD_MAX_BYTES. */
-  GRAPHQL_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
+  GRAPHQL_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(100 * 1024 * 1024)
+    .default(1024 * 1024),
   /** Every request's headers must arrive within this (Node's headersTimeout). */
   HEADERS_TIMEOUT: durationMs.refine((ms) => ms >= 1000, 'must be at least 1s').default(parseDuration('10s')),
   /** A request without a valid credential must have sent its whole body within this; one with a credential has REQUEST_TIMEOUT. */
@@ -175,7 +208,12 @@ const envSchema = z.object({
   OTEL_TRACES_EXPORTER: z
     .string()
     .default('')
-    .transform((value) => value.split(',').map((name) => name.trim()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.enum(['otlp', 'console', 'none'], 'expected otlp, console or none (comma-separated)'))),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
@@ -188,7 +226,10 @@ const envSchema = z.object({
     .default('')
     .transform((value, ctx) => {
       const attributes: Record<string, string> = {};
-      for (const pair of value.split(',').map((part) => part.trim()).filter(Boolean)) {
+      for (const pair of value
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean)) {
         const at = pair.indexOf('=');
         if (at <= 0) {
           ctx.addIssue({ code: 'custom', message: `expected key=value, got "${pair}"` });
@@ -231,7 +272,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   if (raw.TASK_PROVIDER === 'http' && !raw.PM_API_URL) {
     throw new ConfigError('Invalid configuration:\n  PM_API_URL: required when TASK_PROVIDER=http');
   }
-  for (const [name, url] of [['CHAT_API_URL', raw.CHAT_API_URL], ['PM_API_URL', raw.PM_API_URL]] as const) {
+  for (const [name, url] of [
+    ['CHAT_API_URL', raw.CHAT_API_URL],
+    ['PM_API_URL', raw.PM_API_URL],
+  ] as const) {
     if (url && !/^https?:$/.test(new URL(url).protocol)) throw new ConfigError(`Invalid configuration:\n  ${name}: must be an http or https URL`);
   }
   if (raw.TRANSCRIPT_PROVIDER === 'http') {
@@ -319,7 +363,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       anonymousBodyTimeoutMs: raw.ANONYMOUS_BODY_TIMEOUT,
       requestTimeoutMs: raw.REQUEST_TIMEOUT,
     },
-    graphql: { maxBodyBytes: raw.GRAPHQL_MAX_BODY_BYTES, maxDepth: raw.GRAPHQL_MAX_DEPTH, maxComplexity: raw.GRAPHQL_MAX_COMPLEXITY, introspection: raw.GRAPHQL_INTROSPECTION, maxBatch: raw.GRAPHQL_MAX_BATCH, trustedDocumentsFile: raw.TRUSTED_DOCUMENTS_FILE || undefined },
+    graphql: {
+      maxBodyBytes: raw.GRAPHQL_MAX_BODY_BYTES,
+      maxDepth: raw.GRAPHQL_MAX_DEPTH,
+      maxComplexity: raw.GRAPHQL_MAX_COMPLEXITY,
+      introspection: raw.GRAPHQL_INTROSPECTION,
+      maxBatch: raw.GRAPHQL_MAX_BATCH,
+      trustedDocumentsFile: raw.TRUSTED_DOCUMENTS_FILE || undefined,
+    },
     benchmark: { fastMs: raw.BENCHMARK_FAST_MS, goodMs: raw.BENCHMARK_GOOD_MS, slowMs: raw.BENCHMARK_SLOW_MS },
     stickies: { trashRetentionDays: raw.STICKY_TRASH_RETENTION_DAYS },
     chat: { apiUrl: raw.CHAT_API_URL, apiKey: raw.CHAT_API_KEY || undefined, model: raw.CHAT_MODEL, timeoutMs: raw.CHAT_TIMEOUT },
@@ -343,11 +394,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
 /** The OTEL_* variables this service honours (docs/configuration.md, Tracing in docs/operations.md). */
 function tracingSettings(raw: z.infer<typeof envSchema>): TracingSettings {
   const named = raw.OTEL_TRACES_EXPORTER.filter((name): name is 'otlp' | 'console' => name !== 'none');
-  const endpoint = raw.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (raw.OTEL_EXPORTER_OTLP_ENDPOINT ? `${raw.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : undefined);
+  const endpoint =
+    raw.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (raw.OTEL_EXPORTER_OTLP_ENDPOINT ? `${raw.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : undefined);
   // Unlike the SDK default (otlp), nothing is exported unless asked: an exporter named, or an endpoint given.
   const exporters = raw.OTEL_TRACES_EXPORTER.includes('none') ? [] : raw.OTEL_TRACES_EXPORTER.length > 0 ? named : endpoint ? (['otlp'] as const) : [];
   for (const url of [raw.OTEL_EXPORTER_OTLP_ENDPOINT, raw.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT]) {
-    if (url && !/^https?:$/.test(new URL(url).protocol)) throw new ConfigError('Invalid configuration:\n  OTEL_EXPORTER_OTLP_ENDPOINT: must be an http or https URL');
+    if (url && !/^https?:$/.test(new URL(url).protocol))
+      throw new ConfigError('Invalid configuration:\n  OTEL_EXPORTER_OTLP_ENDPOINT: must be an http or https URL');
   }
   return {
     enabled: !raw.OTEL_SDK_DISABLED && exporters.length > 0,

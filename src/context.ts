@@ -74,11 +74,13 @@ export async function createContext(services: Services, request: RequestInfo): P
       log ??= viewer ? request.log().child({ userId: viewer.user.id, credential: viewer.credential.kind }) : request.log();
       return log;
     },
-    budgets: new RequestBudgets(services.rateLimits, () =>
-      viewer ? `${viewer.credential.kind}:${viewer.credential.id}` : `ip:${request.clientAddress}`,
-    ),
+    budgets: new RequestBudgets(services.rateLimits, () => (viewer ? `${viewer.credential.kind}:${viewer.credential.id}` : `ip:${request.clientAddress}`)),
     organizationIds() {
-      memberships ??= viewer ? (viewer.organizationIds ? Promise.resolve(viewer.organizationIds) : services.organizations.membershipIds(viewer.user.id)) : Promise.resolve(new Set<string>());
+      memberships ??= viewer
+        ? viewer.organizationIds
+          ? Promise.resolve(viewer.organizationIds)
+          : services.organizations.membershipIds(viewer.user.id)
+        : Promise.resolve(new Set<string>());
       return memberships;
     },
   };
@@ -90,7 +92,11 @@ export async function createContext(services: Services, request: RequestInfo): P
  * or a session token), then the `sso_token` cookie. A credential that is present but invalid is never skipped in favour of
  * the next one: the request is unauthenticated and says why.
  */
-export async function authenticate(services: Services, headers: IncomingHttpHeaders, resource?: string): Promise<{ viewer: Viewer | null; problem: CredentialProblem }> {
+export async function authenticate(
+  services: Services,
+  headers: IncomingHttpHeaders,
+  resource?: string,
+): Promise<{ viewer: Viewer | null; problem: CredentialProblem }> {
   const apiKey = single(headers['x-api-key']);
   if (apiKey !== undefined) {
     // Access tokens are bearer credentials: in x-api-key they are refused like any bad key (and
@@ -122,7 +128,12 @@ export async function authenticate(services: Services, headers: IncomingHttpHead
 }
 
 function keyViewer(verified: VerifiedKey): Viewer {
-  return { user: verified.owner, scopes: new Set(verified.scopes), credential: { kind: verified.kind, id: verified.keyId }, organizationIds: verified.organizationIds };
+  return {
+    user: verified.owner,
+    scopes: new Set(verified.scopes),
+    credential: { kind: verified.kind, id: verified.keyId },
+    organizationIds: verified.organizationIds,
+  };
 }
 
 /** A valid session token that has not been signed out, and a user it names. */
@@ -167,7 +178,6 @@ export async function requireMembership(ctx: RequestContext, orgId: string): Pro
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
-
 
 /** The request relies on the `sso_token` cookie: no API key or bearer token of its own. */
 export function authenticatesWithSessionCookie(req: { headers: IncomingHttpHeaders }): boolean {

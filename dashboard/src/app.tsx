@@ -31,7 +31,14 @@ const serviceLinks: { href: string; label: string; group: string }[] = [{ href: 
 export function App() {
   return (
     <Router hook={useHashLocation}>
-      <a className="skip-link" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>
+      <a
+        className="skip-link"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
         Skip to content
       </a>
       <CurrentPageCode>
@@ -106,7 +113,11 @@ function Shell() {
                 .filter((p) => p.group === group)
                 .map((p) => (
                   <li key={p.path}>
-                    <Link href={p.path} className={isCurrent(location, p.path) ? 'nav-link active' : 'nav-link'} aria-current={isCurrent(location, p.path) ? 'page' : undefined}>
+                    <Link
+                      href={p.path}
+                      className={isCurrent(location, p.path) ? 'nav-link active' : 'nav-link'}
+                      aria-current={isCurrent(location, p.path) ? 'page' : undefined}
+                    >
                       {p.label}
                     </Link>
                   </li>
@@ -132,7 +143,9 @@ function Shell() {
                 <Route key={p.path} path={p.path === '/' ? '/' : `${p.path}/*?`} component={routeComponents.get(p.path)!} />
               ))}
               <Route>
-                <p>There is no page at {location}. <Link href="/">Go to the overview</Link>.</p>
+                <p>
+                  There is no page at {location}. <Link href="/">Go to the overview</Link>.
+                </p>
               </Route>
             </Switch>
           </Suspense>

@@ -24,7 +24,12 @@ type Auth = { kind: 'public' } | { kind: 'authenticated' } | { kind: 'scope'; sc
 const SECURITY_SCHEMES = {
   ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key (`sk_` + 32 hex).' },
   BearerToken: { type: 'http', scheme: 'bearer', description: 'A personal access token (`pat_` + 32 hex), an API key, or a session token.' },
-  SessionCookie: { type: 'apiKey', in: 'cookie', name: 'sso_token', description: 'The SSO session cookie; writes also need `X-CSRF-Protection` or a JSON body.' },
+  SessionCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'sso_token',
+    description: 'The SSO session cookie; writes also need `X-CSRF-Protection` or a JSON body.',
+  },
 };
 
 export function openApiDocument(routes: RestRoute[], options: DocumentOptions): Record<string, unknown> {
@@ -35,7 +40,8 @@ export function openApiDocument(routes: RestRoute[], options: DocumentOptions): 
     const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const operation = operationObject(schema, route);
     // Two routes may run one operation (/health and /api/health): the path tells them apart.
-    if (operationIds.has(operation.operationId as string)) operation.operationId = `${operation.operationId as string}_${route.path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
+    if (operationIds.has(operation.operationId as string))
+      operation.operationId = `${operation.operationId as string}_${route.path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
     operationIds.add(operation.operationId as string);
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
   }
@@ -57,7 +63,12 @@ export function openApiDocument(routes: RestRoute[], options: DocumentOptions): 
     components: {
       securitySchemes: SECURITY_SCHEMES,
       schemas: {
-        Error: { type: 'object', properties: { error: { type: 'string', description: 'What went wrong, in words.' } }, required: ['error'], additionalProperties: false },
+        Error: {
+          type: 'object',
+          properties: { error: { type: 'string', description: 'What went wrong, in words.' } },
+          required: ['error'],
+          additionalProperties: false,
+        },
         Pagination: {
           type: 'object',
           properties: { has_more: { type: 'boolean' }, next_cursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page.' } },
@@ -109,7 +120,9 @@ function parameter(spec: VariableSpec, where: 'path' | 'query', variables: { pro
     required: where === 'path' ? true : required,
     ...(typeof description === 'string' ? { description } : {}),
     schema,
-    ...(where === 'query' && schema.type === 'array' ? { style: 'form', explode: false, description: `${typeof description === 'string' ? `${description} ` : ''}(comma-separated)` } : {}),
+    ...(where === 'query' && schema.type === 'array'
+      ? { style: 'form', explode: false, description: `${typeof description === 'string' ? `${description} ` : ''}(comma-separated)` }
+      : {}),
   };
 }
 
@@ -117,7 +130,14 @@ function requestBody(route: RestRoute, specs: VariableSpec[], variables: { prope
   const properties = Object.fromEntries(specs.map((spec) => [spec.restName, variables.properties[spec.restName] ?? {}]));
   const required = (variables.required ?? []).filter((name) => specs.some((spec) => spec.restName === name));
   if (route.body === 'multipart') {
-    const form = Object.fromEntries(specs.map((spec) => [spec.restName, spec.type.toString().startsWith('Upload') ? { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' } : properties[spec.restName]]));
+    const form = Object.fromEntries(
+      specs.map((spec) => [
+        spec.restName,
+        spec.type.toString().startsWith('Upload')
+          ? { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' }
+          : properties[spec.restName],
+      ]),
+    );
     return { required: true, content: { 'multipart/form-data': { schema: { type: 'object', properties: form, required, additionalProperties: false } } } };
   }
   return {
@@ -135,16 +155,21 @@ interface ResponseFacts {
 
 function responses(schema: GraphQLSchema, route: RestRoute, document: DocumentNode, root: RootField, facts: ResponseFacts): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const headers = facts.budget ? { RateLimit: { $ref: '#/components/headers/RateLimit' }, 'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' } } : undefined;
+  const headers = facts.budget
+    ? { RateLimit: { $ref: '#/components/headers/RateLimit' }, 'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' } }
+    : undefined;
   if (route.stream) {
-    out['200'] = { description: 'The run\'s progress as server-sent events.', content: streamContent(), ...(headers ? { headers } : {}) };
+    out['200'] = { description: "The run's progress as server-sent events.", content: streamContent(), ...(headers ? { headers } : {}) };
     out['204'] = { description: 'Nothing more to send: the run is finished and its final event was seen (EventSource stops reconnecting).' };
   } else {
     const shape = route.respond.shape;
     const body = successBody(schema, root, shape, fragmentsOf(document));
     const statuses = shape.kind === 'empty' ? [204] : shape.kind === 'bare' ? shape.statuses : [route.status ?? 200];
     for (const status of statuses) {
-      out[String(status)] = status === 204 ? { description: 'Done; no body.', ...(headers ? { headers } : {}) } : { description: status >= 500 ? 'Unhealthy.' : 'Success.', content: { 'application/json': { schema: body } }, ...(headers ? { headers } : {}) };
+      out[String(status)] =
+        status === 204
+          ? { description: 'Done; no body.', ...(headers ? { headers } : {}) }
+          : { description: status >= 500 ? 'Unhealthy.' : 'Success.', content: { 'application/json': { schema: body } }, ...(headers ? { headers } : {}) };
     }
     if (route.unavailable) {
       // The answer when the credential cannot even be checked (the database is down).
@@ -152,7 +177,10 @@ function responses(schema: GraphQLSchema, route: RestRoute, document: DocumentNo
       const unavailable = literalSchema(route.unavailable.body);
       const existing = out[status] as { content?: { 'application/json': { schema: JsonSchema } } } | undefined;
       const schemas = existing?.content ? [existing.content['application/json'].schema, unavailable] : [unavailable];
-      out[status] = { description: 'Unhealthy, or the database is unreachable.', content: { 'application/json': { schema: schemas.length > 1 ? { anyOf: schemas } : unavailable } } };
+      out[status] = {
+        description: 'Unhealthy, or the database is unreachable.',
+        content: { 'application/json': { schema: schemas.length > 1 ? { anyOf: schemas } : unavailable } },
+      };
     }
   }
   const error = (description: string, example?: string, extraHeaders?: Record<string, unknown>) => ({
@@ -160,16 +188,22 @@ function responses(schema: GraphQLSchema, route: RestRoute, document: DocumentNo
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, ...(example ? { example: { error: example } } : {}) } },
     ...(extraHeaders ? { headers: extraHeaders } : {}),
   });
-  if (facts.hasInput) out['400'] ??= error('Invalid input: a parameter or body field is missing, malformed or out of range.', 'Invalid limit: must be at most 200');
+  if (facts.hasInput)
+    out['400'] ??= error('Invalid input: a parameter or body field is missing, malformed or out of range.', 'Invalid limit: must be at most 200');
   if (facts.auth.kind !== 'public') {
     out['401'] = {
       ...error('No valid credential.', MESSAGES.invalidApiKey),
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: { apiKey: { value: { error: MESSAGES.invalidApiKey } }, session: { value: { error: MESSAGES.invalidSession } } } } },
+      content: {
+        'application/json': {
+          schema: { $ref: '#/components/schemas/Error' },
+          examples: { apiKey: { value: { error: MESSAGES.invalidApiKey } }, session: { value: { error: MESSAGES.invalidSession } } },
+        },
+      },
     };
     out['403'] = error('The credential lacks the scope, or the caller is not a member of the organization.', MESSAGES.insufficientPermissions);
   }
-  if (facts.hasPathId || facts.hasInput) out['404'] ??= error('Not found (or not the caller\'s).', MESSAGES.notFound);
-  if (root.kind === 'mutation') out['409'] = error('Conflicts with the record\'s state.');
+  if (facts.hasPathId || facts.hasInput) out['404'] ??= error("Not found (or not the caller's).", MESSAGES.notFound);
+  if (root.kind === 'mutation') out['409'] = error("Conflicts with the record's state.");
   if (route.body === 'json' || route.body === 'multipart') {
     out['408'] = error('Without a valid credential, the body did not arrive within ANONYMOUS_BODY_TIMEOUT (the connection closes).');
     out['413'] = error('The body is too large.');
@@ -210,7 +244,11 @@ function successBody(schema: GraphQLSchema, root: RootField, shape: NonNullable<
     case 'list': {
       const edges = ((value.properties as Record<string, JsonSchema>).edges as { items: JsonSchema }).items;
       const node = (edges.properties as Record<string, JsonSchema>).node;
-      return { ...object, properties: { data: { type: 'array', items: node }, pagination: { $ref: '#/components/schemas/Pagination' } }, required: ['data', 'pagination'] };
+      return {
+        ...object,
+        properties: { data: { type: 'array', items: node }, pagination: { $ref: '#/components/schemas/Pagination' } },
+        required: ['data', 'pagination'],
+      };
     }
   }
 }
@@ -233,7 +271,8 @@ function rootField(schema: GraphQLSchema, operation: OperationDefinitionNode): R
 function authOf(field: GraphQLField<unknown, unknown>): Auth {
   const scopes = (field.extensions as { pothosOptions?: { authScopes?: unknown } }).pothosOptions?.authScopes;
   if (scopes === undefined) return { kind: 'public' };
-  if (typeof scopes === 'object' && scopes !== null && typeof (scopes as { scope?: unknown }).scope === 'string') return { kind: 'scope', scope: (scopes as { scope: string }).scope };
+  if (typeof scopes === 'object' && scopes !== null && typeof (scopes as { scope?: unknown }).scope === 'string')
+    return { kind: 'scope', scope: (scopes as { scope: string }).scope };
   return { kind: 'authenticated' };
 }
 
@@ -245,9 +284,27 @@ function securityFor(auth: Auth): Record<string, string[]>[] {
 function streamQuery(route: RestRoute) {
   const stream = route.stream!;
   return [
-    { name: stream.followParam, in: 'query', required: false, description: 'Follow this run instead of starting one.', schema: { type: 'string', format: 'uuid' } },
-    { name: stream.lastEventParam, in: 'query', required: false, description: 'Resume after this event id (instead of the Last-Event-ID header).', schema: { type: 'integer', minimum: 0 } },
-    { name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume after this event id (sent by EventSource on reconnect).', schema: { type: 'integer', minimum: 0 } },
+    {
+      name: stream.followParam,
+      in: 'query',
+      required: false,
+      description: 'Follow this run instead of starting one.',
+      schema: { type: 'string', format: 'uuid' },
+    },
+    {
+      name: stream.lastEventParam,
+      in: 'query',
+      required: false,
+      description: 'Resume after this event id (instead of the Last-Event-ID header).',
+      schema: { type: 'integer', minimum: 0 },
+    },
+    {
+      name: 'Last-Event-ID',
+      in: 'header',
+      required: false,
+      description: 'Resume after this event id (sent by EventSource on reconnect).',
+      schema: { type: 'integer', minimum: 0 },
+    },
   ];
 }
 
@@ -268,7 +325,9 @@ const RATE_LIMIT_HEADERS = {
 };
 
 function fragmentsOf(document: DocumentNode): Fragments {
-  return new Map(document.definitions.flatMap((definition) => (definition.kind === 'FragmentDefinition' ? [[definition.name.value, definition] as const] : [])));
+  return new Map(
+    document.definitions.flatMap((definition) => (definition.kind === 'FragmentDefinition' ? [[definition.name.value, definition] as const] : [])),
+  );
 }
 
 /** One line per tag (a route's first path segment after /api). */
@@ -300,7 +359,12 @@ function literalSchema(value: unknown): JsonSchema {
   if (Array.isArray(value)) return { type: 'array' };
   if (typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>);
-    return { type: 'object', properties: Object.fromEntries(entries.map(([key, inner]) => [key, literalSchema(inner)])), required: entries.map(([key]) => key), additionalProperties: false };
+    return {
+      type: 'object',
+      properties: Object.fromEntries(entries.map(([key, inner]) => [key, literalSchema(inner)])),
+      required: entries.map(([key]) => key),
+      additionalProperties: false,
+    };
   }
   return { type: typeof value === 'number' ? 'number' : typeof value };
 }

@@ -31,7 +31,12 @@ const OUTPUT_SCALARS: Record<string, JsonSchema> = {
 /** The schema of a field of `parent` as selected by `node` (its alias is the caller's key). */
 export type Fragments = ReadonlyMap<string, FragmentDefinitionNode>;
 
-export function fieldSchema(schema: GraphQLSchema, parent: GraphQLObjectType | GraphQLInterfaceType, node: FieldNode, fragments: Fragments = new Map()): JsonSchema {
+export function fieldSchema(
+  schema: GraphQLSchema,
+  parent: GraphQLObjectType | GraphQLInterfaceType,
+  node: FieldNode,
+  fragments: Fragments = new Map(),
+): JsonSchema {
   const name = node.name.value;
   if (name === '__typename') return { type: 'string' };
   const field = parent.getFields()[name];
@@ -55,7 +60,12 @@ function nonNullSchema(schema: GraphQLSchema, type: GraphQLOutputType, selection
 }
 
 /** An object as selected; a union or interface as the merge of its inline fragments' fields. */
-export function selectionSchema(schema: GraphQLSchema, type: GraphQLObjectType | GraphQLInterfaceType | GraphQLUnionType, selection: SelectionSetNode, fragments: Fragments = new Map()): JsonSchema {
+export function selectionSchema(
+  schema: GraphQLSchema,
+  type: GraphQLObjectType | GraphQLInterfaceType | GraphQLUnionType,
+  selection: SelectionSetNode,
+  fragments: Fragments = new Map(),
+): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   const conditional = new Set<string>();
@@ -66,14 +76,16 @@ export function selectionSchema(schema: GraphQLSchema, type: GraphQLObjectType |
   function collect(on: GraphQLObjectType | GraphQLInterfaceType | GraphQLUnionType, set: SelectionSetNode, inFragment: boolean): void {
     for (const node of set.selections) {
       if (node.kind === Kind.FIELD) {
-        if (on instanceof GraphQLUnionType && node.name.value !== '__typename') throw new Error(`select ${node.name.value} of ${on.name} in an inline fragment`);
+        if (on instanceof GraphQLUnionType && node.name.value !== '__typename')
+          throw new Error(`select ${node.name.value} of ${on.name} in an inline fragment`);
         const key = snakeName(node.alias?.value ?? node.name.value);
         properties[key] = on instanceof GraphQLUnionType ? { type: 'string' } : fieldSchema(schema, on, node, fragments);
         required.push(key);
         if (inFragment || conditionalNode(node)) conditional.add(key);
       } else if (node.kind === Kind.INLINE_FRAGMENT) {
         const target = node.typeCondition ? schema.getType(node.typeCondition.name.value) : on;
-        if (!(target instanceof GraphQLObjectType || target instanceof GraphQLInterfaceType || target instanceof GraphQLUnionType)) throw new Error('bad fragment');
+        if (!(target instanceof GraphQLObjectType || target instanceof GraphQLInterfaceType || target instanceof GraphQLUnionType))
+          throw new Error('bad fragment');
         // Fields of a fragment on another type than the parent's are there only for that type,
         // and those of an @include / @skip fragment only when it applies.
         collect(target, node.selectionSet, inFragment || target !== on || conditionalNode(node));
@@ -81,7 +93,8 @@ export function selectionSchema(schema: GraphQLSchema, type: GraphQLObjectType |
         const fragment = fragments.get(node.name.value);
         if (!fragment) throw new Error(`unknown fragment ${node.name.value}`);
         const target = schema.getType(fragment.typeCondition.name.value);
-        if (!(target instanceof GraphQLObjectType || target instanceof GraphQLInterfaceType || target instanceof GraphQLUnionType)) throw new Error('bad fragment');
+        if (!(target instanceof GraphQLObjectType || target instanceof GraphQLInterfaceType || target instanceof GraphQLUnionType))
+          throw new Error('bad fragment');
         collect(target, fragment.selectionSet, inFragment || target !== on);
       }
     }

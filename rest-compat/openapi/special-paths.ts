@@ -22,7 +22,7 @@ export function streamContent(): Record<string, unknown> {
       schema: {
         type: 'string',
         description:
-          'Server-sent events. Each event has `id:` (its sequence, for Last-Event-ID), `event:` `progress` (an agent), `run` (the run\'s state) or `done` (the final event; the stream then closes), and `data:` a JSON object (x-event-payload). A `retry:` hint comes first, and comment heartbeats keep the connection open.',
+          "Server-sent events. Each event has `id:` (its sequence, for Last-Event-ID), `event:` `progress` (an agent), `run` (the run's state) or `done` (the final event; the stream then closes), and `data:` a JSON object (x-event-payload). A `retry:` hint comes first, and comment heartbeats keep the connection open.",
       },
       'x-event-names': ['progress', 'run', 'done'],
       'x-event-payload': EVENT_PAYLOAD,
@@ -64,18 +64,28 @@ export function jsonRpcPath(): Record<string, unknown> {
       security: [{ BearerToken: [] }],
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: { oneOf: [JSON_RPC_REQUEST, { type: 'array', items: JSON_RPC_REQUEST, minItems: 1 }] }, example: { jsonrpc: '2.0', id: 1, method: 'tools/list' } } },
+        content: {
+          'application/json': {
+            schema: { oneOf: [JSON_RPC_REQUEST, { type: 'array', items: JSON_RPC_REQUEST, minItems: 1 }] },
+            example: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+          },
+        },
       },
       responses: {
         '200': {
           description: 'The JSON-RPC response (an array for a batch), as JSON, or as server-sent events for clients that accept them.',
-          content: { 'application/json': { schema: { oneOf: [JSON_RPC_RESPONSE, { type: 'array', items: JSON_RPC_RESPONSE }] } }, 'text/event-stream': { schema: { type: 'string' } } },
+          content: {
+            'application/json': { schema: { oneOf: [JSON_RPC_RESPONSE, { type: 'array', items: JSON_RPC_RESPONSE }] } },
+            'text/event-stream': { schema: { type: 'string' } },
+          },
         },
         '202': { description: 'A notification: accepted, no body.' },
         '400': jsonRpcError('Not JSON (-32700), not a JSON-RPC message (-32600), or headers that disagree with the body.'),
         '401': {
           description: 'No valid bearer token.',
-          headers: { 'WWW-Authenticate': { description: '`Bearer realm="gateway", error="invalid_token", resource_metadata="..."`', schema: { type: 'string' } } },
+          headers: {
+            'WWW-Authenticate': { description: '`Bearer realm="gateway", error="invalid_token", resource_metadata="..."`', schema: { type: 'string' } },
+          },
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
         },
         '403': { description: 'A browser page from another origin.', content: { 'application/json': { schema: {} } } },
@@ -114,10 +124,22 @@ function metricsPath(): Record<string, unknown> {
         '200': {
           description: 'The metrics.',
           headers,
-          content: { 'text/plain': { schema: { type: 'string', description: 'Content-Type: `text/plain; version=0.0.4; charset=utf-8`.' }, example: '# HELP gateway_http_requests_total HTTP requests answered...\n# TYPE gateway_http_requests_total counter\ngateway_http_requests_total{route="/api/stickies/:id",method="GET",status="200"} 3\n' } },
+          content: {
+            'text/plain': {
+              schema: { type: 'string', description: 'Content-Type: `text/plain; version=0.0.4; charset=utf-8`.' },
+              example:
+                '# HELP gateway_http_requests_total HTTP requests answered...\n# TYPE gateway_http_requests_total counter\ngateway_http_requests_total{route="/api/stickies/:id",method="GET",status="200"} 3\n',
+            },
+          },
         },
-        '401': { ...error('METRICS_TOKEN is set and the request does not carry it as a bearer token.'), headers: { ...headers, 'WWW-Authenticate': { description: '`Bearer realm="metrics"`.', schema: { type: 'string' } } } },
-        '404': { description: 'Not served on this port: METRICS_PORT is set, METRICS_ENABLED=false, or production without METRICS_TOKEN.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        '401': {
+          ...error('METRICS_TOKEN is set and the request does not carry it as a bearer token.'),
+          headers: { ...headers, 'WWW-Authenticate': { description: '`Bearer realm="metrics"`.', schema: { type: 'string' } } },
+        },
+        '404': {
+          description: 'Not served on this port: METRICS_PORT is set, METRICS_ENABLED=false, or production without METRICS_TOKEN.',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
         '431': { description: 'Request line or headers too large (over 16 KiB); no body.' },
       },
     },
@@ -131,7 +153,8 @@ function metricsPath(): Record<string, unknown> {
 const DEPENDENCY_STATE = { type: 'string', enum: ['ok', 'unreachable', 'timeout'] };
 const READINESS_CHECKS = {
   type: 'object',
-  description: 'One word per check. `redis` is present only when REDIS_URL is set; while shutting down only `migrations` is reported (nothing else is checked).',
+  description:
+    'One word per check. `redis` is present only when REDIS_URL is set; while shutting down only `migrations` is reported (nothing else is checked).',
   properties: {
     migrations: { type: 'string', enum: ['ok', 'running'] },
     database: DEPENDENCY_STATE,
@@ -158,7 +181,13 @@ export function probePaths(): Record<string, Record<string, unknown>> {
         description:
           'Liveness: 200 while the process serves requests. Checks no dependency (a database outage must not get the instance restarted). No credential, no rate budget, no access-log line. HEAD answers the same status without a body.',
         responses: {
-          '200': { description: 'Alive.', headers, content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ok' } }, required: ['status'], additionalProperties: false } } } },
+          '200': {
+            description: 'Alive.',
+            headers,
+            content: {
+              'application/json': { schema: { type: 'object', properties: { status: { const: 'ok' } }, required: ['status'], additionalProperties: false } },
+            },
+          },
           ...tooLarge,
         },
       },
@@ -176,7 +205,12 @@ export function probePaths(): Record<string, Record<string, unknown>> {
             headers,
             content: {
               'application/json': {
-                schema: { type: 'object', properties: { status: { const: 'ready' }, checks: READINESS_CHECKS }, required: ['status', 'checks'], additionalProperties: false },
+                schema: {
+                  type: 'object',
+                  properties: { status: { const: 'ready' }, checks: READINESS_CHECKS },
+                  required: ['status', 'checks'],
+                  additionalProperties: false,
+                },
                 example: { status: 'ready', checks: { migrations: 'ok', database: 'ok', redis: 'ok', storage: 'ok' } },
               },
             },
@@ -192,7 +226,10 @@ export function probePaths(): Record<string, Record<string, unknown>> {
                   properties: {
                     status: { const: 'not_ready' },
                     checks: READINESS_CHECKS,
-                    reason: { type: 'string', description: '`shutting down`, `migrations running`, or the failed checks (`database unreachable, redis timeout`).' },
+                    reason: {
+                      type: 'string',
+                      description: '`shutting down`, `migrations running`, or the failed checks (`database unreachable, redis timeout`).',
+                    },
                   },
                   required: ['status', 'checks', 'reason'],
                   additionalProperties: false,

@@ -11,7 +11,8 @@ export const stickiesRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/stickies',
-    summary: "The caller's stickies, most recently updated first; `tags` (comma-separated, ALL must match), `includeDeleted` (default false); limit default 50, max 200.",
+    summary:
+      "The caller's stickies, most recently updated first; `tags` (comma-separated, ALL must match), `includeDeleted` (default false); limit default 50, max 200.",
     params: { limit: 'first', cursor: 'after', includeDeleted: 'includeDeleted' },
     operation: `query Stickies($tags: [String!], $includeDeleted: Boolean = false, $search: String, $first: Int = 50, $after: String) {
       stickies(tags: $tags, includeDeleted: $includeDeleted, search: $search, first: $first, after: $after) {

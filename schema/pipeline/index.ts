@@ -22,7 +22,14 @@ export interface PipelineOptions {
 
 /** The plugins, in order: the operation's span, validation rules, then refusals before execution, then masking of what comes out, then the operation's metrics (which see the masked codes). */
 export function operationPlugins(options: PipelineOptions): Plugin[] {
-  return [useTracing(), useDepthLimit(options.maxDepth, { introspection: options.introspection }), useInputGuards(), useSourceEvents(), useErrorMasking() as Plugin, useMetrics() as Plugin];
+  return [
+    useTracing(),
+    useDepthLimit(options.maxDepth, { introspection: options.introspection }),
+    useInputGuards(),
+    useSourceEvents(),
+    useErrorMasking() as Plugin,
+    useMetrics() as Plugin,
+  ];
 }
 
 /**

@@ -21,13 +21,22 @@ export interface OperationRunner {
   /** Parses and validates a client's document (no caching); validation errors come back as a result. */
   parseClientDocument(source: string): { document: DocumentNode } | { errors: ExecutionResult['errors'] };
   /** Runs a query or mutation with the request's context. */
-  execute(ctx: RequestContext, operation: PreparedOperation | DocumentNode, variables: Record<string, unknown>, operationName?: string): Promise<ExecutionResult>;
+  execute(
+    ctx: RequestContext,
+    operation: PreparedOperation | DocumentNode,
+    variables: Record<string, unknown>,
+    operationName?: string,
+  ): Promise<ExecutionResult>;
   /**
    * Starts a subscription and returns its source stream (the subscribe resolver runs: authorization,
    * argument checks) for a front that renders the service's events itself, once for all its
    * followers (the REST event stream). A refusal comes back as a result with the masked errors.
    */
-  sourceEvents(ctx: RequestContext, operation: PreparedOperation, variables: Record<string, unknown>): Promise<AsyncIterableIterator<unknown> | ExecutionResult>;
+  sourceEvents(
+    ctx: RequestContext,
+    operation: PreparedOperation,
+    variables: Record<string, unknown>,
+  ): Promise<AsyncIterableIterator<unknown> | ExecutionResult>;
 }
 
 /** rootValue that asks the pipeline for a subscription's source events instead of executed results. */

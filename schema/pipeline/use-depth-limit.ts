@@ -69,10 +69,17 @@ export function maxDepthRule(maxDepth: number): ValidationRule {
         tooDeepIntrospection = 0;
         const depth = depthOf(node.selectionSet, new Set());
         if (tooDeepIntrospection > 0) {
-          context.reportError(new GraphQLError(`Introspection depth ${tooDeepIntrospection} exceeds the limit of ${INTROSPECTION_MAX_DEPTH}`, { nodes: [node], extensions: { code: 'BAD_USER_INPUT' } }));
+          context.reportError(
+            new GraphQLError(`Introspection depth ${tooDeepIntrospection} exceeds the limit of ${INTROSPECTION_MAX_DEPTH}`, {
+              nodes: [node],
+              extensions: { code: 'BAD_USER_INPUT' },
+            }),
+          );
         }
         if (depth > maxDepth) {
-          context.reportError(new GraphQLError(`Query depth ${depth} exceeds the limit of ${maxDepth}`, { nodes: [node], extensions: { code: 'BAD_USER_INPUT' } }));
+          context.reportError(
+            new GraphQLError(`Query depth ${depth} exceeds the limit of ${maxDepth}`, { nodes: [node], extensions: { code: 'BAD_USER_INPUT' } }),
+          );
         }
       },
     };

@@ -13,9 +13,11 @@ type LogContext = Pick<RequestContext, 'log' | 'requestId' | 'services'>;
  * replaced by a generic internal error.
  */
 export function useErrorMasking(): Plugin<LogContext> {
-  const maskResult = (ctx: LogContext) => ({ result, setResult }: { result: ExecutionResult; setResult: (result: ExecutionResult) => void }) => {
-    if (result.errors?.length) setResult({ ...result, errors: result.errors.map((error) => maskError(error, ctx)) });
-  };
+  const maskResult =
+    (ctx: LogContext) =>
+    ({ result, setResult }: { result: ExecutionResult; setResult: (result: ExecutionResult) => void }) => {
+      if (result.errors?.length) setResult({ ...result, errors: result.errors.map((error) => maskError(error, ctx)) });
+    };
   return {
     onExecute({ args }) {
       const mask = maskResult(args.contextValue);

@@ -39,7 +39,10 @@ export class RateBudgetPlugin<Types extends SchemaTypes> extends BasePlugin<Type
     };
   }
 
-  override wrapResolve(resolver: GraphQLFieldResolver<unknown, Types['Context'], object>, fieldConfig: PothosOutputFieldConfig<Types>): GraphQLFieldResolver<unknown, Types['Context'], object> {
+  override wrapResolve(
+    resolver: GraphQLFieldResolver<unknown, Types['Context'], object>,
+    fieldConfig: PothosOutputFieldConfig<Types>,
+  ): GraphQLFieldResolver<unknown, Types['Context'], object> {
     const budget = fieldConfig.pothosOptions.rateBudget;
     if (!budget) return resolver;
     return async (parent, args, context, info) => {

@@ -90,7 +90,8 @@ let bundle: Buffer | undefined;
 function redocBundle(): Buffer {
   if (!bundle) {
     const source = fs.readFileSync(BUNDLE_PATH, 'utf8');
-    if (!source.includes(REDOCLY_LOGO)) throw new Error(`redoc ${REDOC_VERSION}: the bundle no longer loads ${REDOCLY_LOGO}; check it for remote resources again`);
+    if (!source.includes(REDOCLY_LOGO))
+      throw new Error(`redoc ${REDOC_VERSION}: the bundle no longer loads ${REDOCLY_LOGO}; check it for remote resources again`);
     bundle = Buffer.from(source.replaceAll(REDOCLY_LOGO, BLANK_IMAGE).replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n'));
   }
   return bundle;

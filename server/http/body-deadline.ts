@@ -35,12 +35,21 @@ function hasBody(req: IncomingMessage): boolean {
 
 async function expire(services: Services, req: IncomingMessage, res: ServerResponse, deadlineMs: number): Promise<void> {
   if (req.complete || res.writableEnded) return;
-  const viewer = await contextFor(services, req).then((ctx) => ctx.viewer, () => null);
+  const viewer = await contextFor(services, req).then(
+    (ctx) => ctx.viewer,
+    () => null,
+  );
   if (viewer || req.complete || res.writableEnded) return;
   requestLog(req).info({ deadlineMs, received: req.socket.bytesRead }, 'request body too slow without a credential: 408');
   if (!res.headersSent) {
     res.setHeader('Connection', 'close');
-    sendError(res, new AppError('REQUEST_TIMEOUT', `The request body did not arrive within ${deadlineMs / 1000} s; send it at once, or authenticate for longer (ANONYMOUS_BODY_TIMEOUT)`));
+    sendError(
+      res,
+      new AppError(
+        'REQUEST_TIMEOUT',
+        `The request body did not arrive within ${deadlineMs / 1000} s; send it at once, or authenticate for longer (ANONYMOUS_BODY_TIMEOUT)`,
+      ),
+    );
   }
   // Whatever the handler was reading is cut: the rest of the body is not waited for.
   res.once('finish', () => req.socket.destroySoon());

@@ -34,7 +34,13 @@ export function clientQueuePolicy(queues: ClientQueues): RequestPolicy {
     if (admitted) return;
     requestLog(req).info({ queued: limits.queuedPerClient }, 'client queue full: 429');
     res.setHeader('Retry-After', String(QUEUE_RETRY_AFTER_SECONDS));
-    sendError(res, new AppError('RATE_LIMITED', `Too many requests at once from this client: ${limits.inFlightPerClient} are served at a time and ${limits.queuedPerClient} may wait (REQUESTS_QUEUED_PER_CLIENT); wait for answers before sending more`));
+    sendError(
+      res,
+      new AppError(
+        'RATE_LIMITED',
+        `Too many requests at once from this client: ${limits.inFlightPerClient} are served at a time and ${limits.queuedPerClient} may wait (REQUESTS_QUEUED_PER_CLIENT); wait for answers before sending more`,
+      ),
+    );
   };
 }
 

@@ -3,7 +3,16 @@ import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 
 /** Request headers a configured origin's page may send (credentials, CSRF proof, resumption, MCP). */
-const ALLOWED_HEADERS = ['Content-Type', 'X-Api-Key', 'Authorization', 'X-CSRF-Protection', 'Last-Event-ID', 'X-Request-Id', 'Mcp-Protocol-Version', 'Mcp-Session-Id'];
+const ALLOWED_HEADERS = [
+  'Content-Type',
+  'X-Api-Key',
+  'Authorization',
+  'X-CSRF-Protection',
+  'Last-Event-ID',
+  'X-Request-Id',
+  'Mcp-Protocol-Version',
+  'Mcp-Session-Id',
+];
 /** Response headers such a page may read (rate limits, request id). */
 const EXPOSED_HEADERS = ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'Mcp-Session-Id'];
 

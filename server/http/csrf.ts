@@ -27,7 +27,6 @@ export function csrfProtection(corsOrigins: readonly string[] = []) {
   };
 }
 
-
 /**
  * True when the request must pass the check: an unsafe method relying on the `sso_token` cookie.
  * The sign-in pages are plain forms; they check the Origin themselves.

@@ -35,11 +35,7 @@ const CONTENT_SECURITY_POLICY = [
 export function dashboardRoutes(services: Services, distDir = DASHBOARD_DIST): Router {
   const router = express.Router();
   // Compressed here only: the API's event streams must not pass through a compressing buffer.
-  router.use(
-    '/assets',
-    compression(),
-    express.static(path.join(distDir, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: true }),
-  );
+  router.use('/assets', compression(), express.static(path.join(distDir, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: true }));
   router.get('/', compression(), async (req, res) => {
     const ctx = await contextFor(services, req);
     if (!ctx.viewer) {
@@ -62,7 +58,9 @@ function sendIndex(res: Response, distDir: string): void {
     res
       .status(503)
       .type('html')
-      .send('<!doctype html><html lang="en"><title>Dashboard not built</title><h1>The dashboard is not built</h1><p>Run <code>npm run build:dashboard</code> (or <code>npm start</code>, which builds it) and reload.</p></html>');
+      .send(
+        '<!doctype html><html lang="en"><title>Dashboard not built</title><h1>The dashboard is not built</h1><p>Run <code>npm run build:dashboard</code> (or <code>npm start</code>, which builds it) and reload.</p></html>',
+      );
     return;
   }
   res.type('html').sendFile(index);

@@ -121,10 +121,16 @@ export function attachGraphqlWs(server: http.Server, services: Services, getEnve
           // operations) is not listening: the socket closes instead of refusing one by one.
           const refusals = (refusedOperations.get(ctx.extra.socket) ?? 0) + 1;
           refusedOperations.set(ctx.extra.socket, refusals);
-          if (refusals > limits.wsOperationsPerSocket) ctx.extra.socket.close(CLOSE_TOO_MANY_CONNECTIONS, 'Too many operations refused on this connection (WS_OPERATIONS_PER_SOCKET)');
-          return [new GraphQLError(`Too many operations on this connection: at most ${limits.wsOperationsPerSocket} at once (WS_OPERATIONS_PER_SOCKET); complete one first`, {
-            extensions: { code: 'RATE_LIMITED', retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS },
-          })];
+          if (refusals > limits.wsOperationsPerSocket)
+            ctx.extra.socket.close(CLOSE_TOO_MANY_CONNECTIONS, 'Too many operations refused on this connection (WS_OPERATIONS_PER_SOCKET)');
+          return [
+            new GraphQLError(
+              `Too many operations on this connection: at most ${limits.wsOperationsPerSocket} at once (WS_OPERATIONS_PER_SOCKET); complete one first`,
+              {
+                extensions: { code: 'RATE_LIMITED', retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS },
+              },
+            ),
+          ];
         }
         const request = ctx.extra.request;
         const requestId = randomUUID();
@@ -171,7 +177,9 @@ export function attachGraphqlWs(server: http.Server, services: Services, getEnve
   // close code (1009, 1002); graphql-ws would print each one's stack to the console.
   wss.on('connection', (socket) => {
     socket.removeAllListeners('error');
-    socket.on('error', (error: Error & { code?: string }) => services.log.info({ reason: error.message, code: error.code }, 'graphql-ws socket refused a message'));
+    socket.on('error', (error: Error & { code?: string }) =>
+      services.log.info({ reason: error.message, code: error.code }, 'graphql-ws socket refused a message'),
+    );
   });
   return async () => {
     server.off('upgrade', onUpgrade);
@@ -199,7 +207,11 @@ function refuseUpgrade(socket: Duplex, status: 429 | 500 | 503, message: string)
 }
 
 /** The headers a context reads credentials from: the upgrade's, then those the client put in connection_init. */
-function credentialHeaders(request: http.IncomingMessage, params: Readonly<Record<string, unknown>> | undefined, trustedOrigins: Set<string>): IncomingHttpHeaders {
+function credentialHeaders(
+  request: http.IncomingMessage,
+  params: Readonly<Record<string, unknown>> | undefined,
+  trustedOrigins: Set<string>,
+): IncomingHttpHeaders {
   const headers: IncomingHttpHeaders = { ...request.headers };
   for (const [name, value] of Object.entries(params ?? {})) {
     const key = name.toLowerCase();

@@ -67,7 +67,15 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
     },
     // Masking is the pipeline's (it needs the request context for the log line and request id).
     maskedErrors: false,
-    plugins: [graphqlSseSingleConnection(GRAPHQL_SSE_ENDPOINT), ...(operationPlugins(services.config.graphql) as Plugin[]), useGetParamsCheck(), useNoProxyBuffering(), useRateLimitHeaders(services), persistedDocuments(services), useMultipartSubscriptions()],
+    plugins: [
+      graphqlSseSingleConnection(GRAPHQL_SSE_ENDPOINT),
+      ...(operationPlugins(services.config.graphql) as Plugin[]),
+      useGetParamsCheck(),
+      useNoProxyBuffering(),
+      useRateLimitHeaders(services),
+      persistedDocuments(services),
+      useMultipartSubscriptions(),
+    ],
   });
   const operations = createOperationRunner(yoga.getEnveloped);
 
@@ -76,7 +84,14 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
       if (req.method === 'POST' && /^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '')) {
         if (declaredTooLarge(req, services.config.storage.maxUploadBytes)) {
           res.setHeader('Connection', 'close');
-          res.status(413).json({ errors: [{ message: `Request body exceeds the upload limit of ${services.config.storage.maxUploadBytes} bytes`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
+          res.status(413).json({
+            errors: [
+              {
+                message: `Request body exceeds the upload limit of ${services.config.storage.maxUploadBytes} bytes`,
+                extensions: { code: 'PAYLOAD_TOO_LARGE' },
+              },
+            ],
+          });
           return;
         }
         await multipartOperation(services, operations, req, res);
@@ -84,7 +99,14 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
       }
       if (req.method === 'POST' && !GRAPHQL_POST_TYPES.test(req.headers['content-type'] ?? 'application/json')) {
         // yoga answers an unknown body type with a bare 415; say what is accepted.
-        res.status(415).json({ errors: [{ message: 'Content-Type must be application/json (or application/graphql, a form, or multipart/form-data for uploads)', extensions: { code: 'UNSUPPORTED_MEDIA_TYPE' } }] });
+        res.status(415).json({
+          errors: [
+            {
+              message: 'Content-Type must be application/json (or application/graphql, a form, or multipart/form-data for uploads)',
+              extensions: { code: 'UNSUPPORTED_MEDIA_TYPE' },
+            },
+          ],
+        });
         return;
       }
       await yoga.handle(req, res);
@@ -94,7 +116,6 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
   };
   return { handler, operations, getEnveloped: yoga.getEnveloped as unknown as GetEnvelopedFn<object> };
 }
-
 
 async function multipartOperation(services: Services, operations: OperationRunner, req: Request, res: Response): Promise<void> {
   const ctx = await contextFor(services, req);
@@ -155,7 +176,9 @@ function contextRefusal(services: Services, req: Request, error: unknown): Graph
     return new GraphQLError(unavailable.message, { extensions: { ...unavailable.extensions, http: { status: 503, headers: { 'Retry-After': retryAfter } } } });
   }
   requestLog(req).error({ err: error }, 'could not build the request context');
-  return new GraphQLError(MESSAGES.internal, { extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: requestLog(req).bindings().requestId, http: { status: 500 } } });
+  return new GraphQLError(MESSAGES.internal, {
+    extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: requestLog(req).bindings().requestId, http: { status: 500 } },
+  });
 }
 
 /** Trusted documents when an allow-list is configured; otherwise automatic persisted queries. */
@@ -172,7 +195,6 @@ function withoutHttp(extensions: Record<string, unknown>): Record<string, unknow
   const { http: _http, ...rest } = extensions;
   return rest;
 }
-
 
 /**
  * A multipart request whose declared Content-Length already exceeds what could be accepted

@@ -42,7 +42,16 @@ export function createHttpApp(services: Services, lifecycle: Lifecycle & { readi
   app.use(probeRoutes({ readiness, lifecycle, log: services.log.child({ component: 'readiness' }) }));
   // GET /metrics on the main port (metrics.ts): like the probes, before the access log, credentials, CORS and CSRF.
   const { metrics: metricsConfig } = services.config;
-  app.use(metricsRoutes({ metrics: services.metrics, enabled: metricsConfig.enabled, separatePort: metricsConfig.port !== undefined, token: metricsConfig.token, production: services.config.env === 'production', log: services.log.child({ component: 'metrics' }) }));
+  app.use(
+    metricsRoutes({
+      metrics: services.metrics,
+      enabled: metricsConfig.enabled,
+      separatePort: metricsConfig.port !== undefined,
+      token: metricsConfig.token,
+      production: services.config.env === 'production',
+      log: services.log.child({ component: 'metrics' }),
+    }),
+  );
   // The request's span (a no-op while tracing is off, so its log lines carry the trace id), the
   // request id and access log, Connection: close while shutting down (request-policies.ts).
   app.use(...perRequest);
@@ -61,7 +70,15 @@ export function createHttpApp(services: Services, lifecycle: Lifecycle & { readi
   app.locals.getEnveloped = graphql.getEnveloped;
   app.use('/graphql', graphql.handler);
   // The spec's JSON-RPC tool endpoint, an MCP server (reads its own body: no JSON parser before it).
-  app.all('/api/service', ...mcpEndpoint({ services, operations: graphql.operations, context: (req, resource) => contextFor(services, req, resource, 'mcp'), version: services.version }));
+  app.all(
+    '/api/service',
+    ...mcpEndpoint({
+      services,
+      operations: graphql.operations,
+      context: (req, resource) => contextFor(services, req, resource, 'mcp'),
+      version: services.version,
+    }),
+  );
   const rest = prepareRestRoutes({
     routes: restRoutes,
     operations: graphql.operations,

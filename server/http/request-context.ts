@@ -20,13 +20,16 @@ export function requestLogging(log: Logger): RequestPolicy {
     requests.set(req, { requestId, base: log });
     const started = process.hrtime.bigint();
     // In the request's trace context (the response finishes outside it), for the line's trace id.
-    res.on('finish', context.bind(context.active(), () => {
-      if (!log.isLevelEnabled('info')) return;
-      requestLog(req).info(
-        { method: req.method, path: req.path, status: res.statusCode, durationMs: Number(process.hrtime.bigint() - started) / 1e6 },
-        'request',
-      );
-    }));
+    res.on(
+      'finish',
+      context.bind(context.active(), () => {
+        if (!log.isLevelEnabled('info')) return;
+        requestLog(req).info(
+          { method: req.method, path: req.path, status: res.statusCode, durationMs: Number(process.hrtime.bigint() - started) / 1e6 },
+          'request',
+        );
+      }),
+    );
     next();
   };
 }

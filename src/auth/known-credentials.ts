@@ -36,5 +36,7 @@ const MAX_REMEMBERED = 10_000;
 export function presentedCredential(headers: IncomingHttpHeaders): string | undefined {
   const credential = headers['x-api-key'] ?? headers.authorization ?? readCookie(headers.cookie, SESSION_COOKIE);
   if (credential === undefined) return undefined;
-  return createHash('sha256').update(Array.isArray(credential) ? credential.join('\n') : credential).digest('base64url');
+  return createHash('sha256')
+    .update(Array.isArray(credential) ? credential.join('\n') : credential)
+    .digest('base64url');
 }

@@ -25,7 +25,10 @@ export class SessionTokens {
   private readonly secret: Uint8Array;
   private readonly jwks?: ReturnType<typeof createRemoteJWKSet>;
 
-  constructor(private readonly auth: Config['auth'], dataDir: string) {
+  constructor(
+    private readonly auth: Config['auth'],
+    dataDir: string,
+  ) {
     this.secret = new TextEncoder().encode(auth.jwtSecret ?? loadOrCreateSecret(dataDir));
     if (auth.jwksUrl) this.jwks = createRemoteJWKSet(new URL(auth.jwksUrl));
   }
@@ -108,11 +111,7 @@ export interface SessionUser {
  * out. One indexed query: the user by id (or email) and the revocation list by primary key.
  */
 export async function findSessionUser(prisma: PrismaClient, claims: SessionClaims): Promise<SessionUser | null> {
-  const match = claims.userId
-    ? Prisma.sql`u.id = ${claims.userId}::uuid`
-    : claims.email
-      ? Prisma.sql`u.email = ${claims.email.toLowerCase()}`
-      : null;
+  const match = claims.userId ? Prisma.sql`u.id = ${claims.userId}::uuid` : claims.email ? Prisma.sql`u.email = ${claims.email.toLowerCase()}` : null;
   if (!match) return null;
   const rows = await prisma.$queryRaw<(SessionUser & { revoked: boolean })[]>`
     SELECT u.id, u.email, u.name, u.role::text AS role,

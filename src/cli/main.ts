@@ -172,11 +172,20 @@ function credentialCommands(kind: 'api_key' | 'access_token'): Record<string, Co
         const user = await findUser(db, String(values.email));
         const scopes =
           typeof values.scopes === 'string'
-            ? values.scopes.split(',').map((scope) => scope.trim()).filter((scope) => scope.length > 0)
+            ? values.scopes
+                .split(',')
+                .map((scope) => scope.trim())
+                .filter((scope) => scope.length > 0)
             : scopesForRole(user.role).filter((scope) => scope !== 'admin');
         if (scopes.length === 0) throw new UsageError(`--scopes needs a comma-separated list of ${SCOPES.join(', ')}`);
         const name = typeof values.name === 'string' ? values.name : `cli ${new Date().toISOString().slice(0, 10)}`;
-        const { secret, record } = await new ApiKeyService(db.prisma, ctx.config.auth.maxActiveCredentials).create({ userId: user.id, name, scopes, expiresAt, kind });
+        const { secret, record } = await new ApiKeyService(db.prisma, ctx.config.auth.maxActiveCredentials).create({
+          userId: user.id,
+          name,
+          scopes,
+          expiresAt,
+          kind,
+        });
         return output(
           ctx.json,
           [
@@ -335,10 +344,7 @@ const COMMANDS: Record<string, Command> = {
         role: values.admin ? 'admin' : undefined,
         passwordHash: password === undefined ? undefined : await hashPassword(password),
       });
-      const lines = [
-        `${existed ? 'Updated' : 'Created'} user ${user.email} (role ${user.role})`,
-        `user id: ${user.id}`,
-      ];
+      const lines = [`${existed ? 'Updated' : 'Created'} user ${user.email} (role ${user.role})`, `user id: ${user.id}`];
       if (org) lines.push(`org id:  ${org.id} (${org.name}, member)`);
       return output(ctx.json, lines, {
         created: !existed,
@@ -386,7 +392,9 @@ const COMMANDS: Record<string, Command> = {
       const whose = thresholds.matchBps === null ? "the service's" : 'its own';
       return output(
         ctx.json,
-        [`${org.name}: match ${inForce.matchBps} bps, review ${inForce.reviewBps} bps (${whose}); ${changed} comparison row${changed === 1 ? '' : 's'} re-classified`],
+        [
+          `${org.name}: match ${inForce.matchBps} bps, review ${inForce.reviewBps} bps (${whose}); ${changed} comparison row${changed === 1 ? '' : 's'} re-classified`,
+        ],
         { org: { id: org.id, name: org.name }, ...inForce, own: thresholds.matchBps !== null, reclassified: changed },
       );
     },
@@ -421,9 +429,15 @@ const COMMANDS: Record<string, Command> = {
       const { ApiKeyService } = await load.apiKeys();
       const db = await ctx.database();
       const credentials = await seed.reissueDemoCredentials({ prisma: db.prisma, apiKeys: new ApiKeyService(db.prisma, ctx.config.auth.maxActiveCredentials) });
-      if (!credentials) throw new CommandError(`No demo here (${seed.DEMO_ADMIN_EMAIL} and ${seed.DEMO_ANALYST_EMAIL} in their organizations): npm run cli -- seed:demo seeds it`);
+      if (!credentials)
+        throw new CommandError(
+          `No demo here (${seed.DEMO_ADMIN_EMAIL} and ${seed.DEMO_ANALYST_EMAIL} in their organizations): npm run cli -- seed:demo seeds it`,
+        );
       const lines: string[] = [];
-      seed.printDemoCredentials((line) => lines.push(line), credentials, { dashboardUrl: seed.dashboardUrlHint(ctx.config), heading: seed.demoHeading(db.kind, 'demo:credentials') });
+      seed.printDemoCredentials((line) => lines.push(line), credentials, {
+        dashboardUrl: seed.dashboardUrlHint(ctx.config),
+        heading: seed.demoHeading(db.kind, 'demo:credentials'),
+      });
       return output(ctx.json, lines, {
         admin: { email: seed.DEMO_ADMIN_EMAIL, password: credentials.adminPassword },
         analyst: { email: seed.DEMO_ANALYST_EMAIL, password: credentials.analystPassword },
@@ -441,11 +455,10 @@ const COMMANDS: Record<string, Command> = {
       const db = await ctx.database({ poolSize: 4 });
       const existing = await db.prisma.user.findUnique({ where: { email: seed.DEMO_ADMIN_EMAIL }, select: { id: true } });
       if (existing) {
-        return output(
-          ctx.json,
-          [`The demo exists already (${seed.DEMO_ADMIN_EMAIL}); nothing was seeded. Its credentials were shown when it was seeded.`],
-          { seeded: false, exists: true },
-        );
+        return output(ctx.json, [`The demo exists already (${seed.DEMO_ADMIN_EMAIL}); nothing was seeded. Its credentials were shown when it was seeded.`], {
+          seeded: false,
+          exists: true,
+        });
       }
       const { buildServices, createBlobStore } = await load.app();
       const { createLogger } = await load.log();
@@ -454,21 +467,27 @@ const COMMANDS: Record<string, Command> = {
         const lines: string[] = [];
         const print = (line: string) => lines.push(line);
         let credentials: import('../seed/demo-seed.ts').DemoCredentials | undefined;
-        const result = await seed.seedDemoData(services, {
-          onlyIntoEmptyDatabase: false,
-          onCredentials: (created) => {
-            credentials = created;
-            // Shown at once on stderr if the data load fails below: the users exist by then.
-            if (!ctx.json) seed.printDemoCredentials(print, created, { dashboardUrl: seed.dashboardUrlHint(ctx.config), heading: seed.demoHeading(db.kind, 'seed:demo') });
-          },
-        }).catch((error: unknown) => {
-          if (credentials) {
-            const block: string[] = [];
-            seed.printDemoCredentials((line) => block.push(line), credentials, { dashboardUrl: seed.dashboardUrlHint(ctx.config), heading: seed.demoHeading(db.kind, 'seed:demo') });
-            ctx.warn(`${block.join('\n')}\nThe users above were created, but loading the demo data failed.`);
-          }
-          throw error;
-        });
+        const result = await seed
+          .seedDemoData(services, {
+            onlyIntoEmptyDatabase: false,
+            onCredentials: (created) => {
+              credentials = created;
+              // Shown at once on stderr if the data load fails below: the users exist by then.
+              if (!ctx.json)
+                seed.printDemoCredentials(print, created, { dashboardUrl: seed.dashboardUrlHint(ctx.config), heading: seed.demoHeading(db.kind, 'seed:demo') });
+            },
+          })
+          .catch((error: unknown) => {
+            if (credentials) {
+              const block: string[] = [];
+              seed.printDemoCredentials((line) => block.push(line), credentials, {
+                dashboardUrl: seed.dashboardUrlHint(ctx.config),
+                heading: seed.demoHeading(db.kind, 'seed:demo'),
+              });
+              ctx.warn(`${block.join('\n')}\nThe users above were created, but loading the demo data failed.`);
+            }
+            throw error;
+          });
         return output(ctx.json, [...lines, `Seeded ${result.files?.length ?? 0} files in ${Math.round((result.durationMs ?? 0) / 100) / 10} s.`], {
           seeded: true,
           dashboardUrl: seed.dashboardUrlHint(ctx.config),
@@ -501,7 +520,11 @@ const COMMANDS: Record<string, Command> = {
       const extension = path.extname(file).slice(1).toLowerCase();
       const format = (typeof values.format === 'string' ? values.format : extension).trim().toLowerCase();
       if (format !== 'vtt' && format !== 'srt' && format !== 'json') {
-        throw new UsageError(typeof values.format === 'string' ? `--format must be vtt, srt or json, got ${values.format}` : `cannot tell the format of ${file}: pass --format vtt|srt|json`);
+        throw new UsageError(
+          typeof values.format === 'string'
+            ? `--format must be vtt, srt or json, got ${values.format}`
+            : `cannot tell the format of ${file}: pass --format vtt|srt|json`,
+        );
       }
       let occurredAt: Date | null = null;
       if (typeof values['occurred-at'] === 'string') {
@@ -514,7 +537,8 @@ const COMMANDS: Record<string, Command> = {
       let content: string;
       try {
         const size = fs.statSync(file).size;
-        if (size > TRANSCRIPT_LIMITS.contentBytes) throw new CommandError(`${file} is ${size} bytes; at most 5 MB (${TRANSCRIPT_LIMITS.contentBytes} bytes) can be imported`);
+        if (size > TRANSCRIPT_LIMITS.contentBytes)
+          throw new CommandError(`${file} is ${size} bytes; at most 5 MB (${TRANSCRIPT_LIMITS.contentBytes} bytes) can be imported`);
         content = fs.readFileSync(file, 'utf8');
       } catch (error) {
         if (error instanceof CommandError) throw error;
@@ -567,7 +591,11 @@ async function findUser(db: Database, emailText: string) {
 
 function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)];
 }
 
@@ -641,7 +669,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       async database(options) {
         if (db) return db;
         const { openDatabase } = await load.database();
-        db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pglitePort: config.pglitePort, mode: 'attach', poolSize: options?.poolSize ?? 2 });
+        db = await openDatabase({
+          databaseUrl: config.databaseUrl,
+          dataDir: config.dataDir,
+          pglitePort: config.pglitePort,
+          mode: 'attach',
+          poolSize: options?.poolSize ?? 2,
+        });
         if (name === 'db:migrate') return db;
         if (await ownsEmbeddedDatabase(db, config.dataDir)) {
           // No service runs on this data directory: bring it up to date as the service would.
@@ -674,7 +708,8 @@ async function assertMigrated(db: Database): Promise<void> {
     );
     applied = new Set(rows.map((row) => row.migration_name));
   } catch (error) {
-    if ((error as { code?: string }).code === '42P01') applied = new Set(); // no _prisma_migrations table yet
+    if ((error as { code?: string }).code === '42P01')
+      applied = new Set(); // no _prisma_migrations table yet
     else throw error;
   }
   const pending = migrations.filter((migration) => !applied.has(migration.name));

@@ -20,7 +20,8 @@ export function databaseUrlProblem(value: string): string | null {
     return `DATABASE_URL: must start with postgresql:// (got "${url.protocol}"); expected postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE, e.g. postgresql://postgres@127.0.0.1:5432/gateway`;
   }
   if (!url.hostname) return 'DATABASE_URL: names no host; expected postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE';
-  if (url.pathname.length <= 1) return `DATABASE_URL: names no database; add it after the host, e.g. postgresql://${url.host}/gateway (create it first: createdb -h ${url.hostname} gateway)`;
+  if (url.pathname.length <= 1)
+    return `DATABASE_URL: names no database; add it after the host, e.g. postgresql://${url.host}/gateway (create it first: createdb -h ${url.hostname} gateway)`;
   return null;
 }
 
@@ -33,12 +34,18 @@ export function databaseUrlError(value: string, error: unknown): DatabaseUrlErro
   const code = (error as { code?: unknown } | null)?.code;
   switch (sqlState(error) ?? code) {
     case '3D000':
-      return new DatabaseUrlError(`DATABASE_URL: the database "${database}" does not exist on ${where}; create it first: createdb -h ${url.hostname} -p ${url.port || 5432} -U ${user} ${database}`);
+      return new DatabaseUrlError(
+        `DATABASE_URL: the database "${database}" does not exist on ${where}; create it first: createdb -h ${url.hostname} -p ${url.port || 5432} -U ${user} ${database}`,
+      );
     case '28P01':
     case '28000':
-      return new DatabaseUrlError(`DATABASE_URL: PostgreSQL at ${where} refused user "${user}" (${(error as Error).message}); check the user and password in the URL`);
+      return new DatabaseUrlError(
+        `DATABASE_URL: PostgreSQL at ${where} refused user "${user}" (${(error as Error).message}); check the user and password in the URL`,
+      );
     case 'ECONNREFUSED':
-      return new DatabaseUrlError(`DATABASE_URL: nothing accepts connections at ${where}; is PostgreSQL running there (pg_isready -h ${url.hostname} -p ${url.port || 5432})?`);
+      return new DatabaseUrlError(
+        `DATABASE_URL: nothing accepts connections at ${where}; is PostgreSQL running there (pg_isready -h ${url.hostname} -p ${url.port || 5432})?`,
+      );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return new DatabaseUrlError(`DATABASE_URL: the host "${url.hostname}" cannot be resolved; check the host in the URL`);

@@ -166,11 +166,7 @@ function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-async function migrateLocked(
-  conn: Queryable,
-  migrations: MigrationFile[],
-  log: (msg: string, extra?: object) => void,
-): Promise<MigrateResult> {
+async function migrateLocked(conn: Queryable, migrations: MigrationFile[], log: (msg: string, extra?: object) => void): Promise<MigrateResult> {
   await conn.query(PRISMA_MIGRATIONS_TABLE_DDL);
   const { rows } = await conn.query<MigrationRow>(
     `SELECT id, checksum, migration_name, finished_at, rolled_back_at, logs
@@ -199,12 +195,9 @@ async function migrateLocked(
     return row !== undefined && !checksumMatches(m.script, row.checksum);
   });
   if (changed.length > 0) {
-    const detail = changed
-      .map((m) => `${m.name} (database ${applied.get(m.name)!.checksum}, file ${m.checksum})`)
-      .join('; ');
+    const detail = changed.map((m) => `${m.name} (database ${applied.get(m.name)!.checksum}, file ${m.checksum})`).join('; ');
     throw new MigrationError(
-      `Refusing to migrate: applied migration files were modified after being applied: ${detail}. ` +
-        `Never edit an applied migration; add a new one instead.`,
+      `Refusing to migrate: applied migration files were modified after being applied: ${detail}. ` + `Never edit an applied migration; add a new one instead.`,
     );
   }
 
@@ -260,17 +253,11 @@ async function migrateLocked(
   return { applied: done };
 }
 
-async function acquireLock(
-  conn: Queryable,
-  timeoutMs: number,
-  log: (msg: string, extra?: object) => void,
-): Promise<void> {
+async function acquireLock(conn: Queryable, timeoutMs: number, log: (msg: string, extra?: object) => void): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let waiting = false;
   for (;;) {
-    const { rows } = await conn.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
-      MIGRATION_ADVISORY_LOCK_KEY,
-    ]);
+    const { rows } = await conn.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [MIGRATION_ADVISORY_LOCK_KEY]);
     if (rows[0]?.locked) return;
     if (Date.now() >= deadline) {
       throw new MigrationError(

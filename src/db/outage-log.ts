@@ -23,7 +23,10 @@ export class DatabaseOutageLog {
       this.outage.refused++;
       return;
     }
-    this.log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'database unavailable: requests are answered 503 with Retry-After until it answers again');
+    this.log.warn(
+      { reason: error instanceof Error ? error.message : String(error) },
+      'database unavailable: requests are answered 503 with Retry-After until it answers again',
+    );
     const timer = setInterval(() => this.endIfQuiet(), this.quietMs);
     timer.unref();
     this.outage = { since: now, last: now, refused: 1, timer };

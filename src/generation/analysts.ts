@@ -106,7 +106,10 @@ async function analyzeNotes({ collected, limit, report }: AnalystContext): Promi
   const starred = links.filter((link) => link.starred);
   await report(10, `Reading ${plural(stickies.length, 'note')} and ${plural(links.length, 'link')}`, { notes: stickies.length, links: links.length });
 
-  const tags = topCounts([...stickies.flatMap((s) => s.tags), ...links.flatMap((l) => l.tags)].map((t) => t.toLowerCase()), 5);
+  const tags = topCounts(
+    [...stickies.flatMap((s) => s.tags), ...links.flatMap((l) => l.tags)].map((t) => t.toLowerCase()),
+    5,
+  );
   const ranked = rankSentences(noteItems(stickies, collected), { max: limit });
   await report(60, `Picked ${plural(ranked.length, 'representative note')}`, { notes: stickies.length, links: links.length, representative: ranked.length });
 
@@ -230,7 +233,10 @@ async function analyzeMeetings({ collected, limit, report }: AnalystContext): Pr
     agent: 'meetings',
     heading: HEADINGS.meetings,
     findings,
-    keyTerms: keyTerms(transcripts.map((t) => t.sentences.map((s) => s.text).join('\n')), KEY_TERMS_PER_ANALYSIS),
+    keyTerms: keyTerms(
+      transcripts.map((t) => t.sentences.map((s) => s.text).join('\n')),
+      KEY_TERMS_PER_ANALYSIS,
+    ),
     metrics: { meetings: transcripts.length, sentences: sentences.length, decisions, participants: participants.slice(0, MAX_LISTED_PARTICIPANTS) },
   };
 }
@@ -298,7 +304,8 @@ export function bucketTasks(tasks: readonly CollectedTask[], now: Date): TaskBuc
   const today = utcDate(now);
   const horizon = utcDate(new Date(Date.parse(`${today}T00:00:00Z`) + DUE_SOON_DAYS * 86_400_000));
   const open = tasks.filter((t) => !CLOSED.has(t.status));
-  const byDue = (a: CollectedTask, b: CollectedTask) => compareText(a.dueDate ?? '', b.dueDate ?? '') || compareText(a.title, b.title) || compareText(a.id, b.id);
+  const byDue = (a: CollectedTask, b: CollectedTask) =>
+    compareText(a.dueDate ?? '', b.dueDate ?? '') || compareText(a.title, b.title) || compareText(a.id, b.id);
   return {
     overdue: open.filter((t) => t.dueDate !== null && t.dueDate < today).sort(byDue),
     dueSoon: open.filter((t) => t.dueDate !== null && t.dueDate >= today && t.dueDate <= horizon).sort(byDue),
@@ -332,7 +339,9 @@ async function analyzeTasks({ collected, now, limit, report }: AnalystContext): 
   if (buckets.highPriority.length > 0)
     details.push(taskFinding(buckets.highPriority, ['urgent or high-priority task is open', 'urgent or high-priority tasks are open'], 0.8, withPriority));
   if (buckets.dueSoon.length > 0)
-    details.push(taskFinding(buckets.dueSoon, [`task is due in the next ${DUE_SOON_DAYS} days`, `tasks are due in the next ${DUE_SOON_DAYS} days`], 0.7, withDue));
+    details.push(
+      taskFinding(buckets.dueSoon, [`task is due in the next ${DUE_SOON_DAYS} days`, `tasks are due in the next ${DUE_SOON_DAYS} days`], 0.7, withDue),
+    );
   if (buckets.completed.length > 0) details.push(taskFinding(buckets.completed, ['task was completed', 'tasks were completed'], 0.6, quoted));
 
   const overview: Finding | undefined =
@@ -400,7 +409,10 @@ const INTEREST_TERMS = 30;
 
 async function analyzeNews({ collected, limit, report }: AnalystContext): Promise<Analysis> {
   const articles = collected.news ?? [];
-  const bySource = topCounts(articles.map((a) => a.source.trim() || 'Unknown source'), Number.MAX_SAFE_INTEGER);
+  const bySource = topCounts(
+    articles.map((a) => a.source.trim() || 'Unknown source'),
+    Number.MAX_SAFE_INTEGER,
+  );
   await report(10, `Reading ${plural(articles.length, 'article')}`, { articles: articles.length, sources: bySource.length });
 
   const interests = new Map(rankTerms(interestTexts(collected), INTEREST_TERMS).map((t) => [t.stem, t.word]));
@@ -435,7 +447,10 @@ async function analyzeNews({ collected, limit, report }: AnalystContext): Promis
     agent: 'news',
     heading: HEADINGS.news,
     findings,
-    keyTerms: keyTerms(articles.map((a) => `${a.title}\n${a.summary ?? ''}`), KEY_TERMS_PER_ANALYSIS),
+    keyTerms: keyTerms(
+      articles.map((a) => `${a.title}\n${a.summary ?? ''}`),
+      KEY_TERMS_PER_ANALYSIS,
+    ),
     metrics: { articles: articles.length, sources: bySource.length, bySource: bySource.map((s) => `${s.value}: ${s.count}`) },
   };
 }

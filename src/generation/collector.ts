@@ -51,26 +51,46 @@ export class ServiceCollector implements WorkspaceCollector {
       await report(((index + 1) / (options.sources.length + 1)) * 100, `Found ${plural(counts[source], RECORD_NAMES[source])}`, { counts: { ...counts } });
     }
     const total = Object.values(counts).reduce((sum, count) => sum + count, 0);
-    return { value: collected, message: `Collected ${plural(total, ['record', 'records'])} from the last ${plural(options.days, ['day', 'days'])}`, data: { counts, total, since: since.toISOString(), until: now.toISOString() } };
+    return {
+      value: collected,
+      message: `Collected ${plural(total, ['record', 'records'])} from the last ${plural(options.days, ['day', 'days'])}`,
+      data: { counts, total, since: since.toISOString(), until: now.toISOString() },
+    };
   }
 
   private async stickies(userId: string, since: Date) {
-    const rows = await pageWhile((cursor) => this.services.stickies.list(userId, { limit: PAGE, cursor }), (sticky) => sticky.updatedAt >= since, COLLECT_LIMITS.stickies);
+    const rows = await pageWhile(
+      (cursor) => this.services.stickies.list(userId, { limit: PAGE, cursor }),
+      (sticky) => sticky.updatedAt >= since,
+      COLLECT_LIMITS.stickies,
+    );
     return rows.map(({ id, content, tags, updatedAt }) => ({ id, content, tags, updatedAt }));
   }
 
   private async links(userId: string, since: Date) {
-    const rows = await pageWhile((cursor) => this.services.links.list(userId, { limit: PAGE, cursor }), (link) => link.createdAt >= since, COLLECT_LIMITS.links);
+    const rows = await pageWhile(
+      (cursor) => this.services.links.list(userId, { limit: PAGE, cursor }),
+      (link) => link.createdAt >= since,
+      COLLECT_LIMITS.links,
+    );
     return rows.map(({ id, url, title, tags, starred, createdAt }) => ({ id, url, title, tags, starred, createdAt }));
   }
 
   private async news(userId: string, since: Date) {
-    const rows = await pageWhile((cursor) => this.services.news.list(userId, { limit: PAGE, cursor }), (article) => article.publishedAt >= since, COLLECT_LIMITS.news);
+    const rows = await pageWhile(
+      (cursor) => this.services.news.list(userId, { limit: PAGE, cursor }),
+      (article) => article.publishedAt >= since,
+      COLLECT_LIMITS.news,
+    );
     return rows.map(({ id, title, url, source, summary, tags, publishedAt }) => ({ id, title, url, source, summary, tags, publishedAt }));
   }
 
   private async transcripts(userId: string, since: Date, signal: AbortSignal) {
-    const recent = await pageWhile((cursor) => this.services.transcripts.list(userId, { limit: PAGE, cursor: cursor ?? null }), (t) => t.occurredAt >= since, COLLECT_LIMITS.transcripts);
+    const recent = await pageWhile(
+      (cursor) => this.services.transcripts.list(userId, { limit: PAGE, cursor: cursor ?? null }),
+      (t) => t.occurredAt >= since,
+      COLLECT_LIMITS.transcripts,
+    );
     const details = [];
     for (const summary of recent) {
       signal.throwIfAborted();

@@ -39,12 +39,20 @@ export interface EndRunDeps {
 export async function endRun(deps: EndRunDeps, runId: string, ending: RunEnding): Promise<GenerationEventRecord | null> {
   const failedAgents = ending.failedAgents ?? [];
   const data = { run_id: runId, failed_agents: failedAgents, state: ending.state, ...ending.data, duration_ms: ending.durationMs ?? null };
-  const event = await retryWhileUnavailable(() => deps.store.append(
-    runId,
-    // `data` keys are snake_case on every front, whatever an agent wrote.
-    { agent: RUN_AGENT, status: ending.state === 'completed' ? 'complete' : 'failed', progress: 100, message: ending.message, data: snakeKeys(data) as Record<string, unknown> },
-    { ...ending.update, ...(ending.failedAgents ? { failedAgents } : {}), state: ending.state, finishedAt: 'now' },
-  ));
+  const event = await retryWhileUnavailable(() =>
+    deps.store.append(
+      runId,
+      // `data` keys are snake_case on every front, whatever an agent wrote.
+      {
+        agent: RUN_AGENT,
+        status: ending.state === 'completed' ? 'complete' : 'failed',
+        progress: 100,
+        message: ending.message,
+        data: snakeKeys(data) as Record<string, unknown>,
+      },
+      { ...ending.update, ...(ending.failedAgents ? { failedAgents } : {}), state: ending.state, finishedAt: 'now' },
+    ),
+  );
   if (event) {
     await deps.hub.publish(event).catch((error: unknown) => deps.log?.warn({ err: error, runId }, 'could not publish a generation event'));
   }

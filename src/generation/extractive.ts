@@ -14,14 +14,59 @@ export const MIN_SENTENCE_WORDS = 3;
 
 /** Abbreviations after which a period never ends a sentence ("Mr. Smith", "e.g. the"). */
 const NEVER_ENDS = new Set([
-  'mr', 'mrs', 'ms', 'dr', 'prof', 'sr', 'jr', 'st', 'vs', 'e.g', 'i.e', 'cf', 'approx', 'fig', 'dept',
-  'mt', 'gen', 'col', 'lt', 'sgt', 'capt', 'rev', 'hon', 'viz', 'al',
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'prof',
+  'sr',
+  'jr',
+  'st',
+  'vs',
+  'e.g',
+  'i.e',
+  'cf',
+  'approx',
+  'fig',
+  'dept',
+  'mt',
+  'gen',
+  'col',
+  'lt',
+  'sgt',
+  'capt',
+  'rev',
+  'hon',
+  'viz',
+  'al',
 ]);
 
 /** Abbreviations that may end a sentence: only when the next word starts with a capital letter. */
 const MAYBE_ENDS = new Set([
-  'etc', 'inc', 'ltd', 'co', 'corp', 'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept',
-  'oct', 'nov', 'dec', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun',
+  'etc',
+  'inc',
+  'ltd',
+  'co',
+  'corp',
+  'jan',
+  'feb',
+  'mar',
+  'apr',
+  'jun',
+  'jul',
+  'aug',
+  'sep',
+  'sept',
+  'oct',
+  'nov',
+  'dec',
+  'mon',
+  'tue',
+  'wed',
+  'thu',
+  'fri',
+  'sat',
+  'sun',
 ]);
 
 const LEADING_MARKUP = /^(?:#{1,6}\s+|>\s*|[-*+•·]\s+|\d{1,3}[.)]\s+|\[[ xX]\]\s+)/;
@@ -109,9 +154,7 @@ const STOPWORDS = new Set(
 );
 
 /** Words a plural/verb-ending rule would mangle ("news" is not the plural of "new"). */
-const NO_STEM = new Set([
-  'news', 'always', 'series', 'species', 'perhaps', 'lens', 'chaos', 'canvas', 'atlas', 'bias', 'alias', 'thus',
-]);
+const NO_STEM = new Set(['news', 'always', 'series', 'species', 'perhaps', 'lens', 'chaos', 'canvas', 'atlas', 'bias', 'alias', 'thus']);
 
 export interface ContentWord {
   /** The word as written, lower-case. */
@@ -122,7 +165,11 @@ export interface ContentWord {
 
 /** The content words of a text with their stems, in order (duplicates kept: counts matter). */
 export function contentWords(text: string): ContentWord[] {
-  const raw = text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu) ?? [];
+  const raw =
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu) ?? [];
   const words: ContentWord[] = [];
   for (const token of raw) {
     const word = token.replace(/’/g, "'").replace(/'s$/, '');
@@ -218,7 +265,12 @@ function finiteBoost(boost: number | undefined): number {
 function pickDistinct(order: number[], items: readonly RankItem[], tokens: string[][], max: number, threshold: number): number[] {
   const chosen: number[] = [];
   const sets = tokens.map((t) => new Set(t));
-  const normalised = items.map((item) => item.text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim());
+  const normalised = items.map((item) =>
+    item.text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim(),
+  );
   for (const i of order) {
     if (chosen.length >= max) break;
     const duplicate = chosen.some((j) => normalised[i] === normalised[j] || jaccard(sets[i], sets[j]) >= threshold);

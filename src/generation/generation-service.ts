@@ -147,7 +147,8 @@ export function validateOptions(input: GenerationOptionsInput): GenerationOption
   const requested = input.sources ?? GENERATION_SOURCES;
   if (requested.length === 0) throw AppError.badInput('sources', 'must name at least one source');
   for (const source of requested) {
-    if (!GENERATION_SOURCES.includes(source)) throw AppError.badInput('sources', `unknown source ${JSON.stringify(source)}; use ${GENERATION_SOURCES.join(', ')}`);
+    if (!GENERATION_SOURCES.includes(source))
+      throw AppError.badInput('sources', `unknown source ${JSON.stringify(source)}; use ${GENERATION_SOURCES.join(', ')}`);
   }
   // Stored in the canonical order, each once.
   const sources = GENERATION_SOURCES.filter((source) => requested.includes(source));

@@ -22,9 +22,7 @@ import { isFinalEvent, type GenerationEventRecord, type RunStore } from './run-s
 /** How often a feed reads the event log while the pub/sub is down (at most every heartbeat otherwise). */
 const POLL_WHILE_DISCONNECTED_MS = 1_000;
 
-export type ProgressItem =
-  | { kind: 'event'; event: GenerationEventRecord }
-  | { kind: 'heartbeat'; at: Date; lastSequence: number };
+export type ProgressItem = { kind: 'event'; event: GenerationEventRecord } | { kind: 'heartbeat'; at: Date; lastSequence: number };
 
 export function runChannel(runId: string): string {
   return `generation:${runId}`;
@@ -215,7 +213,12 @@ export class ProgressHub {
    * between; return() ends it at once. The caller has checked that the viewer owns the run.
    */
   follow(runId: string, after: number): AsyncIterableIterator<ProgressItem> {
-    const follower = new Follower(after, () => this.acquire(runId), (feed) => this.release(feed), (f) => this.followers.delete(f));
+    const follower = new Follower(
+      after,
+      () => this.acquire(runId),
+      (feed) => this.release(feed),
+      (f) => this.followers.delete(f),
+    );
     if (this.closing) void follower.return();
     else this.followers.add(follower);
     return follower;

@@ -25,7 +25,15 @@ import { reviewCoverage } from './editor.ts';
 import type { ProgressHub } from './progress-hub.ts';
 import { endRun, type RunEnding } from './end-run.ts';
 import { isFinalState, RUN_AGENT, type GenerationRunRecord, type RunStore, type RunUpdate } from './run-store.ts';
-import { ANALYST_NAMES, ANALYST_SOURCES, type Analysis, type AnalystName, type CollectedWorkspace, type GenerationOptions, type WrittenSummary } from './types.ts';
+import {
+  ANALYST_NAMES,
+  ANALYST_SOURCES,
+  type Analysis,
+  type AnalystName,
+  type CollectedWorkspace,
+  type GenerationOptions,
+  type WrittenSummary,
+} from './types.ts';
 
 /** How often a running run reads its cancel flag, in case the cancel message was lost. */
 const CANCEL_POLL_MS = 2000;
@@ -85,7 +93,12 @@ export class RunExecutor {
     const started = Date.now();
     try {
       if (run.cancelRequestedAt) controller.abort(new RunStopped('cancelled'));
-      else await this.append(runId, { agent: RUN_AGENT, status: 'started', progress: 0, message: 'Run started', data: { run_id: runId } }, { state: 'running', startedAt: 'now' });
+      else
+        await this.append(
+          runId,
+          { agent: RUN_AGENT, status: 'started', progress: 0, message: 'Run started', data: { run_id: runId } },
+          { state: 'running', startedAt: 'now' },
+        );
       const checkCancel = async () => {
         if ((await this.deps.store.get(runId))?.cancelRequestedAt) controller.abort(new RunStopped('cancelled'));
         controller.signal.throwIfAborted();
@@ -123,14 +136,22 @@ export class RunExecutor {
     const now = new Date();
     const failedAgents: string[] = [];
 
-    const collected = await runAgent('collector', `Collecting your records from the last ${plural(options.days, 'day')}`, (report, agentSignal) =>
-      this.deps.collector.collect(run.userId, options, now, report, agentSignal), runnerOptions);
+    const collected = await runAgent(
+      'collector',
+      `Collecting your records from the last ${plural(options.days, 'day')}`,
+      (report, agentSignal) => this.deps.collector.collect(run.userId, options, now, report, agentSignal),
+      runnerOptions,
+    );
     if (!collected.ok) return failedEnding(`The collector failed: ${collected.error}`, ['collector']);
 
     await checkCancel();
     const analysts = plan.filter((agent): agent is AnalystName => (ANALYST_NAMES as readonly string[]).includes(agent));
     // allSettled, not all: when the run stops, every analyst must report its own `failed` before the run's last event closes the log.
-    const settled = await Promise.allSettled(analysts.map((name) => runAgent(name, `Analysing ${ANALYST_SOURCES[name].join(' and ')}`, analystWork(name, collected.value, options, now), runnerOptions)));
+    const settled = await Promise.allSettled(
+      analysts.map((name) =>
+        runAgent(name, `Analysing ${ANALYST_SOURCES[name].join(' and ')}`, analystWork(name, collected.value, options, now), runnerOptions),
+      ),
+    );
     const results: AgentResult<Analysis>[] = [];
     for (const outcome of settled) {
       if (outcome.status === 'rejected') throw outcome.reason;
@@ -144,8 +165,12 @@ export class RunExecutor {
     await checkCancel();
     if (analyses.length === 0) return failedEnding('Every analyst failed', failedAgents);
 
-    let written = await runAgent('writer', this.deps.model ? 'Writing the summary with the configured model' : 'Writing the summary with the extractive summariser',
-      this.writerWork(run.userId, analyses, collected.value, options, now), runnerOptions);
+    let written = await runAgent(
+      'writer',
+      this.deps.model ? 'Writing the summary with the configured model' : 'Writing the summary with the extractive summariser',
+      this.writerWork(run.userId, analyses, collected.value, options, now),
+      runnerOptions,
+    );
     if (!written.ok) {
       failedAgents.push('writer');
       if (!this.deps.model) return failedEnding(`The writer failed: ${written.error}`, failedAgents);
@@ -158,15 +183,20 @@ export class RunExecutor {
     const editorStart = failedAgents.includes('writer')
       ? 'Checking the extractive summary written after the model failed'
       : 'Checking the summary covers what the analysts found';
-    const edited = await runAgent('editor', editorStart, async (report) => {
-      await report(30, `Checking ${analyses.length} analyses against the summary`);
-      const review = reviewCoverage(summary.markdown, summary.references, analyses, { length: options.length });
-      return {
-        value: { ...summary, markdown: review.markdown, references: review.references },
-        message: review.missing.length === 0 ? coveredMessage(review.checked) : `Added ${plural(review.missing.length, 'missing finding')} to the summary`,
-        data: { checked: review.checked, covered: review.covered, added: review.missing },
-      };
-    }, runnerOptions);
+    const edited = await runAgent(
+      'editor',
+      editorStart,
+      async (report) => {
+        await report(30, `Checking ${analyses.length} analyses against the summary`);
+        const review = reviewCoverage(summary.markdown, summary.references, analyses, { length: options.length });
+        return {
+          value: { ...summary, markdown: review.markdown, references: review.references },
+          message: review.missing.length === 0 ? coveredMessage(review.checked) : `Added ${plural(review.missing.length, 'missing finding')} to the summary`,
+          data: { checked: review.checked, covered: review.covered, added: review.missing },
+        };
+      },
+      runnerOptions,
+    );
     if (!edited.ok) failedAgents.push('editor');
     const final = edited.ok ? edited.value : summary;
     return completedEnding(final, failedAgents);
@@ -178,7 +208,11 @@ export class RunExecutor {
       if (!model) {
         await report(40, 'Ranking sentences across the findings');
         const summary = composeExtractiveSummary(analyses, collected, { length: options.length, now });
-        return { value: summary, message: `Summary written (${summary.markdown.length} characters, ${summary.references.length} references)`, data: { provider: summary.provider, characters: summary.markdown.length, references: summary.references.length } };
+        return {
+          value: summary,
+          message: `Summary written (${summary.markdown.length} characters, ${summary.references.length} references)`,
+          data: { provider: summary.provider, characters: summary.markdown.length, references: summary.references.length },
+        };
       }
       const messages = buildWriterPrompt(analyses, collected, { length: options.length, now });
       await report(20, 'Asking the model');
@@ -187,7 +221,11 @@ export class RunExecutor {
       const { markdown, references } = renumberCitations(reply, numberReferences(analyses));
       const list = renderReferences(references);
       const summary: WrittenSummary = { markdown: list ? `${markdown.trim()}\n\n${list}\n` : markdown.trim(), references, provider: 'openai' };
-      return { value: summary, message: `Summary written by the model (${summary.markdown.length} characters)`, data: { provider: 'openai', characters: summary.markdown.length, references: references.length } };
+      return {
+        value: summary,
+        message: `Summary written by the model (${summary.markdown.length} characters)`,
+        data: { provider: 'openai', characters: summary.markdown.length, references: references.length },
+      };
     };
   }
 
@@ -218,7 +256,11 @@ const AGENT_ROLES: Record<string, string> = {
 function analystWork(name: AnalystName, collected: CollectedWorkspace, options: GenerationOptions, now: Date): AgentWork<Analysis> {
   return async (report) => {
     const analysis = await analyze(name, collected, { now, length: options.length, report });
-    return { value: analysis, message: plural(analysis.findings.length, 'finding'), data: { findings: analysis.findings.length, key_terms: analysis.keyTerms, metrics: analysis.metrics } };
+    return {
+      value: analysis,
+      message: plural(analysis.findings.length, 'finding'),
+      data: { findings: analysis.findings.length, key_terms: analysis.keyTerms, metrics: analysis.metrics },
+    };
   };
 }
 
@@ -256,5 +298,10 @@ function stoppedEnding(reason: unknown): Ending {
 
 function unexpectedEnding(error: unknown, log: Logger): Ending {
   log.error({ err: error }, 'generation run failed');
-  return { state: 'failed', message: 'Generation failed: unexpected error', update: { error: 'Unexpected error (see the service log)' }, data: { error: 'Unexpected error' } };
+  return {
+    state: 'failed',
+    message: 'Generation failed: unexpected error',
+    update: { error: 'Unexpected error (see the service log)' },
+    data: { error: 'Unexpected error' },
+  };
 }

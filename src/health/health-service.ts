@@ -80,11 +80,7 @@ export class HealthService {
   }
 
   async detailed(): Promise<DetailedHealth> {
-    const [database, storage, jobQueue] = await Promise.all([
-      this.checkDatabase(),
-      this.checkStorage(),
-      this.checkJobQueue(),
-    ]);
+    const [database, storage, jobQueue] = await Promise.all([this.checkDatabase(), this.checkStorage(), this.checkJobQueue()]);
     const down = [database, storage, jobQueue].some((c) => c.status === 'down');
     const checkedAt = new Date();
     return {

@@ -92,7 +92,8 @@ export class Readiness {
     ]);
     const checks: ReadinessChecks = { migrations: 'ok', database, ...(redisState ? { redis: redisState } : {}), storage };
     const failed = (['database', 'redis', 'storage'] as const).filter((name) => checks[name] !== undefined && checks[name] !== 'ok');
-    const report: ReadinessReport = failed.length === 0 ? { ready: true, checks } : { ready: false, checks, reason: failed.map((name) => `${name} ${checks[name]}`).join(', ') };
+    const report: ReadinessReport =
+      failed.length === 0 ? { ready: true, checks } : { ready: false, checks, reason: failed.map((name) => `${name} ${checks[name]}`).join(', ') };
     this.cached = { at: this.now(), report };
     return this.settle(report);
   }
@@ -117,4 +118,3 @@ export class Readiness {
     return report;
   }
 }
-

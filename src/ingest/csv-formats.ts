@@ -274,7 +274,10 @@ function checkText(text: string, label: string, maxLength: number, allowLineBrea
 // ---------------------------------------------------------------------------
 
 function normaliseHeaderName(name: string): string {
-  return name.replace(/^\uFEFF/, '').trim().toLowerCase();
+  return name
+    .replace(/^\uFEFF/, '')
+    .trim()
+    .toLowerCase();
 }
 
 function validateHeader(fields: string[], type: FileType, line: number): string[] {
@@ -844,7 +847,8 @@ export function sniffCsv(firstBytes: Buffer): { ok: true } | { ok: false; reason
   if (/^[{[]/.test(firstLine)) return { ok: false, reason: 'looks like JSON, not CSV' };
   if (/^%PDF/.test(firstLine)) return { ok: false, reason: 'looks like a PDF document, not a CSV text file' };
   if (!firstLine.includes(',')) {
-    if (firstLine.includes(';')) return { ok: false, reason: 'the first line has no commas: looks semicolon-separated (only comma-separated files are accepted)' };
+    if (firstLine.includes(';'))
+      return { ok: false, reason: 'the first line has no commas: looks semicolon-separated (only comma-separated files are accepted)' };
     if (firstLine.includes('\t')) return { ok: false, reason: 'the first line has no commas: looks tab-separated (only comma-separated files are accepted)' };
     return { ok: false, reason: 'the first line has no commas: does not look like a CSV header' };
   }

@@ -44,13 +44,24 @@ export function ingestJob(deps: { ingest: FileIngester; log: Logger }): JobDefin
       if (typeof fileId !== 'string') throw new NoFileId();
       const result = await ingest.ingestFile(fileId);
       log.info(
-        { jobId: job.id, fileId, attempt: job.attempts, status: result.status, rowCount: result.rowCount, errorCount: result.errorCount, ms: result.timings.totalMs },
+        {
+          jobId: job.id,
+          fileId,
+          attempt: job.attempts,
+          status: result.status,
+          rowCount: result.rowCount,
+          errorCount: result.errorCount,
+          ms: result.timings.totalMs,
+        },
         'ingest job done',
       );
     },
     async onRetry(job, error, outcome) {
       // The file stays `processing`; its detail says why.
-      await ingest.markRetrying?.(job.payload.fileId, `Attempt ${outcome.attempts} failed (${errorMessage(error)}); retrying at ${outcome.runAt?.toISOString()}`);
+      await ingest.markRetrying?.(
+        job.payload.fileId,
+        `Attempt ${outcome.attempts} failed (${errorMessage(error)}); retrying at ${outcome.runAt?.toISOString()}`,
+      );
     },
     async onFailure(job, error) {
       if (error instanceof NoFileId) return;

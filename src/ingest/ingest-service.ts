@@ -67,16 +67,7 @@ import { inSpan } from '../tracing/jobs.ts';
 import { recordedThresholds, refreshReconciliation, type Thresholds } from '../returns/reconciliation.ts';
 import { refreshLatestValuations } from '../returns/latest-valuation.ts';
 import { pgArray } from '../db/sql-client.ts';
-import {
-  FileFormatError,
-  parsePerformance,
-  parsePnl,
-  type FileType,
-  type ParseItem,
-  type PerformanceRow,
-  type PnlRow,
-  type RowError,
-} from './csv-formats.ts';
+import { FileFormatError, parsePerformance, parsePnl, type FileType, type ParseItem, type PerformanceRow, type PnlRow, type RowError } from './csv-formats.ts';
 
 export const MAX_STORED_ROW_ERRORS = 1000;
 export const MAX_STORED_ROW_WARNINGS = 1000;
@@ -181,7 +172,14 @@ export class IngestService implements FileIngester {
     );
     const file = rows[0];
     const skipped = (detail: string): IngestResult => ({
-      fileId, status: 'skipped', rowCount: 0, errorCount: 0, warningCount: 0, entities: 0, dailyReturns: 0, detail,
+      fileId,
+      status: 'skipped',
+      rowCount: 0,
+      errorCount: 0,
+      warningCount: 0,
+      entities: 0,
+      dailyReturns: 0,
+      detail,
       timings: { loadMs: 0, recomputeMs: 0, totalMs: Date.now() - started },
     });
     if (!file) return skipped('file not found (deleted?)');
@@ -206,7 +204,12 @@ export class IngestService implements FileIngester {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      const run = new IngestRun(client, file, { batchSize: this.batchSize, onBatch: this.onBatch, windowSize: this.recomputeWindowSize, thresholds: this.comparisonThresholds }, started);
+      const run = new IngestRun(
+        client,
+        file,
+        { batchSize: this.batchSize, onBatch: this.onBatch, windowSize: this.recomputeWindowSize, thresholds: this.comparisonThresholds },
+        started,
+      );
       const result = await run.execute(this.blobs.get(file.blobKey));
       this.log.info(result, `ingest: file ${result.status}`);
       if (result.status === 'processed' && this.analyzeAfterRows !== undefined && result.rowCount >= this.analyzeAfterRows) {
@@ -244,10 +247,10 @@ export class IngestService implements FileIngester {
   }
 
   async markRetrying(fileId: string, detail: string): Promise<void> {
-    await this.pool.query(
-      `UPDATE "UploadedFile" SET "statusDetail" = $2, "updatedAt" = now() WHERE id = $1 AND status = 'processing'`,
-      [fileId, detail.slice(0, 2000)],
-    );
+    await this.pool.query(`UPDATE "UploadedFile" SET "statusDetail" = $2, "updatedAt" = now() WHERE id = $1 AND status = 'processing'`, [
+      fileId,
+      detail.slice(0, 2000),
+    ]);
   }
 }
 
@@ -416,9 +419,7 @@ class IngestRun {
     );
     for (const code of codes) this.accounts.get(code)!.checked = true;
     if (conflicts.length === 0) return true;
-    const found = conflicts
-      .map((c) => ({ ...c, line: this.accounts.get(c.code)!.line }))
-      .sort((a, b) => a.line - b.line);
+    const found = conflicts.map((c) => ({ ...c, line: this.accounts.get(c.code)!.line })).sort((a, b) => a.line - b.line);
     for (const c of found) {
       await this.addError({
         line: c.line,
@@ -438,8 +439,12 @@ class IngestRun {
     const valuation = { entity: [] as string[], date: [] as string[], value: [] as string[] };
     const replace = { entity: [] as string[], date: [] as string[] };
     const flow = {
-      entity: [] as string[], date: [] as string[], amount: [] as string[], timing: [] as string[],
-      description: [] as (string | null)[], line: [] as number[],
+      entity: [] as string[],
+      date: [] as string[],
+      amount: [] as string[],
+      timing: [] as string[],
+      description: [] as (string | null)[],
+      line: [] as number[],
     };
     for (const row of rows) {
       const entityId = this.entityIdOf(row);
@@ -548,7 +553,14 @@ class IngestRun {
     await this.client.query('COMMIT');
     this.inTransaction = false;
     return {
-      fileId: this.file.id, status: 'processed', rowCount: this.validRows, errorCount: 0, warningCount, entities, dailyReturns, detail,
+      fileId: this.file.id,
+      status: 'processed',
+      rowCount: this.validRows,
+      errorCount: 0,
+      warningCount,
+      entities,
+      dailyReturns,
+      detail,
       timings: { loadMs, recomputeMs, totalMs: Date.now() - this.started },
     };
   }
@@ -595,7 +607,10 @@ class IngestRun {
     // Accounts never checked (seen after loading stopped) are checked now, so the error list is complete.
     const unchecked = [...this.accounts].filter(([, account]) => !account.checked);
     if (unchecked.length > 0 && this.formatError === null) {
-      await this.checkEntityNames(unchecked.map(([code]) => code), unchecked.map(([, a]) => a.entityName));
+      await this.checkEntityNames(
+        unchecked.map(([code]) => code),
+        unchecked.map(([, a]) => a.entityName),
+      );
     }
     const stored = [...this.errors].sort((a, b) => a.line - b.line);
     const rowCount = this.validRows + this.invalidRows;
@@ -621,8 +636,15 @@ class IngestRun {
     await this.client.query('COMMIT');
     this.inTransaction = false;
     return {
-      fileId: this.file.id, status: 'failed', rowCount, errorCount: this.errorCount, warningCount: 0, entities: this.accounts.size,
-      dailyReturns: 0, detail, timings: { loadMs, recomputeMs: 0, totalMs: Date.now() - this.started },
+      fileId: this.file.id,
+      status: 'failed',
+      rowCount,
+      errorCount: this.errorCount,
+      warningCount: 0,
+      entities: this.accounts.size,
+      dailyReturns: 0,
+      detail,
+      timings: { loadMs, recomputeMs: 0, totalMs: Date.now() - this.started },
     };
   }
 }

@@ -212,7 +212,15 @@ export class JobQueue {
           "lastError" = $2, "lockedAt" = NULL, "lockedBy" = NULL, "updatedAt" = now()
         WHERE id = $1 AND state = 'running' AND ${ownedBy('$6', '$7')}
         RETURNING state, "runAt", attempts`,
-      [id, message, opts.retry, opts.backoff?.baseMs ?? this.backoffBaseMs, opts.backoff?.maxMs ?? this.backoffMaxMs, opts.owner?.workerId ?? null, opts.owner?.attempt ?? null],
+      [
+        id,
+        message,
+        opts.retry,
+        opts.backoff?.baseMs ?? this.backoffBaseMs,
+        opts.backoff?.maxMs ?? this.backoffMaxMs,
+        opts.owner?.workerId ?? null,
+        opts.owner?.attempt ?? null,
+      ],
     );
     const row = rows[0];
     if (!row) return null;

@@ -14,8 +14,13 @@ const INTERVAL_MS = 3_600_000;
 export function startMaintenance(deps: { jobs: JobQueue; blobs: BlobStore; oauth: { deleteUnusedClients(): Promise<number> }; log: Logger }): () => void {
   const run = async () => {
     try {
-      const [jobs, partials, oauthClients] = await Promise.all([deps.jobs.deleteFinished(FINISHED_JOB_RETENTION_MS), deps.blobs.sweepIncoming(), deps.oauth.deleteUnusedClients()]);
-      if (jobs + partials + oauthClients > 0) deps.log.info({ jobs, partials, oauthClients }, 'maintenance: removed finished jobs, partial uploads and unused OAuth clients');
+      const [jobs, partials, oauthClients] = await Promise.all([
+        deps.jobs.deleteFinished(FINISHED_JOB_RETENTION_MS),
+        deps.blobs.sweepIncoming(),
+        deps.oauth.deleteUnusedClients(),
+      ]);
+      if (jobs + partials + oauthClients > 0)
+        deps.log.info({ jobs, partials, oauthClients }, 'maintenance: removed finished jobs, partial uploads and unused OAuth clients');
     } catch (error) {
       deps.log.warn({ err: error }, 'maintenance failed; will retry');
     }

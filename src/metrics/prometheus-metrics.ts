@@ -4,7 +4,16 @@
  * process metrics registered on it, and gauges read at scrape time (job queues, database pool).
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { STREAM_TRANSPORTS, type GenerationEventReport, type HttpRequestLabels, type IngestReport, type Metrics, type MetricsExposition, type OperationLabels, type StreamTransport } from './metrics.ts';
+import {
+  STREAM_TRANSPORTS,
+  type GenerationEventReport,
+  type HttpRequestLabels,
+  type IngestReport,
+  type Metrics,
+  type MetricsExposition,
+  type OperationLabels,
+  type StreamTransport,
+} from './metrics.ts';
 
 /** One line of the job table's summary: jobs of a queue in a state, and the oldest one's age. */
 export interface JobQueueStat {
@@ -63,7 +72,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
   });
   const operations = new Counter({
     name: 'gateway_graphql_operations_total',
-    help: 'GraphQL operations run through the pipeline, by operation name, type, front (graphql, rest, mcp), outcome (ok, error) and error code (the first error\'s extensions.code; empty when ok).',
+    help: "GraphQL operations run through the pipeline, by operation name, type, front (graphql, rest, mcp), outcome (ok, error) and error code (the first error's extensions.code; empty when ok).",
     labelNames: ['operation', 'type', 'front', 'outcome', 'code'] as const,
     registers,
   });
@@ -88,7 +97,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
   });
   const ingestRows = new Counter({
     name: 'gateway_ingest_rows_total',
-    help: 'Data rows read from ingested files (valid and invalid), by the file\'s final status.',
+    help: "Data rows read from ingested files (valid and invalid), by the file's final status.",
     labelNames: ['status'] as const,
     registers,
   });
@@ -128,7 +137,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
   for (const transport of STREAM_TRANSPORTS) openStreams.set({ transport }, 0);
   const fanOut = new Histogram({
     name: 'gateway_stream_fanout_delay_seconds',
-    help: 'Time from a generation event being stored to its hand-off to this instance\'s stream followers (live events only).',
+    help: "Time from a generation event being stored to its hand-off to this instance's stream followers (live events only).",
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15],
     registers,
   });
@@ -195,7 +204,8 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
         waiting.set(pool.waitingCount);
       },
     });
-    if (options.poolMax !== undefined) new Gauge({ name: 'gateway_db_pool_max_connections', help: 'Size limit of the database pool.', registers }).set(options.poolMax);
+    if (options.poolMax !== undefined)
+      new Gauge({ name: 'gateway_db_pool_max_connections', help: 'Size limit of the database pool.', registers }).set(options.poolMax);
   }
 
   const maxNames = options.maxOperationNames ?? 200;
@@ -210,7 +220,10 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
   };
 
   const agentStarts = new Map<string, number>();
-  const httpSeries = labelledSeries((labels: { route: string; method: string; status: string }) => ({ count: httpRequests.labels(labels), duration: httpDuration.labels(labels) }));
+  const httpSeries = labelledSeries((labels: { route: string; method: string; status: string }) => ({
+    count: httpRequests.labels(labels),
+    duration: httpDuration.labels(labels),
+  }));
   const operationSeries = labelledSeries((labels: { operation: string; type: string; front: string; outcome: string; code: string }) => ({
     count: operations.labels(labels),
     duration: operationDuration.labels({ operation: labels.operation, type: labels.type, front: labels.front, outcome: labels.outcome }),
@@ -228,7 +241,13 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
       const outcome = labels.errorCode === undefined ? 'ok' : 'error';
       const code = labels.errorCode === undefined ? '' : ERROR_CODE.test(labels.errorCode) ? labels.errorCode : 'UNKNOWN';
       const operation = operationName(labels.name);
-      const series = operationSeries(`${operation} ${labels.type} ${labels.front} ${outcome} ${code}`, { operation, type: labels.type, front: labels.front, outcome, code });
+      const series = operationSeries(`${operation} ${labels.type} ${labels.front} ${outcome} ${code}`, {
+        operation,
+        type: labels.type,
+        front: labels.front,
+        outcome,
+        code,
+      });
       series.count.inc();
       series.duration.observe(seconds);
     },

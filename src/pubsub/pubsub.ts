@@ -89,7 +89,10 @@ export class RedisPubSub implements PubSub {
     } catch (error) {
       if (this.publishFailing) return;
       this.publishFailing = true;
-      this.log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'Redis unreachable: pub/sub messages are dropped until it answers (followers read the event log)');
+      this.log.warn(
+        { reason: error instanceof Error ? error.message : String(error) },
+        'Redis unreachable: pub/sub messages are dropped until it answers (followers read the event log)',
+      );
     }
   }
 

@@ -75,4 +75,3 @@ export class ClientQueues {
     } else if (state.inFlight === 0) this.clients.delete(client);
   }
 }
-

@@ -70,7 +70,11 @@ export function createRateLimitStore(
 
 type LimiterOptions = { points: number; duration: number; keyPrefix: string };
 
-function limitersFor(policies: Record<Budget, BudgetPolicy>, create: (options: LimiterOptions) => RateLimiterAbstract, keyPrefix: string): Map<Budget, RateLimiterAbstract> {
+function limitersFor(
+  policies: Record<Budget, BudgetPolicy>,
+  create: (options: LimiterOptions) => RateLimiterAbstract,
+  keyPrefix: string,
+): Map<Budget, RateLimiterAbstract> {
   const limiters = new Map<Budget, RateLimiterAbstract>();
   for (const [budget, policy] of Object.entries(policies) as [Budget, BudgetPolicy][]) {
     limiters.set(budget, create({ points: policy.points, duration: policy.windowSeconds, keyPrefix: `${keyPrefix}:${budget}` }));
@@ -119,7 +123,10 @@ class OutageLog {
     if (this.since !== null) return;
     this.since = Date.now();
     // The reason only: the stack of an expected failure is noise.
-    this.log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'Redis unreachable: rate limits are counted by this instance alone until Redis answers again');
+    this.log.warn(
+      { reason: error instanceof Error ? error.message : String(error) },
+      'Redis unreachable: rate limits are counted by this instance alone until Redis answers again',
+    );
   }
 
   answered(): void {
@@ -139,7 +146,10 @@ export class RequestBudgets {
   private readonly charged = new Map<Budget, Promise<RateLimitDecision>[]>();
   private readonly credits = new Map<Budget, Promise<RateLimitDecision>>();
 
-  constructor(private readonly store: RateLimitStore, private readonly subject: () => string) {}
+  constructor(
+    private readonly store: RateLimitStore,
+    private readonly subject: () => string,
+  ) {}
 
   prepay(budget: Budget): Promise<RateLimitDecision> {
     const decision = this.consume(budget);
@@ -181,10 +191,14 @@ export class RequestBudgets {
 
 function refuseIfLimited(result: RateLimitDecision): RateLimitDecision {
   if (!result.allowed) {
-    throw new AppError('RATE_LIMITED', `Rate limit exceeded: ${result.limit} requests per ${result.windowSeconds} seconds; retry in ${result.resetSeconds} seconds`, {
-      retryAfterSeconds: result.resetSeconds,
-      budget: result.budget,
-    });
+    throw new AppError(
+      'RATE_LIMITED',
+      `Rate limit exceeded: ${result.limit} requests per ${result.windowSeconds} seconds; retry in ${result.resetSeconds} seconds`,
+      {
+        retryAfterSeconds: result.resetSeconds,
+        budget: result.budget,
+      },
+    );
   }
   return result;
 }

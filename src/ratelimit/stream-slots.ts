@@ -42,11 +42,10 @@ export class StreamSlots {
   }
 
   private refusal(): AppError {
-    return new AppError(
-      'RATE_LIMITED',
-      `Too many open event streams: at most ${this.maxPerUser} per user at once (STREAMS_PER_USER); close one and retry`,
-      { retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS, limit: 'streams' },
-    );
+    return new AppError('RATE_LIMITED', `Too many open event streams: at most ${this.maxPerUser} per user at once (STREAMS_PER_USER); close one and retry`, {
+      retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS,
+      limit: 'streams',
+    });
   }
 
   /** Streams the user holds open now (for tests). */

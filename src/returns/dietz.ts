@@ -132,8 +132,7 @@ export function dayNumber(date: string, label = 'date'): number {
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
   const parsed = new Date(Date.UTC(year, month - 1, day));
   // Date.UTC silently rolls 2024-02-30 over to March; a round trip catches it.
-  const roundTrips =
-    parsed.getUTCFullYear() === year && parsed.getUTCMonth() === month - 1 && parsed.getUTCDate() === day;
+  const roundTrips = parsed.getUTCFullYear() === year && parsed.getUTCMonth() === month - 1 && parsed.getUTCDate() === day;
   if (!roundTrips) throw new RangeError(`${label} is not a real calendar date: ${date}`);
   return parsed.getTime() / MS_PER_DAY;
 }
@@ -199,8 +198,7 @@ function placeFlow(flow: CashFlow, beginDay: number, endDay: number, index: numb
   const day = dayNumber(flow.date, `${label}.date`);
   if (day <= beginDay || day > endDay) {
     throw new RangeError(
-      `${label} dated ${flow.date} is outside the sub-period (begin, end]; ` +
-        'a flow on the begin valuation date belongs to the previous sub-period',
+      `${label} dated ${flow.date} is outside the sub-period (begin, end]; ` + 'a flow on the begin valuation date belongs to the previous sub-period',
     );
   }
   const amount = toDecimal(flow.amount, `${label}.amount`);
@@ -379,10 +377,7 @@ export function linkReturns(returns: readonly (Decimal.Value | null)[]): LinkedR
       nullReason: `${nullCount} of ${returns.length} sub-period returns ${verb} null; the linked return is undefined`,
     };
   }
-  const growth = returns.reduce<Decimal>(
-    (product, r, index) => product.times(toDecimal(r as Decimal.Value, `returns[${index}]`).plus(1)),
-    new Dec(1),
-  );
+  const growth = returns.reduce<Decimal>((product, r, index) => product.times(toDecimal(r as Decimal.Value, `returns[${index}]`).plus(1)), new Dec(1));
   return { value: ret(growth.minus(1)), nullReason: null };
 }
 
@@ -396,12 +391,7 @@ export function linkReturns(returns: readonly (Decimal.Value | null)[]): LinkedR
  * The result's startDate/endDate are those pinned dates. Throws if the range holds
  * fewer than two valuation dates.
  */
-export function periodModifiedDietz(
-  valuations: readonly Valuation[],
-  flows: readonly CashFlow[],
-  startDate: string,
-  endDate: string,
-): SubPeriodResult {
+export function periodModifiedDietz(valuations: readonly Valuation[], flows: readonly CashFlow[], startDate: string, endDate: string): SubPeriodResult {
   const startDay = dayNumber(startDate, 'startDate');
   const endDay = dayNumber(endDate, 'endDate');
   if (endDay <= startDay) throw new RangeError(`endDate ${endDate} must be after startDate ${startDate}`);

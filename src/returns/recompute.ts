@@ -52,10 +52,7 @@ export async function recomputeDailyReturns(
     previous = rows[0] ?? null;
   }
   const anchorDate = previous?.date ?? null;
-  await client.query(`DELETE FROM "DailyReturn" WHERE "entityId" = $1 AND ($2::date IS NULL OR date > $2::date)`, [
-    entityId,
-    anchorDate,
-  ]);
+  await client.query(`DELETE FROM "DailyReturn" WHERE "entityId" = $1 AND ($2::date IS NULL OR date > $2::date)`, [entityId, anchorDate]);
 
   let periods = 0;
   let nullReturns = 0;

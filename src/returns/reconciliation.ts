@@ -120,7 +120,10 @@ export class ReconciliationService {
    * starting together do the work once.
    */
   async reclassifyStale(): Promise<ReclassifiedOrganization[]> {
-    const { rows } = await this.pool.query<{ id: string }>(`SELECT id FROM "Organization" WHERE ${stale('$1', '$2')}`, [this.defaults.matchBps, this.defaults.reviewBps]);
+    const { rows } = await this.pool.query<{ id: string }>(`SELECT id FROM "Organization" WHERE ${stale('$1', '$2')}`, [
+      this.defaults.matchBps,
+      this.defaults.reviewBps,
+    ]);
     const done: ReclassifiedOrganization[] = [];
     for (const { id } of rows) {
       const result = await this.inTransaction(async (client) => {

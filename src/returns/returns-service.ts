@@ -1,15 +1,7 @@
 import type pg from 'pg';
 import { AppError } from '../errors.ts';
 import { UUID, decodeCursor, encodeCursor, keysetPage, stringFields, type Page } from '../pagination.ts';
-import {
-  classifyDifference,
-  dayNumber,
-  linkReturns,
-  cumulativeLinkedReturns,
-  periodModifiedDietz,
-  type ComparisonStatus,
-  type FlowTiming,
-} from './dietz.ts';
+import { classifyDifference, dayNumber, linkReturns, cumulativeLinkedReturns, periodModifiedDietz, type ComparisonStatus, type FlowTiming } from './dietz.ts';
 
 /** Longest range the daily-returns endpoint serves in one response (about ten years). */
 export const DIETZ_MAX_RANGE_DAYS = 3_660;
@@ -82,7 +74,9 @@ type Scope = { orgIds: ReadonlySet<string> };
 export class ReturnsService {
   constructor(private readonly pool: pg.Pool) {}
 
-  async comparison(scope: Scope & { accountCode?: string | null; status?: ComparisonStatus | null; limit: number; cursor?: string | null }): Promise<Page<ComparisonRow>> {
+  async comparison(
+    scope: Scope & { accountCode?: string | null; status?: ComparisonStatus | null; limit: number; cursor?: string | null },
+  ): Promise<Page<ComparisonRow>> {
     const after = scope.cursor ? decodeCursor(scope.cursor, stringFields(['date', 'accountCode']), 'endpoint') : null;
     const query = comparisonQuery({ ...scope, orgIds: [...scope.orgIds], after: after && { ...after, entityId: cursorEntityId(after) } });
     const { rows } = await this.pool.query<RawComparison>(query.text, query.values);
@@ -116,7 +110,11 @@ export class ReturnsService {
         method: 'geometric linking of the daily Modified Dietz returns: prod(1 + r) - 1',
         weighting: 'time-weighted',
       },
-      modifiedDietzReturn: { ...(await this.periodReturn(entity.id, scope.startDate, scope.endDate)), method: 'one Modified Dietz calculation over the whole range', weighting: 'money-weighted' },
+      modifiedDietzReturn: {
+        ...(await this.periodReturn(entity.id, scope.startDate, scope.endDate)),
+        method: 'one Modified Dietz calculation over the whole range',
+        weighting: 'money-weighted',
+      },
       annualized: false,
     };
   }
@@ -266,4 +264,3 @@ function toComparisonRow(raw: RawComparison): ComparisonRow {
     reviewThresholdBps: raw.reviewBps,
   };
 }
-

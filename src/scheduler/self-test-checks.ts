@@ -62,8 +62,7 @@ export const BUILT_IN_CHECK_NAMES = [
 export function builtInChecks(deps: BuiltInCheckDeps): SelfTestCheck[] {
   const stuckAfterMs = deps.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS;
   const watchedQueues = deps.watchedQueues ?? ['ingest'];
-  const [dbCheck, migrationsCheck, returnsCheck, storageCheck, unauthCheck, healthCheck, queueCheck] =
-    BUILT_IN_CHECK_NAMES;
+  const [dbCheck, migrationsCheck, returnsCheck, storageCheck, unauthCheck, healthCheck, queueCheck] = BUILT_IN_CHECK_NAMES;
 
   return [
     {
@@ -81,7 +80,10 @@ export function builtInChecks(deps: BuiltInCheckDeps): SelfTestCheck[] {
       async run() {
         const dir = deps.migrationsDir ?? DEFAULT_MIGRATIONS_DIR;
         const entries = await fs.readdir(dir, { withFileTypes: true });
-        const expected = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+        const expected = entries
+          .filter((e) => e.isDirectory())
+          .map((e) => e.name)
+          .sort();
         const { rows } = await deps.db.pool.query<{ migration_name: string }>(
           `SELECT migration_name FROM _prisma_migrations
             WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
@@ -220,13 +222,7 @@ async function httpGet(base: string, path: string, signal: AbortSignal): Promise
 }
 
 function isExactErrorBody(body: unknown, message: string): boolean {
-  return (
-    typeof body === 'object' &&
-    body !== null &&
-    !Array.isArray(body) &&
-    Object.keys(body).length === 1 &&
-    (body as { error?: unknown }).error === message
-  );
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 1 && (body as { error?: unknown }).error === message;
 }
 
 /** Collects whatever a blob store's `get` returns into one Buffer. */

@@ -187,8 +187,7 @@ export class SelfTestScheduler {
     const scheduling = this.deps.enabled && !this.stopped;
     const now = Date.now();
     const nextRunAt = scheduling ? (this.job ?? this.pattern).nextRun() : null;
-    const runningElsewhere =
-      last !== undefined && last.status === 'running' && now - last.startedAt.getTime() < this.abandonAfterMs;
+    const runningElsewhere = last !== undefined && last.status === 'running' && now - last.startedAt.getTime() < this.abandonAfterMs;
     const state: SchedulerState =
       this.current !== undefined || this.starting !== undefined || runningElsewhere
         ? 'running'
@@ -304,10 +303,7 @@ export class SelfTestScheduler {
     const client = await this.deps.db.pool.connect();
     let locked = false;
     try {
-      const { rows } = await client.query<{ locked: boolean }>(
-        `SELECT pg_try_advisory_lock($1::int, ${SCHEMA_KEY_SQL}) AS locked`,
-        [LEADER_LOCK_KEY],
-      );
+      const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock($1::int, ${SCHEMA_KEY_SQL}) AS locked`, [LEADER_LOCK_KEY]);
       locked = rows[0]?.locked === true;
     } catch (error) {
       client.release(asError(error));
@@ -372,11 +368,7 @@ export class SelfTestScheduler {
              SELECT gen_random_uuid(), r."id", 'abandoned', false, 0, $2,
                     COALESCE((SELECT MAX(c."position") + 1 FROM "SelfTestCheck" c WHERE c."runId" = r."id"), 0)
                FROM "SelfTestRun" r WHERE r."id" = ANY($1::uuid[])`,
-            [
-              ids,
-              `abandoned: still running after ${Math.round(this.abandonAfterMs / 1000)} s ` +
-                `(the process executing it probably stopped)`,
-            ],
+            [ids, `abandoned: still running after ${Math.round(this.abandonAfterMs / 1000)} s ` + `(the process executing it probably stopped)`],
           );
           this.deps.log.warn({ runIds: ids }, 'self-test: marked abandoned runs as failed');
         }
@@ -436,10 +428,7 @@ export class SelfTestScheduler {
     } catch (error) {
       log.error({ err: error, runId: run.id }, 'self-test: could not store the run result');
     }
-    log[passed ? 'info' : 'warn'](
-      { runId: run.id, status, durationMs, failed: results.filter((r) => !r.passed).map((r) => r.name) },
-      'self-test run finished',
-    );
+    log[passed ? 'info' : 'warn']({ runId: run.id, status, durationMs, failed: results.filter((r) => !r.passed).map((r) => r.name) }, 'self-test run finished');
     await this.prune();
     return { ...run, status, finishedAt, durationMs, checks: results };
   }

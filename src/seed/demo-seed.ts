@@ -34,13 +34,7 @@ import { Decimal } from 'decimal.js';
 import type { Services } from '../services.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { IngestService } from '../ingest/ingest-service.ts';
-import {
-  dailySeries,
-  DEFAULT_MATCH_THRESHOLD_BPS,
-  DEFAULT_REVIEW_THRESHOLD_BPS,
-  type ComparisonStatus,
-  type FlowTiming,
-} from '../returns/dietz.ts';
+import { dailySeries, DEFAULT_MATCH_THRESHOLD_BPS, DEFAULT_REVIEW_THRESHOLD_BPS, type ComparisonStatus, type FlowTiming } from '../returns/dietz.ts';
 import { mulberry32 } from '../util/prng.ts';
 
 // ---------------------------------------------------------------------------
@@ -492,7 +486,12 @@ export async function seedDemoData(services: Services, options: SeedOptions = {}
   // Demo data through the real pipeline: upload, then ingest at once (not waiting for the worker).
   const data = generateDemoData(options.data);
   const thresholds = { matchBps: services.config.comparison.matchBps, reviewBps: services.config.comparison.reviewBps };
-  const ingest = new IngestService({ pool: services.db.pool, blobs: services.blobs, log: log.child({ component: 'ingest' }), comparisonThresholds: services.config.comparison });
+  const ingest = new IngestService({
+    pool: services.db.pool,
+    blobs: services.blobs,
+    log: log.child({ component: 'ingest' }),
+    comparisonThresholds: services.config.comparison,
+  });
   const uploads: { orgId: string; uploaderId: string; fileName: string; fileType: 'pnl' | 'performance'; csv: string }[] = [
     { orgId: demoOrg.id, uploaderId: admin.user.id, fileName: `demo-capital-pnl-${data.endDate}.csv`, fileType: 'pnl', csv: buildPnlCsv(data.demoCapital) },
     {
@@ -565,7 +564,10 @@ export async function seedDemoData(services: Services, options: SeedOptions = {}
  * passwords for both demo users and a new admin API key (the old keys keep working; revoke them by
  * prefix). Null when the demo was never seeded here.
  */
-export async function reissueDemoCredentials(deps: { prisma: Services['prisma']; apiKeys: Pick<Services['apiKeys'], 'create'> }): Promise<DemoCredentials | null> {
+export async function reissueDemoCredentials(deps: {
+  prisma: Services['prisma'];
+  apiKeys: Pick<Services['apiKeys'], 'create'>;
+}): Promise<DemoCredentials | null> {
   const users = await deps.prisma.user.findMany({
     where: { email: { in: [DEMO_ADMIN_EMAIL, DEMO_ANALYST_EMAIL] } },
     select: { id: true, email: true, memberships: { select: { org: { select: { id: true, name: true } } } } },
@@ -582,7 +584,11 @@ export async function reissueDemoCredentials(deps: { prisma: Services['prisma'];
     deps.prisma.user.update({ where: { id: admin.id }, data: { passwordHash: adminHash } }),
     deps.prisma.user.update({ where: { id: analyst.id }, data: { passwordHash: analystHash } }),
   ]);
-  const { secret: apiKey } = await deps.apiKeys.create({ userId: admin.id, name: `${DEMO_KEY_NAME} (reissued ${new Date().toISOString().slice(0, 10)})`, scopes: ['admin'] });
+  const { secret: apiKey } = await deps.apiKeys.create({
+    userId: admin.id,
+    name: `${DEMO_KEY_NAME} (reissued ${new Date().toISOString().slice(0, 10)})`,
+    scopes: ['admin'],
+  });
   return { adminPassword, analystPassword, apiKey, demoOrgId: demoOrg.id, otherOrgId: otherOrg.id };
 }
 
@@ -616,17 +622,11 @@ export function dashboardUrlHint(config: Services['config']): string {
 export function demoHeading(kind: Services['db']['kind'], via: 'first start' | 'seed:demo' | 'demo:credentials'): string {
   const database = kind === 'pglite' ? 'the embedded database' : 'PostgreSQL';
   if (via === 'demo:credentials') return `DEMO CREDENTIALS REISSUED in ${database} by npm run cli -- demo:credentials`;
-  return via === 'first start'
-    ? `DEMO DATA SEEDED: first start with ${database}`
-    : `DEMO DATA SEEDED into ${database} by npm run cli -- seed:demo`;
+  return via === 'first start' ? `DEMO DATA SEEDED: first start with ${database}` : `DEMO DATA SEEDED into ${database} by npm run cli -- seed:demo`;
 }
 
 /** The credentials in a framed block: shown once, never logged. */
-export function printDemoCredentials(
-  print: (line: string) => void,
-  values: DemoCredentials,
-  options: { dashboardUrl: string; heading: string },
-): void {
+export function printDemoCredentials(print: (line: string) => void, values: DemoCredentials, options: { dashboardUrl: string; heading: string }): void {
   const body = [
     options.heading,
     '',

@@ -15,15 +15,42 @@ interface DemoLink {
 const FOLDERS = ['Reading list', 'Research', 'Tools'] as const;
 
 const LINKS: DemoLink[] = [
-  { url: 'https://www.cfainstitute.org/en/ethics-standards/codes/gips-standards', title: 'GIPS Standards', folder: 'Research', tags: ['performance', 'standards'], starred: true },
+  {
+    url: 'https://www.cfainstitute.org/en/ethics-standards/codes/gips-standards',
+    title: 'GIPS Standards',
+    folder: 'Research',
+    tags: ['performance', 'standards'],
+    starred: true,
+  },
   { url: 'https://en.wikipedia.org/wiki/Modified_Dietz_method', title: 'Modified Dietz method', folder: 'Research', tags: ['performance', 'returns'] },
   { url: 'https://en.wikipedia.org/wiki/Time-weighted_return', title: 'Time-weighted return', folder: 'Research', tags: ['returns'] },
-  { url: 'https://www.postgresql.org/docs/current/explicit-locking.html', title: 'PostgreSQL: explicit locking', folder: 'Tools', tags: ['postgres', 'databases'] },
+  {
+    url: 'https://www.postgresql.org/docs/current/explicit-locking.html',
+    title: 'PostgreSQL: explicit locking',
+    folder: 'Tools',
+    tags: ['postgres', 'databases'],
+  },
   { url: 'https://www.prisma.io/docs/orm/overview/databases/postgresql', title: 'Prisma and PostgreSQL', folder: 'Tools', tags: ['prisma', 'databases'] },
   { url: 'https://graphql.org/learn/pagination/', title: 'GraphQL pagination', folder: 'Tools', tags: ['graphql', 'api'], starred: true },
-  { url: 'https://datatracker.ietf.org/doc/draft-ietf-httpapi-ratelimit-headers/', title: 'RateLimit header fields for HTTP', folder: 'Reading list', tags: ['api', 'http'] },
-  { url: 'https://martinfowler.com/articles/patterns-of-distributed-systems/', title: 'Patterns of distributed systems', folder: 'Reading list', tags: ['architecture'] },
-  { url: 'https://www.sec.gov/rules-regulations/2020/12/investment-adviser-marketing', title: 'SEC marketing rule', folder: 'Reading list', tags: ['compliance', 'performance'], starred: true },
+  {
+    url: 'https://datatracker.ietf.org/doc/draft-ietf-httpapi-ratelimit-headers/',
+    title: 'RateLimit header fields for HTTP',
+    folder: 'Reading list',
+    tags: ['api', 'http'],
+  },
+  {
+    url: 'https://martinfowler.com/articles/patterns-of-distributed-systems/',
+    title: 'Patterns of distributed systems',
+    folder: 'Reading list',
+    tags: ['architecture'],
+  },
+  {
+    url: 'https://www.sec.gov/rules-regulations/2020/12/investment-adviser-marketing',
+    title: 'SEC marketing rule',
+    folder: 'Reading list',
+    tags: ['compliance', 'performance'],
+    starred: true,
+  },
   { url: 'https://12factor.net/config', title: 'The twelve-factor app: config', tags: ['architecture', 'ops'] },
   { url: 'https://owasp.org/www-community/attacks/Server_Side_Request_Forgery', title: 'OWASP: server-side request forgery', tags: ['security'] },
   { url: 'https://www.rfc-editor.org/rfc/rfc9457', title: 'RFC 9457: problem details for HTTP APIs', tags: ['api', 'http'] },

@@ -153,7 +153,8 @@ export class S3BlobStore implements BlobStore {
       if (meter.exceeded || meter.sourceFailed) {
         // The abort that follows a failure can itself fail (the store went away as well); the
         // parts are then left for sweepIncoming. The caller hears about its own problem.
-        if (!isOwnError(error, meter)) this.warn('put', error, { key: objectKey, detail: 'abort after a failed upload failed; sweepIncoming removes the parts' });
+        if (!isOwnError(error, meter))
+          this.warn('put', error, { key: objectKey, detail: 'abort after a failed upload failed; sweepIncoming removes the parts' });
         if (meter.exceeded) throw tooLarge(opts.maxBytes);
         throw meter.sourceError;
       }
@@ -276,7 +277,10 @@ export class S3BlobStore implements BlobStore {
   private warn(operation: string, error: unknown, extra: Record<string, unknown>): void {
     const e = asSdkError(error);
     // name, HTTP status and message only: never the request (its signature) or the client config
-    this.log?.warn({ operation, bucket: this.bucket, ...extra, errorName: e.name, httpStatus: e.$metadata?.httpStatusCode, err: e.message }, 'object store request failed');
+    this.log?.warn(
+      { operation, bucket: this.bucket, ...extra, errorName: e.name, httpStatus: e.$metadata?.httpStatusCode, err: e.message },
+      'object store request failed',
+    );
   }
 }
 

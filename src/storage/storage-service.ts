@@ -29,14 +29,7 @@ import type { Logger } from '../log.ts';
 import { AppError } from '../errors.ts';
 import type { FileRowError, FileStatus, PrismaClient, UploadedFile } from '../generated/prisma/client.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
-import {
-  PERFORMANCE_COLUMNS,
-  PNL_COLUMNS,
-  SNIFF_BYTES,
-  detectFileType,
-  sniffCsv,
-  type FileType,
-} from '../ingest/csv-formats.ts';
+import { PERFORMANCE_COLUMNS, PNL_COLUMNS, SNIFF_BYTES, detectFileType, sniffCsv, type FileType } from '../ingest/csv-formats.ts';
 import { INGEST_QUEUE, type IngestJobPayload } from '../ingest/ingest-job.ts';
 import type { BlobStore } from './blob-store.ts';
 
@@ -72,8 +65,7 @@ function columnList(columns: { readonly required: readonly string[]; readonly op
   return [...columns.required, ...columns.optional.map((c) => `${c} (optional)`)].join(', ');
 }
 
-export const EXPECTED_HEADERS =
-  `a pnl header (${columnList(PNL_COLUMNS)}) or a performance header (${columnList(PERFORMANCE_COLUMNS)})`;
+export const EXPECTED_HEADERS = `a pnl header (${columnList(PNL_COLUMNS)}) or a performance header (${columnList(PERFORMANCE_COLUMNS)})`;
 
 /**
  * A client-supplied file name made safe to display and store: the last path component only
@@ -125,7 +117,12 @@ export class StorageService {
     const source = (stream as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
     // The upload stream fails when the client's body ends mid-file or is malformed: the
     // client's fault (400), unlike a failure of our own storage (500).
-    const iterator = { next: () => source.next().catch((error: unknown) => Promise.reject(uploadStreamError(error))), return: async () => { await source.return?.(); } };
+    const iterator = {
+      next: () => source.next().catch((error: unknown) => Promise.reject(uploadStreamError(error))),
+      return: async () => {
+        await source.return?.();
+      },
+    };
     let streamDone = false;
     const head: Buffer[] = [];
     let headBytes = 0;

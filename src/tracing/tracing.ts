@@ -97,7 +97,10 @@ async function spanProcessors(sdk: Sdk, settings: TracingSettings): Promise<Span
       if (kind === 'console') return new sdk.SimpleSpanProcessor(new sdk.ConsoleSpanExporter());
       const config = settings.otlpUrl ? { url: settings.otlpUrl } : {};
       // Headers (OTEL_EXPORTER_OTLP_HEADERS), timeout and compression are read by the exporter itself.
-      const { OTLPTraceExporter } = settings.otlpProtocol === 'http/json' ? await import('@opentelemetry/exporter-trace-otlp-http') : await import('@opentelemetry/exporter-trace-otlp-proto');
+      const { OTLPTraceExporter } =
+        settings.otlpProtocol === 'http/json'
+          ? await import('@opentelemetry/exporter-trace-otlp-http')
+          : await import('@opentelemetry/exporter-trace-otlp-proto');
       return new sdk.BatchSpanProcessor(new OTLPTraceExporter(config));
     }),
   );

@@ -17,10 +17,11 @@ describe('ClientQueues', () => {
     const queues = new ClientQueues({ inFlightPerClient: 2, queuedPerClient: 2 });
     const started: string[] = [];
     const done = new Map<string, () => void>();
-    const admit = (client: string, name: string) => queues.admit(client, (finish) => {
-      started.push(name);
-      done.set(name, finish);
-    });
+    const admit = (client: string, name: string) =>
+      queues.admit(client, (finish) => {
+        started.push(name);
+        done.set(name, finish);
+      });
     expect([admit('a', 'a1'), admit('a', 'a2'), admit('a', 'a3'), admit('a', 'a4')]).toEqual([true, true, true, true]);
     expect(admit('a', 'a5')).toBe(false);
     expect(admit('b', 'b1')).toBe(true);
@@ -48,10 +49,11 @@ describe('ClientQueues', () => {
     const queues = new ClientQueues({ inFlightPerClient: 1, queuedPerClient: 100 });
     const order: string[] = [];
     // Each of the flooding client's requests is answered at once, inside its start.
-    for (let i = 0; i < 50; i++) queues.admit('flood', (finish) => {
-      order.push('flood');
-      finish();
-    });
+    for (let i = 0; i < 50; i++)
+      queues.admit('flood', (finish) => {
+        order.push('flood');
+        finish();
+      });
     setImmediate(() => order.push('other'));
     while (queues.size.inFlight + queues.size.waiting > 0) await nextTurn();
     expect(order.indexOf('other')).toBeLessThan(5);
@@ -80,7 +82,9 @@ describe('a client past its turn, over HTTP (REQUESTS_IN_FLIGHT_PER_CLIENT=2, RE
     const body = JSON.stringify({ content, tags: [] });
     const socket = net.connect(Number(url.port), url.hostname);
     sockets.push(socket);
-    socket.write(`POST /api/stickies HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nx-api-key: ${key}\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, -1)}`);
+    socket.write(
+      `POST /api/stickies HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nx-api-key: ${key}\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, -1)}`,
+    );
     let text = '';
     socket.on('data', (chunk) => (text += chunk.toString()));
     const answer = new Promise<string>((resolve) => socket.on('close', () => resolve(text)));
@@ -98,7 +102,9 @@ describe('a client past its turn, over HTTP (REQUESTS_IN_FLIGHT_PER_CLIENT=2, RE
     const refused = await fetch(`${server.url}/api/stickies?limit=1`, { headers: { 'x-api-key': busy.key } });
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('1');
-    expect(await refused.json()).toEqual({ error: expect.stringMatching(/Too many requests at once from this client: 2 are served at a time and 3 may wait \(REQUESTS_QUEUED_PER_CLIENT\)/) });
+    expect(await refused.json()).toEqual({
+      error: expect.stringMatching(/Too many requests at once from this client: 2 are served at a time and 3 may wait \(REQUESTS_QUEUED_PER_CLIENT\)/),
+    });
 
     const served = await fetch(`${server.url}/api/stickies?limit=1`, { headers: { 'x-api-key': other.key } });
     expect(served.status).toBe(200);

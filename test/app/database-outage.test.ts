@@ -53,7 +53,11 @@ describe.skipIf(!baseUrl)('the database unreachable (PostgreSQL)', () => {
   });
 
   const graphqlPost = () =>
-    fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': user.key }, body: JSON.stringify({ query: '{ stickies(first: 1) { edges { node { id } } } }' }) });
+    fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': user.key },
+      body: JSON.stringify({ query: '{ stickies(first: 1) { edges { node { id } } } }' }),
+    });
 
   it('every front answers 503 with Retry-After, the log has one warning for the outage and no stack traces; service resumes after', async () => {
     expect((await graphqlPost()).status).toBe(200);
@@ -64,7 +68,9 @@ describe.skipIf(!baseUrl)('the database unreachable (PostgreSQL)', () => {
       const response = await graphqlPost();
       expect(response.status).toBe(503);
       expect(response.headers.get('retry-after')).toBe('1');
-      expect(await response.json()).toMatchObject({ errors: [{ message: expect.stringMatching(/database is temporarily unavailable/), extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
+      expect(await response.json()).toMatchObject({
+        errors: [{ message: expect.stringMatching(/database is temporarily unavailable/), extensions: { code: 'SERVICE_UNAVAILABLE' } }],
+      });
     }
     const rest = await fetch(`${server.url}/api/stickies?limit=1`, { headers: { 'x-api-key': user.key } });
     expect(rest.status).toBe(503);

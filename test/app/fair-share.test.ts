@@ -59,13 +59,22 @@ async function openRestStream(user: TestUser, runId: string): Promise<{ status: 
 }
 
 function wsClient(params: Record<string, string>): Client {
-  const client = createClient({ url: `${server.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: params, retryAttempts: 0, lazy: true });
+  const client = createClient({
+    url: `${server.url.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: params,
+    retryAttempts: 0,
+    lazy: true,
+  });
   disposers.push(() => client.dispose());
   return client;
 }
 
 /** Subscribes over graphql-ws; resolves with the first result (a refusal comes as errors, or as the error callback). */
-function firstWsResult(client: Client, runId: string): Promise<{ data?: unknown; errors?: readonly { message: string; extensions?: Record<string, unknown> }[] }> {
+function firstWsResult(
+  client: Client,
+  runId: string,
+): Promise<{ data?: unknown; errors?: readonly { message: string; extensions?: Record<string, unknown> }[] }> {
   return new Promise((resolve) => {
     let settled = false;
     client.subscribe(
@@ -132,7 +141,9 @@ describe('open event streams per user, every transport together (STREAMS_PER_USE
     const refusedWs = await firstWsResult(wsClient({ 'x-api-key': user.key }), runId);
     expect(refusedWs.errors?.[0]).toMatchObject({ message: expect.stringMatching(/Too many open event streams/), extensions: { code: 'RATE_LIMITED' } });
     const refusedSse = record(sseClient(server.url, 'single', { 'x-api-key': user.key }), PROGRESS, { runId });
-    expect(await subscriptionErrors(refusedSse)).toEqual([expect.objectContaining({ code: 'RATE_LIMITED', message: expect.stringMatching(/Too many open event streams/) })]);
+    expect(await subscriptionErrors(refusedSse)).toEqual([
+      expect.objectContaining({ code: 'RATE_LIMITED', message: expect.stringMatching(/Too many open event streams/) }),
+    ]);
 
     // Multipart subscriptions (Apollo Client's HttpLink): the refusal in the part.
     const multipart = await fetch(`${server.url}/graphql`, {
@@ -153,7 +164,12 @@ describe('open event streams per user, every transport together (STREAMS_PER_USE
     const called = await fetch(`${server.url}/api/service`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'start_summary_generation', arguments: { days: 7, sources: ['stickies'] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'start_summary_generation', arguments: { days: 7, sources: ['stickies'] } },
+      }),
     });
     const answer = (await called.json()) as { result: { isError?: boolean; content: { text: string }[] } };
     expect(answer.result.isError).toBe(true);
@@ -232,7 +248,9 @@ describe('graphql-ws shares', () => {
     }
     const fourth = await rawSocket();
     expect(fourth.status).toBe(429);
-    expect(JSON.parse(fourth.body!)).toEqual({ error: expect.stringMatching(/without a credential from this address: at most 3 \(WS_ANONYMOUS_SOCKETS_PER_ADDRESS\)/) });
+    expect(JSON.parse(fourth.body!)).toEqual({
+      error: expect.stringMatching(/without a credential from this address: at most 3 \(WS_ANONYMOUS_SOCKETS_PER_ADDRESS\)/),
+    });
     // An invalid key is no way around it.
     expect((await rawSocket({ 'x-api-key': 'sk_not_a_real_key' })).status).toBe(429);
     const user = await workspaceUser();
@@ -251,7 +269,9 @@ describe('graphql-ws shares', () => {
     const url = new URL(server.url);
     for (let i = 0; i < 20; i++) {
       const socket = net.connect(Number(url.port), url.hostname, () => {
-        socket.write(`GET /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\nx-api-key: ${user.key}\r\n\r\n`);
+        socket.write(
+          `GET /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\nx-api-key: ${user.key}\r\n\r\n`,
+        );
         socket.resetAndDestroy();
       });
       socket.on('error', () => undefined);
@@ -265,7 +285,11 @@ describe('graphql-ws shares', () => {
     const ended = closed(socket!);
     socket!.send(JSON.stringify({ type: 'connection_init', payload: { pad: 'x'.repeat(70_000) } }));
     expect((await ended).code).toBe(1009);
-    const http = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(70_000) } }) });
+    const http = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(70_000) } }),
+    });
     expect(http.status).toBe(413);
   });
 });
@@ -302,7 +326,9 @@ describe('slow clients without a credential', () => {
     const answer = await new Promise<string>((resolve) => {
       let text = '';
       const socket = net.connect(Number(url.port), url.hostname, () => {
-        socket.write(`POST /api/stickies HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nx-api-key: ${user.key}\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+        socket.write(
+          `POST /api/stickies HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nx-api-key: ${user.key}\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+        );
         // Past the 1 s anonymous deadline, then the rest.
         setTimeout(() => socket.write(body.slice(10)), 2_500);
       });

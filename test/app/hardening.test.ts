@@ -17,12 +17,17 @@ let token: string;
 beforeAll(async () => {
   server = await startTestServer({ RATE_LIMIT_RETURNS_PER_MINUTE: '5' });
   user = await createUser(server.services);
-  token = (await server.services.apiKeys.create({ userId: user.userId, name: 'rpc', scopes: ['read:workspace', 'write:workspace'], kind: 'access_token' })).secret;
+  token = (await server.services.apiKeys.create({ userId: user.userId, name: 'rpc', scopes: ['read:workspace', 'write:workspace'], kind: 'access_token' }))
+    .secret;
 }, 120_000);
 afterAll(async () => server?.close());
 
 function graphql(query: string, variables: Record<string, unknown> = {}, key = user.key) {
-  return getJson(`${server.url}/graphql`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  return getJson(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
 }
 
 /** A JSON-RPC call; `body` is the (first) message, whether it came as JSON or as an SSE `data:` line. */
@@ -33,7 +38,12 @@ async function rpc(body: unknown): Promise<{ status: number; body: any }> {
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await response.text();
-  const data = response.headers.get('content-type')?.startsWith('text/event-stream') ? text.split('\n').find((line) => line.startsWith('data: '))?.slice(6) : text;
+  const data = response.headers.get('content-type')?.startsWith('text/event-stream')
+    ? text
+        .split('\n')
+        .find((line) => line.startsWith('data: '))
+        ?.slice(6)
+    : text;
   return { status: response.status, body: data ? JSON.parse(data) : undefined };
 }
 
@@ -111,24 +121,41 @@ describe('malformed requests answer 4xx', () => {
   });
 
   it('a GraphQL multipart request declaring an impossible Content-Length is refused at once with 413', async () => {
-    const answer = await rawRequest('/graphql', { 'x-api-key': user.key, 'content-type': 'multipart/form-data; boundary=x', 'content-length': '99999999999' }, '--x\r\n', { end: false });
+    const answer = await rawRequest(
+      '/graphql',
+      { 'x-api-key': user.key, 'content-type': 'multipart/form-data; boundary=x', 'content-length': '99999999999' },
+      '--x\r\n',
+      { end: false },
+    );
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body).errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
   });
 
   it('a multipart body that ends mid-file (no closing boundary) is a 400 on REST and BAD_USER_INPUT on GraphQL; nothing is stored', async () => {
     const boundary = 'cutoff';
-    const head = (parts: string) => `${parts}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.csv"\r\nContent-Type: text/csv\r\n\r\naccount_code,entity_name,date,market_value\r\nA-1,Cut Fund,2025-01-0`;
+    const head = (parts: string) =>
+      `${parts}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.csv"\r\nContent-Type: text/csv\r\n\r\naccount_code,entity_name,date,market_value\r\nA-1,Cut Fund,2025-01-0`;
     const restBody = head(`--${boundary}\r\nContent-Disposition: form-data; name="org_id"\r\n\r\n${user.orgId}\r\n`);
-    const rest = await rawRequest('/api/storage/upload', { 'x-api-key': user.key, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(Buffer.byteLength(restBody)) }, restBody);
+    const rest = await rawRequest(
+      '/api/storage/upload',
+      { 'x-api-key': user.key, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(Buffer.byteLength(restBody)) },
+      restBody,
+    );
     expect(rest.status).toBe(400);
     expect(JSON.parse(rest.body).error).toMatch(/multipart|ended|aborted/i);
 
-    const operations = JSON.stringify({ query: 'mutation($file: Upload!, $orgId: UUID!) { uploadFile(file: $file, orgId: $orgId) { id } }', variables: { file: null, orgId: user.orgId } });
+    const operations = JSON.stringify({
+      query: 'mutation($file: Upload!, $orgId: UUID!) { uploadFile(file: $file, orgId: $orgId) { id } }',
+      variables: { file: null, orgId: user.orgId },
+    });
     const graphqlBody = head(
       `--${boundary}\r\nContent-Disposition: form-data; name="operations"\r\n\r\n${operations}\r\n--${boundary}\r\nContent-Disposition: form-data; name="map"\r\n\r\n{"0":["variables.file"]}\r\n`,
     ).replace('name="file"', 'name="0"');
-    const answer = await rawRequest('/graphql', { 'x-api-key': user.key, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(Buffer.byteLength(graphqlBody)) }, graphqlBody);
+    const answer = await rawRequest(
+      '/graphql',
+      { 'x-api-key': user.key, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(Buffer.byteLength(graphqlBody)) },
+      graphqlBody,
+    );
     expect(answer.status).toBeLessThan(500);
     const codes = (JSON.parse(answer.body).errors ?? []).map((error: { extensions: { code: string } }) => error.extensions.code);
     expect(codes.length).toBeGreaterThan(0);
@@ -141,15 +168,25 @@ describe('malformed requests answer 4xx', () => {
   it('a control character in a GraphQL upload part header is BAD_USER_INPUT, not an internal error', async () => {
     const boundary = 'ctrl';
     const csv = (await sample('pnl-sample.csv')).toString('utf8');
-    const operations = JSON.stringify({ query: 'mutation($file: Upload!, $orgId: UUID!) { uploadFile(file: $file, orgId: $orgId) { id fileName } }', variables: { file: null, orgId: user.orgId } });
+    const operations = JSON.stringify({
+      query: 'mutation($file: Upload!, $orgId: UUID!) { uploadFile(file: $file, orgId: $orgId) { id fileName } }',
+      variables: { file: null, orgId: user.orgId },
+    });
     const body = Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="operations"\r\n\r\n${operations}\r\n` +
         `--${boundary}\r\nContent-Disposition: form-data; name="map"\r\n\r\n{"0":["variables.file"]}\r\n` +
         `--${boundary}\r\nContent-Disposition: form-data; name="0"; filename="bell\u0007name.csv"\r\nContent-Type: text/csv\r\n\r\n${csv}\r\n--${boundary}--\r\n`,
     );
-    const answer = await rawRequest('/graphql', { 'x-api-key': user.key, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length) }, body);
+    const answer = await rawRequest(
+      '/graphql',
+      { 'x-api-key': user.key, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length) },
+      body,
+    );
     expect(answer.status, answer.body).toBe(200);
-    expect(JSON.parse(answer.body).errors[0], answer.body).toMatchObject({ message: 'Malformed multipart request: Malformed part header', extensions: { code: 'BAD_USER_INPUT' } });
+    expect(JSON.parse(answer.body).errors[0], answer.body).toMatchObject({
+      message: 'Malformed multipart request: Malformed part header',
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   });
 });
 
@@ -196,11 +233,16 @@ describe('the benchmark', () => {
 describe('CORS', () => {
   it('is off by default on every front: a foreign origin gets no Access-Control-Allow-Origin', async () => {
     for (const path of ['/graphql', '/api/stickies', '/api/service']) {
-      const preflight = await fetch(`${server.url}${path}`, { method: 'OPTIONS', headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' } });
+      const preflight = await fetch(`${server.url}${path}`, {
+        method: 'OPTIONS',
+        headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' },
+      });
       expect(preflight.headers.get('access-control-allow-origin'), path).toBeNull();
       expect(preflight.headers.get('access-control-allow-credentials'), path).toBeNull();
     }
-    const read = await fetch(`${server.url}/graphql?query=${encodeURIComponent('{ me { email } }')}`, { headers: { origin: 'http://evil.example', 'x-api-key': user.key } });
+    const read = await fetch(`${server.url}/graphql?query=${encodeURIComponent('{ me { email } }')}`, {
+      headers: { origin: 'http://evil.example', 'x-api-key': user.key },
+    });
     expect(read.headers.get('access-control-allow-origin')).toBeNull();
   });
 
@@ -209,11 +251,17 @@ describe('CORS', () => {
     const configured = await startTestServer({ CORS_ORIGINS: `${allowed}, https://other.example` });
     try {
       for (const path of ['/graphql', '/api/stickies', '/api/service']) {
-        const preflight = await fetch(`${configured.url}${path}`, { method: 'OPTIONS', headers: { origin: allowed, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-api-key' } });
+        const preflight = await fetch(`${configured.url}${path}`, {
+          method: 'OPTIONS',
+          headers: { origin: allowed, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-api-key' },
+        });
         expect(preflight.status, path).toBeLessThan(300);
         expect(preflight.headers.get('access-control-allow-origin'), path).toBe(allowed);
         expect(preflight.headers.get('access-control-allow-credentials'), path).toBe('true');
-        const foreign = await fetch(`${configured.url}${path}`, { method: 'OPTIONS', headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' } });
+        const foreign = await fetch(`${configured.url}${path}`, {
+          method: 'OPTIONS',
+          headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' },
+        });
         expect(foreign.headers.get('access-control-allow-origin'), path).toBeNull();
       }
       const health = await fetch(`${configured.url}/health`, { headers: { origin: allowed } });

@@ -12,7 +12,9 @@ const run = promisify(execFile);
 async function nodeEnvAfterImport(env: Record<string, string | undefined>): Promise<string> {
   const { NODE_ENV: _unset, ...inherited } = process.env;
   const script = "await import('./server/node-env.ts'); console.log(process.env.NODE_ENV)";
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...inherited, ...env } as NodeJS.ProcessEnv });
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    env: { ...inherited, ...env } as NodeJS.ProcessEnv,
+  });
   return stdout.trim();
 }
 
@@ -23,7 +25,9 @@ describe('NODE_ENV at start', () => {
   }, 60_000);
 
   it('is set by the entrypoint before anything else is imported', () => {
-    const imports = readFileSync(new URL('../../server/main.ts', import.meta.url), 'utf8').split('\n').filter((line) => line.startsWith('import '));
+    const imports = readFileSync(new URL('../../server/main.ts', import.meta.url), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('import '));
     expect(imports[0]).toBe("import './node-env.ts';");
   });
 });

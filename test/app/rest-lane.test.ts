@@ -37,7 +37,16 @@ describe('which requests the lane takes', () => {
       handle(entry, req: RestRequest, res: ServerResponse) {
         res.setHeader('content-type', 'application/json');
         res.setHeader('x-served', 'lane');
-        res.end(JSON.stringify({ served: 'lane', route: `${entry.route.method} ${entry.route.path}`, params: req.params, query: { ...req.query }, path: (req as RestRequest & PolicyRequest).path, template: (req as RestRequest & PolicyRequest).route?.path }));
+        res.end(
+          JSON.stringify({
+            served: 'lane',
+            route: `${entry.route.method} ${entry.route.path}`,
+            params: req.params,
+            query: { ...req.query },
+            path: (req as RestRequest & PolicyRequest).path,
+            template: (req as RestRequest & PolicyRequest).route?.path,
+          }),
+        );
       },
     };
     const policy: RequestPolicy = (req, _res, next) => {
@@ -57,7 +66,14 @@ describe('which requests the lane takes', () => {
 
   const send = async (method: string, path: string, headers: Record<string, string> = {}) => {
     const response = await fetch(url + path, { method, headers });
-    return (await response.json()) as { served: string; route?: string; params?: Record<string, string>; query?: Record<string, unknown>; path?: string; template?: string };
+    return (await response.json()) as {
+      served: string;
+      route?: string;
+      params?: Record<string, string>;
+      query?: Record<string, unknown>;
+      path?: string;
+      template?: string;
+    };
   };
 
   it('takes a route method on a table path, with its parameters, query and template, after every policy', async () => {
@@ -72,7 +88,10 @@ describe('which requests the lane takes', () => {
     });
     expect(policyRuns).toEqual(['/api/stickies?limit=20&tags=a&tags=b', '/api/stickies?limit=20&tags=a&tags=b']);
     expect(await send('DELETE', '/api/stickies/abc%20d')).toMatchObject({ served: 'lane', route: 'DELETE /api/stickies/:id', params: { id: 'abc d' } });
-    expect(await send('POST', '/api/stickies', { 'x-api-key': 'k', 'content-type': 'application/json' })).toMatchObject({ served: 'lane', route: 'POST /api/stickies' });
+    expect(await send('POST', '/api/stickies', { 'x-api-key': 'k', 'content-type': 'application/json' })).toMatchObject({
+      served: 'lane',
+      route: 'POST /api/stickies',
+    });
   });
 
   it('matches as express does: any case, an optional trailing slash, literal paths before parameters in table order', async () => {
@@ -117,7 +136,9 @@ describe('what the lane answers', () => {
   /** Status, the headers that are not per-request, and the body. */
   async function answer(method: string, path: string, headers: Record<string, string>, body?: string) {
     const response = await fetch(server.url + path, { method, headers, body });
-    const kept = [...response.headers].filter(([name]) => !['date', 'x-request-id', 'ratelimit', 'ratelimit-policy', 'keep-alive', 'connection'].includes(name));
+    const kept = [...response.headers].filter(
+      ([name]) => !['date', 'x-request-id', 'ratelimit', 'ratelimit-policy', 'keep-alive', 'connection'].includes(name),
+    );
     return { status: response.status, headers: Object.fromEntries(kept), body: await response.text() };
   }
 

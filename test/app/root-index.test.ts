@@ -39,7 +39,7 @@ describe('GET / without credentials', () => {
     expect(graphql.status).not.toBe(404);
   });
 
-  it('a wrong key still gets the index at / (it is public), and the spec\'s 401 body on the API', async () => {
+  it("a wrong key still gets the index at / (it is public), and the spec's 401 body on the API", async () => {
     const root = await fetch(`${server.url}/`, { headers: { 'x-api-key': 'sk_00000000000000000000000000000000' } });
     expect(root.status).toBe(200);
     const api = await fetch(`${server.url}/api/returns/comparison`, { headers: { 'x-api-key': 'sk_00000000000000000000000000000000' } });

@@ -26,7 +26,14 @@ async function start(argv: string[]): Promise<{ child: ChildProcess; port: numbe
   dirs.push(dataDir);
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? os.homedir(), PORT: String(port), DATA_DIR: dataDir, SEED_DEMO_DATA: 'false', SELF_TEST_ENABLED: 'false' },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? os.homedir(),
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      SEED_DEMO_DATA: 'false',
+      SELF_TEST_ENABLED: 'false',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   started.push(child);

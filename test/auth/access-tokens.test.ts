@@ -142,7 +142,10 @@ describe('managing tokens from a signed-in session', () => {
   it('accessTokens lists tokens only (newest first) and apiKeys lists API keys only', async () => {
     const first = await createToken(ownerCookie, { name: 'older', scopes: ['read:pnl'] });
     const second = await createToken(ownerCookie, { name: 'newer', scopes: ['read:pnl'] });
-    const keyResponse = await gql({ cookie: ownerCookie }, CREATE_KEY, { input: { name: 'dashboard key', scopes: ['read:pnl'] }, currentPassword: owner.password });
+    const keyResponse = await gql({ cookie: ownerCookie }, CREATE_KEY, {
+      input: { name: 'dashboard key', scopes: ['read:pnl'] },
+      currentPassword: owner.password,
+    });
     expect(keyResponse.body.errors).toBeUndefined();
     const apiKey = keyResponse.body.data.createApiKey.apiKey as { id: string; prefix: string };
     expect(apiKey.prefix).toMatch(/^sk_[0-9a-f]{8}$/);
@@ -162,7 +165,7 @@ describe('managing tokens from a signed-in session', () => {
 });
 
 describe('using a token as Authorization: Bearer', () => {
-  it('authenticates REST and GraphQL; me.credential is access_token with the token\'s scopes; lastUsedAt is recorded', async () => {
+  it("authenticates REST and GraphQL; me.credential is access_token with the token's scopes; lastUsedAt is recorded", async () => {
     const { key, token } = await createToken(ownerCookie, { name: 'workspace agent', scopes: ['read:workspace', 'write:workspace'] });
     const before = Date.now();
     const created = await rest('POST', '/api/stickies', bearer(key), { content: 'written by an agent' });
@@ -226,7 +229,7 @@ describe('using a token as Authorization: Bearer', () => {
     expect(listed.lastUsedAt).toBeNull();
   });
 
-  it('a revoked token is 401 at once; revoking twice is harmless; the owner\'s other credentials keep working', async () => {
+  it("a revoked token is 401 at once; revoking twice is harmless; the owner's other credentials keep working", async () => {
     const { key, token } = await createToken(ownerCookie, { name: 'to revoke', scopes: ['read:workspace'] });
     const other = await createToken(ownerCookie, { name: 'kept', scopes: ['read:workspace'] });
     expect((await rest('GET', '/api/stickies', bearer(key))).status).toBe(200);
@@ -274,7 +277,7 @@ describe('using a token as Authorization: Bearer', () => {
     ['too long', () => `pat_${'0'.repeat(33)}`],
     ['upper-case hex', () => `PAT_${'A'.repeat(32)}`],
     ['well-formed but unknown', () => `pat_${randomBytes(16).toString('hex')}`],
-    ['an API key\'s hex under the pat_ tag', () => `pat_${owner.key.slice(3)}`],
+    ["an API key's hex under the pat_ tag", () => `pat_${owner.key.slice(3)}`],
   ])('a malformed or unknown token (%s) is 401', async (_label, make) => {
     const token = make();
     const response = await rest('GET', '/api/stickies', bearer(token));
@@ -282,7 +285,7 @@ describe('using a token as Authorization: Bearer', () => {
     expect(response.body).toEqual(INVALID_KEY);
   });
 
-  it('a wrong secret behind a real token\'s visible prefix is 401', async () => {
+  it("a wrong secret behind a real token's visible prefix is 401", async () => {
     const { key } = await createToken(ownerCookie, { name: 'prefix target', scopes: ['read:workspace'] });
     const forged = `${key.slice(0, 12)}${randomBytes(12).toString('hex')}`;
     expect(forged).toMatch(TOKEN);
@@ -327,7 +330,7 @@ describe('only a signed-in session manages tokens', () => {
 });
 
 describe('kinds and owners are separate', () => {
-  it('revokeAccessToken with an API key\'s id and revokeApiKey with a token\'s id are NOT_FOUND; both keep working', async () => {
+  it("revokeAccessToken with an API key's id and revokeApiKey with a token's id are NOT_FOUND; both keep working", async () => {
     const { key, token } = await createToken(ownerCookie, { name: 'kind check', scopes: ['read:workspace'] });
     const apiKeyId = (await gql({ cookie: ownerCookie }, LIST_KEYS)).body.data.apiKeys.find((k: { name: string }) => k.name === 'test').id as string;
 
@@ -341,7 +344,7 @@ describe('kinds and owners are separate', () => {
     expect((await rest('GET', '/api/stickies', bearer(key))).status).toBe(200);
   });
 
-  it('another user\'s token is NOT_FOUND to revoke and absent from their list', async () => {
+  it("another user's token is NOT_FOUND to revoke and absent from their list", async () => {
     const { key, token } = await createToken(ownerCookie, { name: 'owner only', scopes: ['read:workspace'] });
     const response = await gql({ cookie: strangerCookie }, REVOKE_TOKEN, { id: token.id });
     expect(errorOf(response)).toMatchObject({ code: 'NOT_FOUND', message: 'Access token not found' });
@@ -360,10 +363,20 @@ describe('kinds and owners are separate', () => {
     await server.services.prisma.apiKey.createMany({
       data: Array.from({ length: limit - held }, (_, i) => {
         const secret = `sk_${randomBytes(16).toString('hex')}`;
-        return { userId: stranger.userId, kind: 'api_key' as const, name: `filler ${i}`, prefix: secret.slice(0, 11), secretHash: hashSecret(secret), scopes: ['read:pnl'] };
+        return {
+          userId: stranger.userId,
+          kind: 'api_key' as const,
+          name: `filler ${i}`,
+          prefix: secret.slice(0, 11),
+          secretHash: hashSecret(secret),
+          scopes: ['read:pnl'],
+        };
       }),
     });
-    const key = await gql({ cookie: strangerCookie }, CREATE_KEY, { input: { name: 'one too many', scopes: ['read:pnl'] }, currentPassword: stranger.password });
+    const key = await gql({ cookie: strangerCookie }, CREATE_KEY, {
+      input: { name: 'one too many', scopes: ['read:pnl'] },
+      currentPassword: stranger.password,
+    });
     expect(errorOf(key).code).toBe('CONFLICT');
     const { key: token } = await createToken(strangerCookie, { name: 'still fine', scopes: ['read:workspace'] });
     expect(token).toMatch(TOKEN);
@@ -391,7 +404,10 @@ describe('createAccessToken input validation', () => {
   });
 
   it('a member cannot grant the admin scope (FORBIDDEN) but can grant the scopes of the role; an admin can grant admin', async () => {
-    const escalate = await gql({ cookie: memberCookie }, CREATE_TOKEN, { input: { name: 'escalate', scopes: ['read:workspace', 'admin'] }, currentPassword: member.password });
+    const escalate = await gql({ cookie: memberCookie }, CREATE_TOKEN, {
+      input: { name: 'escalate', scopes: ['read:workspace', 'admin'] },
+      currentPassword: member.password,
+    });
     expect(errorOf(escalate)).toMatchObject({ code: 'FORBIDDEN', message: INSUFFICIENT.error });
     expect(await countTokens(member.userId)).toBe(0);
 
@@ -487,7 +503,7 @@ describe('CLI token:create, token:list, token:revoke', () => {
     expect(noEmail.stderr).toMatch(/needs --email/);
   });
 
-  it('token:revoke refuses a malformed prefix, an API key\'s prefix and an unknown token (exit 1, message on stderr)', async () => {
+  it("token:revoke refuses a malformed prefix, an API key's prefix and an unknown token (exit 1, message on stderr)", async () => {
     const [malformed, keyPrefix, unknown, keyRevokeOfToken] = await Promise.all([
       cli(['token:revoke', '--prefix', 'pat_xyz']),
       cli(['token:revoke', '--prefix', operator.key.slice(0, 11)]),
@@ -509,7 +525,7 @@ describe('CLI token:create, token:list, token:revoke', () => {
     expect((await rest('GET', '/api/stickies', { 'x-api-key': operator.key })).status).toBe(200);
   });
 
-  it('token:revoke with a token\'s prefix revokes it (then 401), again says already revoked; token:list --json shows tokens only', async () => {
+  it("token:revoke with a token's prefix revokes it (then 401), again says already revoked; token:list --json shows tokens only", async () => {
     const prefix = cliToken.slice(0, 12);
     const run = await cli(['token:revoke', '--prefix', prefix]);
     expect(run.code, run.stderr).toBe(0);
@@ -530,7 +546,13 @@ describe('CLI token:create, token:list, token:revoke', () => {
       expect(Object.keys(token).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt', 'scopes', 'state']);
     }
     const revoked = listed.tokens.find((t: { prefix: string }) => t.prefix === prefix);
-    expect(revoked).toMatchObject({ name: 'cli agent', scopes: ['read:workspace'], state: 'revoked', revokedAt: expect.any(String), lastUsedAt: expect.any(String) });
+    expect(revoked).toMatchObject({
+      name: 'cli agent',
+      scopes: ['read:workspace'],
+      state: 'revoked',
+      revokedAt: expect.any(String),
+      lastUsedAt: expect.any(String),
+    });
     expect(Date.parse(revoked.expiresAt) - Date.now()).toBeGreaterThan(29 * DAY_MS);
     expect(listed.tokens.find((t: { prefix: string }) => t.prefix !== prefix)).toMatchObject({ state: 'active', expiresAt: null, revokedAt: null });
     expect(listRun.stdout).not.toContain(cliToken);

@@ -46,7 +46,12 @@ function nextClientAddress(): string {
 }
 
 /** POST /login as the sign-in form does, from a client address (redirects are not followed). */
-function signIn(baseUrl: string, fields: Record<string, string>, headers: Record<string, string> = {}, localAddress = nextClientAddress()): Promise<SignInResponse> {
+function signIn(
+  baseUrl: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+  localAddress = nextClientAddress(),
+): Promise<SignInResponse> {
   const body = new URLSearchParams(fields).toString();
   return new Promise((resolve, reject) => {
     const request = http.request(new URL('/login', baseUrl), {
@@ -149,7 +154,7 @@ describe('API keys on REST', () => {
     expect(response.body).toEqual(INVALID_KEY);
   });
 
-  it('a wrong key, including one with a real key\'s visible prefix, is 401', async () => {
+  it("a wrong key, including one with a real key's visible prefix, is 401", async () => {
     for (const key of [`sk_${randomBytes(16).toString('hex')}`, `${owner.key.slice(0, 11)}${randomBytes(12).toString('hex')}`]) {
       expect(key).toMatch(/^sk_[0-9a-f]{32}$/);
       expect(key).not.toBe(owner.key);
@@ -173,7 +178,7 @@ describe('API keys on REST', () => {
     expect(response.body).toEqual(INVALID_KEY);
   });
 
-  it('a revoked key is 401 from the moment it is revoked; the owner\'s other keys keep working', async () => {
+  it("a revoked key is 401 from the moment it is revoked; the owner's other keys keep working", async () => {
     const { key, id } = await createKey(ownerCookie, { name: 'to revoke', scopes: ['read:returns'] });
     expect((await get(COMPARISON, { 'x-api-key': key })).status).toBe(200);
     const revoked = await graphql(server.url, { cookie: ownerCookie }, REVOKE_KEY, { id });
@@ -304,7 +309,10 @@ describe('sign-in page and the GraphQL key-management flow', () => {
     expect(response.location).toBe('/api/returns/comparison?limit=1');
     const [cookie] = response.setCookies;
     expect(cookie).toMatch(/^sso_token=[\w-]+\.[\w-]+\.[\w-]+;/);
-    const attributes = cookie.split(';').slice(1).map((part) => part.trim().toLowerCase());
+    const attributes = cookie
+      .split(';')
+      .slice(1)
+      .map((part) => part.trim().toLowerCase());
     expect(attributes).toContain('httponly');
     expect(attributes).toContain('samesite=lax');
     expect(attributes).toContain('path=/');
@@ -323,7 +331,11 @@ describe('sign-in page and the GraphQL key-management flow', () => {
   it('a wrong password is a 401 page and sets no cookie', async () => {
     // A user of its own: the owner's sign-in budget (shared with its password confirmations) is for the key tests.
     const user = await createUser(server.services);
-    const attempts: Record<string, string>[] = [{ email: user.email, password: 'not-the-password' }, { email: 'nobody@test.local', password: 'x' }, { email: user.email }];
+    const attempts: Record<string, string>[] = [
+      { email: user.email, password: 'not-the-password' },
+      { email: 'nobody@test.local', password: 'x' },
+      { email: user.email },
+    ];
     for (const fields of attempts) {
       const response = await signIn(server.url, fields);
       expect(response.status).toBe(401);
@@ -392,7 +404,15 @@ describe('sign-in page and the GraphQL key-management flow', () => {
     expect(created.body.errors).toBeUndefined();
     const { key, apiKey } = created.body.data.createApiKey;
     expect(key).toMatch(/^sk_[0-9a-f]{32}$/);
-    expect(apiKey).toMatchObject({ name: 'dashboard key', prefix: key.slice(0, 11), scopes: ['read:returns', 'read:pnl'], lastUsedAt: null, revokedAt: null, expiresAt: null, active: true });
+    expect(apiKey).toMatchObject({
+      name: 'dashboard key',
+      prefix: key.slice(0, 11),
+      scopes: ['read:returns', 'read:pnl'],
+      lastUsedAt: null,
+      revokedAt: null,
+      expiresAt: null,
+      active: true,
+    });
 
     // listed, newest first, and the secret is never shown again
     const listed = await graphql(server.url, { cookie }, LIST_KEYS);
@@ -428,8 +448,15 @@ describe('sign-in page and the GraphQL key-management flow', () => {
     expect(plain.status).toBe(403);
     expect(plain.body.error).toMatch(/^CSRF check failed/);
 
-    const form = new URLSearchParams({ query: CREATE_KEY, variables: JSON.stringify({ input: { name: 'csrf', scopes: ['read:pnl'] }, currentPassword: user.password }) }).toString();
-    const noHeader = await getJson(`${server.url}/graphql`, { method: 'POST', headers: { cookie: userCookie, 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+    const form = new URLSearchParams({
+      query: CREATE_KEY,
+      variables: JSON.stringify({ input: { name: 'csrf', scopes: ['read:pnl'] }, currentPassword: user.password }),
+    }).toString();
+    const noHeader = await getJson(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { cookie: userCookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
     expect(noHeader.status).toBe(403);
     const withHeader = await getJson(`${server.url}/graphql`, {
       method: 'POST',
@@ -441,7 +468,10 @@ describe('sign-in page and the GraphQL key-management flow', () => {
   });
 
   it('an API key cannot create keys', async () => {
-    const response = await graphql(server.url, { 'x-api-key': owner.key }, CREATE_KEY, { input: { name: 'minted', scopes: ['read:pnl'] }, currentPassword: owner.password });
+    const response = await graphql(server.url, { 'x-api-key': owner.key }, CREATE_KEY, {
+      input: { name: 'minted', scopes: ['read:pnl'] },
+      currentPassword: owner.password,
+    });
     expect(errorCode(response)).toBe('FORBIDDEN');
     expect(HTTP_STATUS_BY_CODE.FORBIDDEN).toBe(403);
     expect(response.body.data).toBeNull();
@@ -462,7 +492,10 @@ describe('sign-in page and the GraphQL key-management flow', () => {
     const me = await graphql(server.url, { cookie }, '{ me { scopes } }');
     expect(me.body.data.me.scopes).not.toContain('admin');
 
-    const admin = await graphql(server.url, { cookie }, CREATE_KEY, { input: { name: 'escalate', scopes: ['read:returns', 'admin'] }, currentPassword: member.password });
+    const admin = await graphql(server.url, { cookie }, CREATE_KEY, {
+      input: { name: 'escalate', scopes: ['read:returns', 'admin'] },
+      currentPassword: member.password,
+    });
     expect(errorCode(admin)).toBe('FORBIDDEN');
     expect(admin.body.errors![0].message).toBe(FORBIDDEN.error);
     expect(HTTP_STATUS_BY_CODE[errorCode(admin) as keyof typeof HTTP_STATUS_BY_CODE]).toBe(403);
@@ -472,7 +505,10 @@ describe('sign-in page and the GraphQL key-management flow', () => {
     const none = await graphql(server.url, { cookie }, CREATE_KEY, { input: { name: 'empty', scopes: [] }, currentPassword: member.password });
     expect(errorCode(none)).toBe('BAD_USER_INPUT');
 
-    const ok = await graphql(server.url, { cookie }, CREATE_KEY, { input: { name: 'fine', scopes: ['read:returns', 'write:upload'] }, currentPassword: member.password });
+    const ok = await graphql(server.url, { cookie }, CREATE_KEY, {
+      input: { name: 'fine', scopes: ['read:returns', 'write:upload'] },
+      currentPassword: member.password,
+    });
     expect(ok.body.errors).toBeUndefined();
     const keys = (await graphql(server.url, { cookie }, LIST_KEYS)).body.data.apiKeys;
     expect(keys.map((k: any) => k.name).sort()).toEqual(['fine', 'test']);
@@ -481,7 +517,10 @@ describe('sign-in page and the GraphQL key-management flow', () => {
 
 describe('the sso_token cookie', () => {
   it('a browser asking for a page without the cookie is sent to sign in', async () => {
-    const response = await fetch(`${server.url}/`, { redirect: 'manual', headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+    const response = await fetch(`${server.url}/`, {
+      redirect: 'manual',
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
     expect(response.status).toBe(303);
     expect(response.headers.get('location')).toBe('/login?next=%2F');
   });
@@ -514,7 +553,7 @@ describe('the sso_token cookie', () => {
     expect(await json.json()).toMatchObject({ authentication: { header: 'X-API-Key' } });
   });
 
-  it('is accepted on REST endpoints with the role\'s scopes', async () => {
+  it("is accepted on REST endpoints with the role's scopes", async () => {
     for (const path of [COMPARISON, DIETZ, CASH, `/api/storage/files?org_id=${owner.orgId}`]) {
       const response = await get(path, { cookie: ownerCookie });
       expect(response.status, path).toBe(200);
@@ -587,12 +626,20 @@ describe('CSRF protection of cookie-authenticated writes', () => {
   });
 
   it('a cross-origin Origin is 403 even with the header, before the body is read', async () => {
-    const response = await uploadCsv(server.url, { cookie: ownerCookie, 'x-csrf-protection': '1', origin: 'https://evil.example' }, owner.orgId, 'pnl.csv', pnlCsv);
+    const response = await uploadCsv(
+      server.url,
+      { cookie: ownerCookie, 'x-csrf-protection': '1', origin: 'https://evil.example' },
+      owner.orgId,
+      'pnl.csv',
+      pnlCsv,
+    );
     expect(response.status).toBe(403);
     expect(response.body).toEqual({ error: 'CSRF check failed: cross-origin request' });
     const unfinished = await unfinishedUpload(server.url, { cookie: ownerCookie, 'x-csrf-protection': '1', origin: 'null' }, owner.orgId);
     expect(unfinished.status).toBe(403);
-    const mutation = await graphql(server.url, { cookie: ownerCookie, origin: 'https://evil.example' }, CREATE_KEY, { input: { name: 'x', scopes: ['read:pnl'] } });
+    const mutation = await graphql(server.url, { cookie: ownerCookie, origin: 'https://evil.example' }, CREATE_KEY, {
+      input: { name: 'x', scopes: ['read:pnl'] },
+    });
     expect(mutation.status).toBe(403);
   });
 
@@ -606,7 +653,9 @@ describe('CSRF protection of cookie-authenticated writes', () => {
   });
 
   it('reads (GET) with the cookie need no header', async () => {
-    const get1 = await getJson(`${server.url}/graphql?query=${encodeURIComponent('{ me { credential } }')}`, { headers: { cookie: ownerCookie, accept: 'application/json' } });
+    const get1 = await getJson(`${server.url}/graphql?query=${encodeURIComponent('{ me { credential } }')}`, {
+      headers: { cookie: ownerCookie, accept: 'application/json' },
+    });
     expect(get1.status).toBe(200);
     expect(get1.body.data.me.credential).toBe('session');
   });
@@ -629,7 +678,10 @@ describe('cookie attributes with COOKIE_SECURE and SSO_DOMAIN', () => {
     const response = await signIn(secure.url, { email: user.email, password: user.password });
     expect(response.status).toBe(303);
     const [cookie] = response.setCookies;
-    const attributes = cookie.split(';').slice(1).map((part) => part.trim().toLowerCase());
+    const attributes = cookie
+      .split(';')
+      .slice(1)
+      .map((part) => part.trim().toLowerCase());
     expect(attributes).toEqual(expect.arrayContaining(['httponly', 'secure', 'samesite=lax', 'domain=example.test', 'path=/']));
   });
 
@@ -656,7 +708,10 @@ describe('an external login host (LOGIN_URL)', () => {
   });
 
   it('a browser without the cookie is redirected to the login host with return_to', async () => {
-    for (const [path, returnPath] of [['/', '/'], ['/login?next=/api/returns/comparison', '/api/returns/comparison']]) {
+    for (const [path, returnPath] of [
+      ['/', '/'],
+      ['/login?next=/api/returns/comparison', '/api/returns/comparison'],
+    ]) {
       const response = await fetch(`${external.url}${path}`, { redirect: 'manual', headers: { accept: 'text/html' } });
       expect(response.status).toBe(303);
       const location = new URL(response.headers.get('location')!);

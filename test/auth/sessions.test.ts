@@ -42,7 +42,13 @@ function nextClientAddress(): string {
 }
 
 /** A POST exactly as given (headers and bytes), from a chosen client address; redirects are not followed. */
-function post(baseUrl: string, path: string, headers: Record<string, string>, body: string | Buffer = '', localAddress = nextClientAddress()): Promise<RawResponse> {
+function post(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string | Buffer = '',
+  localAddress = nextClientAddress(),
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const request = http.request(new URL(path, baseUrl), {
       method: 'POST',
@@ -263,7 +269,10 @@ describe('creating a credential from a session needs the current password', () =
     expect(created.body.errors).toBeUndefined();
     expect(created.body.data.createApiKey.apiKey.expiresAt).toBeNull();
     expect((await status({ 'x-api-key': created.body.data.createApiKey.key })).status).toBe(200);
-    const viaBearer = await graphql(server.url, bearer(token), CREATE_TOKEN, { input: { name: 'agent', scopes: ['read:workspace'] }, currentPassword: user.password });
+    const viaBearer = await graphql(server.url, bearer(token), CREATE_TOKEN, {
+      input: { name: 'agent', scopes: ['read:workspace'] },
+      currentPassword: user.password,
+    });
     expect(viaBearer.body.errors).toBeUndefined();
   });
 
@@ -297,7 +306,9 @@ describe('creating a credential from a session needs the current password', () =
     const never = await createKey(cookieOf(external), undefined, { name: 'asked for never', scopes: ['read:returns'] });
     expect(never.body.errors).toBeUndefined();
     expect(Date.parse(never.body.data.createApiKey.apiKey.expiresAt)).toBe(sessionEnd * 1000);
-    const long = await graphql(server.url, cookieOf(external), CREATE_TOKEN, { input: { name: 'asked for 30 days', scopes: ['read:workspace'], expiresIn: '30d' } });
+    const long = await graphql(server.url, cookieOf(external), CREATE_TOKEN, {
+      input: { name: 'asked for 30 days', scopes: ['read:workspace'], expiresIn: '30d' },
+    });
     expect(Date.parse(long.body.data.createAccessToken.accessToken.expiresAt)).toBe(sessionEnd * 1000);
     // a shorter expiry than the session's is kept
     const before = Date.now();
@@ -352,7 +363,8 @@ describe('per-user caps on active keys and tokens', () => {
   it(`access tokens have their own cap, MAX_ACCESS_TOKENS_PER_USER (${MAX_TOKENS})`, async () => {
     const user = await createUser(server.services);
     const token = await signIn(user);
-    const create = () => graphql(server.url, cookieOf(token), CREATE_TOKEN, { input: { name: 'agent', scopes: ['read:workspace'] }, currentPassword: user.password });
+    const create = () =>
+      graphql(server.url, cookieOf(token), CREATE_TOKEN, { input: { name: 'agent', scopes: ['read:workspace'] }, currentPassword: user.password });
     for (let i = 1; i <= MAX_TOKENS; i++) expect((await create()).body.errors).toBeUndefined();
     expect(errorOf(await create())).toEqual({
       code: 'CONFLICT',
@@ -377,7 +389,11 @@ describe('/login refuses what it cannot read with a 4xx and the sign-in page', (
 
   it('a form in another charset (utf-16) is 415', async () => {
     const body = Buffer.from('email=someone%40test.local&password=x', 'utf16le');
-    expectLoginPage(await post(server.url, '/login', { 'content-type': 'application/x-www-form-urlencoded; charset=utf-16' }, body), 415, 'It must be sent as UTF-8.');
+    expectLoginPage(
+      await post(server.url, '/login', { 'content-type': 'application/x-www-form-urlencoded; charset=utf-16' }, body),
+      415,
+      'It must be sent as UTF-8.',
+    );
   });
 
   it('a gzip body that is not gzip is 400, an unknown content encoding 415; a real gzip form works', async () => {
@@ -386,7 +402,12 @@ describe('/login refuses what it cannot read with a 4xx and the sign-in page', (
     const unknown = await post(server.url, '/login', { ...FORM, 'content-encoding': 'compress' }, 'email=a');
     expectLoginPage(unknown, 415, 'The sign-in form could not be read.');
     const user = await createUser(server.services);
-    const gzipped = await post(server.url, '/login', { ...FORM, 'content-encoding': 'gzip' }, gzipSync(new URLSearchParams({ email: user.email, password: user.password }).toString()));
+    const gzipped = await post(
+      server.url,
+      '/login',
+      { ...FORM, 'content-encoding': 'gzip' },
+      gzipSync(new URLSearchParams({ email: user.email, password: user.password }).toString()),
+    );
     expect(gzipped.status).toBe(303);
   });
 

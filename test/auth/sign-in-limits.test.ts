@@ -41,7 +41,11 @@ function freshAddress(): string {
 }
 
 /** A request from a chosen client address; redirects are not followed. */
-function request(method: 'GET' | 'POST', path: string, options: { headers?: Record<string, string>; body?: string | Buffer; from?: string } = {}): Promise<RawResponse> {
+function request(
+  method: 'GET' | 'POST',
+  path: string,
+  options: { headers?: Record<string, string>; body?: string | Buffer; from?: string } = {},
+): Promise<RawResponse> {
   const body = options.body ?? '';
   return new Promise((resolve, reject) => {
     const outgoing = http.request(new URL(path, server.url), {
@@ -124,7 +128,10 @@ describe('sign-in attempts are limited per client address and per account, whate
     // Twice per credential: more refused attempts against the victim than the account's budget.
     for (const round of [1, 2]) {
       for (const [label, headers] of Object.entries(credentials)) {
-        await expectRefusedUnchecked(() => postLogin({ email: victim.email, password: `guess-${round}` }, { headers, from: address }), `${label}, round ${round}`);
+        await expectRefusedUnchecked(
+          () => postLogin({ email: victim.email, password: `guess-${round}` }, { headers, from: address }),
+          `${label}, round ${round}`,
+        );
       }
     }
     await expectRefusedUnchecked(() => postLogin({ email: victim.email, password: victim.password }, { from: address }), 'the right password');
@@ -157,10 +164,14 @@ describe('sign-in attempts are limited per client address and per account, whate
       fetch(`${server.url}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', cookie: `sso_token=${session}`, origin: server.url },
-        body: JSON.stringify({ query: 'mutation ($p: String) { createApiKey(input: { name: "k", scopes: ["read:workspace"] }, currentPassword: $p) { key } }', variables: { p: password } }),
+        body: JSON.stringify({
+          query: 'mutation ($p: String) { createApiKey(input: { name: "k", scopes: ["read:workspace"] }, currentPassword: $p) { key } }',
+          variables: { p: password },
+        }),
       }).then((response) => response.json() as Promise<{ errors?: { extensions: { code: string } }[] }>);
     // The sign-in above was one attempt; the rest of the minute's budget goes on guesses through the session.
-    for (let attempt = 2; attempt <= LIMIT; attempt++) expect((await createKey(`guess-${attempt}`)).errors?.[0]?.extensions.code, `guess ${attempt}`).toBe('FORBIDDEN');
+    for (let attempt = 2; attempt <= LIMIT; attempt++)
+      expect((await createKey(`guess-${attempt}`)).errors?.[0]?.extensions.code, `guess ${attempt}`).toBe('FORBIDDEN');
     expect((await createKey('one more guess')).errors?.[0]?.extensions.code).toBe('RATE_LIMITED');
     await expectRefusedUnchecked(() => postLogin({ email: victim.email, password: victim.password }), 'the sign-in page, same account');
   });
@@ -235,7 +246,14 @@ describe('no page of /login can be framed', () => {
       ['GET /login', request('GET', '/login?next=%2Fsettings'), 200],
       ['wrong password', postLogin({ email: unknownEmail(), password: 'wrong' }), 401],
       ['form over 16 KB', postLogin({ email: unknownEmail(), password: 'p'.repeat(20_000) }), 413],
-      ['form in utf-16', request('POST', '/login', { headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-16' }, body: Buffer.from('email=a', 'utf16le') }), 415],
+      [
+        'form in utf-16',
+        request('POST', '/login', {
+          headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-16' },
+          body: Buffer.from('email=a', 'utf16le'),
+        }),
+        415,
+      ],
       ['broken gzip', request('POST', '/login', { headers: { ...FORM, 'content-encoding': 'gzip' }, body: 'not gzip' }), 400],
       ['too many attempts', postLogin({ email: unknownEmail(), password: 'guess' }, { from: spent }), 429],
     ];

@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import {
-  BENCHMARK_QUERY_NAME,
-  BenchmarkService,
-  DAILY_SERIES_SQL,
-  rate,
-  type BenchmarkThresholds,
-} from '../../src/benchmark/benchmark-service.ts';
+import { BENCHMARK_QUERY_NAME, BenchmarkService, DAILY_SERIES_SQL, rate, type BenchmarkThresholds } from '../../src/benchmark/benchmark-service.ts';
 import { createTestDatabase } from '../helpers/test-database.ts';
 import { comparisonQuery, type RawComparison } from '../../src/returns/returns-service.ts';
 import { recordedThresholds, refreshReconciliation } from '../../src/returns/reconciliation.ts';
@@ -59,9 +53,7 @@ describe('BenchmarkService', () => {
   });
 
   it('rejects thresholds that are not increasing', () => {
-    expect(() => new BenchmarkService({ db, thresholds: { fastMs: 200, goodMs: 50, slowMs: 1000 } })).toThrow(
-      /fastMs < goodMs < slowMs/,
-    );
+    expect(() => new BenchmarkService({ db, thresholds: { fastMs: 200, goodMs: 50, slowMs: 1000 } })).toThrow(/fastMs < goodMs < slowMs/);
   });
 
   it('runs the comparison and one-year series queries and reports a time and a rating', async () => {
@@ -114,10 +106,7 @@ interface EntitySeed {
 
 /** An organization with entities, daily valuations, daily returns and custodian returns (all SQL, one statement each). */
 async function seedOrg(db: Database, name: string, entities: EntitySeed[]): Promise<string> {
-  const { rows } = await db.pool.query<{ id: string }>(
-    `INSERT INTO "Organization" ("id", "name") VALUES (gen_random_uuid(), $1) RETURNING "id"`,
-    [name],
-  );
+  const { rows } = await db.pool.query<{ id: string }>(`INSERT INTO "Organization" ("id", "name") VALUES (gen_random_uuid(), $1) RETURNING "id"`, [name]);
   const orgId = rows[0].id;
   for (const entity of entities) {
     const inserted = await db.pool.query<{ id: string }>(

@@ -25,8 +25,6 @@ function cli(dataDir: string, args: string[], input?: string): Promise<Run> {
   return runCli(args, { DATA_DIR: dataDir, DATABASE_URL: '' }, input);
 }
 
-
-
 function json(run: Run): any {
   expect(run.stdout.trimEnd().split('\n')).toHaveLength(1);
   return JSON.parse(run.stdout);

@@ -38,7 +38,18 @@ const PAGES: { route: string; heading: RegExp; open?: (page: Page) => Promise<vo
   { route: '/news', heading: /^News$/ },
   { route: '/chat', heading: /^Chat$/ },
   { route: '/generation', heading: /Summar/, tables: 1 },
-  { route: '/generation', heading: /Summary run/, open: (page) => page.getByRole('row').filter({ hasText: /completed/i }).getByRole('link').first().click(), tables: 1 },
+  {
+    route: '/generation',
+    heading: /Summary run/,
+    open: (page) =>
+      page
+        .getByRole('row')
+        .filter({ hasText: /completed/i })
+        .getByRole('link')
+        .first()
+        .click(),
+    tables: 1,
+  },
   { route: '/system', heading: /^System$/ },
   { route: '/settings', heading: /API keys/, tables: 1 },
 ];
@@ -68,9 +79,14 @@ describe.skipIf(!browserAvailable)('dashboard accessibility (axe-core, WCAG 2.1 
     const api = await fetch(`${server.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-      body: JSON.stringify({ query: '{ returnComparison(status: investigate, first: 5) { edges { node { entityName } } } tasks(status: [blocked, in_progress, todo], first: 5) { edges { node { title } } } }' }),
+      body: JSON.stringify({
+        query:
+          '{ returnComparison(status: investigate, first: 5) { edges { node { entityName } } } tasks(status: [blocked, in_progress, todo], first: 5) { edges { node { title } } } }',
+      }),
     });
-    const { data } = (await api.json()) as { data: { returnComparison: { edges: { node: { entityName: string } }[] }; tasks: { edges: { node: { title: string } }[] } } };
+    const { data } = (await api.json()) as {
+      data: { returnComparison: { edges: { node: { entityName: string } }[] }; tasks: { edges: { node: { title: string } }[] } };
+    };
     expect(data.returnComparison.edges.length).toBeGreaterThan(0);
     expect(data.tasks.edges.length).toBeGreaterThan(0);
     const session = await signInToDashboard(browser, server.url, { email: DEMO_ADMIN_EMAIL, password });
@@ -104,7 +120,12 @@ describe.skipIf(!browserAvailable)('dashboard accessibility (axe-core, WCAG 2.1 
         await page.waitForLoadState('networkidle');
         const where = `${target.route}${target.open ? ' (detail)' : ''}`;
         for (const violation of await axeViolations(page)) {
-          report.push(`${where}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+          report.push(
+            `${where}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes
+              .map((n) => n.target.join(' '))
+              .slice(0, 3)
+              .join(', ')}`,
+          );
         }
         const width = await page.evaluate(() => document.documentElement.scrollWidth);
         if (width > viewport.width) report.push(`${where}: the page is ${width}px wide on a ${viewport.width}px screen`);
@@ -114,7 +135,8 @@ describe.skipIf(!browserAvailable)('dashboard accessibility (axe-core, WCAG 2.1 
           try {
             const name = where === '/' ? 'overview' : where.replace(/[^a-z]+/gi, '-').replace(/^-|-$/g, '');
             const { tablesChecked } = await expectSoundLayout(page, { screenshot: `layout-${name}` });
-            if (tablesChecked < (target.tables ?? 0)) report.push(`${where}: ${tablesChecked} of its ${target.tables} tables had rows to check the headers against`);
+            if (tablesChecked < (target.tables ?? 0))
+              report.push(`${where}: ${tablesChecked} of its ${target.tables} tables had rows to check the headers against`);
           } catch (error) {
             report.push(`${where}: ${(error as Error).message}`);
           }

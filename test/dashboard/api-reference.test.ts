@@ -108,7 +108,11 @@ describe.skipIf(!browserAvailable)('the API reference in a browser, offline but 
     expect(await page.title()).toBe('API reference');
     await page.getByRole('heading', { name: STICKIES_LIST }).first().waitFor({ timeout: 60_000 });
     // The tag's section (its heading also holds an anchor link named tag/JSON-RPC).
-    await page.locator('h2').filter({ hasText: /^JSON-RPC$/ }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('h2')
+      .filter({ hasText: /^JSON-RPC$/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await page.getByRole('heading', { name: 'JSON-RPC 2.0 tool endpoint (an MCP server)' }).first().waitFor({ timeout: 30_000 });
     // Redoc's search runs in a worker it builds from a blob: URL, which the policy allows.
     await page.getByPlaceholder('Search...').fill('sticky');

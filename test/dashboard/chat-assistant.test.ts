@@ -64,7 +64,9 @@ describe.skipIf(!browserAvailable)('Chat page: the offline assistant answers a r
     const text = (await reply.textContent())!;
     const period = /from the close of (\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2})/.exec(text);
     expect(period, text).not.toBeNull();
-    const dietz = await getJson(`${server.url}/api/returns/dietz-daily?entity_name=Cedar%20Arch%20Fund&start_date=${period![1]}&end_date=${period![2]}`, { headers: { 'x-api-key': user.key } });
+    const dietz = await getJson(`${server.url}/api/returns/dietz-daily?entity_name=Cedar%20Arch%20Fund&start_date=${period![1]}&end_date=${period![2]}`, {
+      headers: { 'x-api-key': user.key },
+    });
     expect(dietz.status).toBe(200);
     expect(text).toContain(`Time-weighted return: ${(Number(dietz.body.data.time_weighted_return.value) * 100).toFixed(2)}%`);
     // The Markdown is rendered: a link, not the raw [Returns](#/returns).

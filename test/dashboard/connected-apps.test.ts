@@ -46,7 +46,13 @@ describe.skipIf(!browserAvailable)('dashboard: connected apps (OAuth grants) on 
     const { oauth } = server.services;
     const client = await oauth.register({ ...metadata, redirect_uris: [REDIRECT_URI] });
     const verifier = randomBytes(32).toString('base64url');
-    const request: AuthorizationRequest = { client, redirectUri: REDIRECT_URI, scopes, resource, codeChallenge: createHash('sha256').update(verifier).digest('base64url') };
+    const request: AuthorizationRequest = {
+      client,
+      redirectUri: REDIRECT_URI,
+      scopes,
+      resource,
+      codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
+    };
     const code = await oauth.approve(request, { id: user.userId, email: user.email, name: null, role: 'member' }, scopes);
     return oauth.exchangeCode({ clientId: client.client_id, code, codeVerifier: verifier, redirectUri: undefined, resource: undefined });
   }
@@ -129,9 +135,9 @@ describe.skipIf(!browserAvailable)('dashboard: connected apps (OAuth grants) on 
     const panel = page.getByRole('region', { name: 'Connected apps' });
     const empty = panel.getByText('No applications connected yet.');
     await empty.waitFor();
-    await expect.poll(() => empty.textContent()).toBe(
-      `No applications connected yet. To connect one, point your MCP host at ${server.url}/api/service; it opens a sign-in and consent page here.`,
-    );
+    await expect
+      .poll(() => empty.textContent())
+      .toBe(`No applications connected yet. To connect one, point your MCP host at ${server.url}/api/service; it opens a sign-in and consent page here.`);
     await expectCount(panel.getByRole('table'), 0);
     await expectNoAxeViolations(page);
     expect(session.problems).toEqual([]);
@@ -148,5 +154,13 @@ async function expectNoAxeViolations(page: Page): Promise<void> {
     const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
   });
-  expect(violations.map((v) => `${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`)).toEqual([]);
+  expect(
+    violations.map(
+      (v) =>
+        `${v.id} (${v.impact}) ${v.help}: ${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 3)
+          .join(', ')}`,
+    ),
+  ).toEqual([]);
 }

@@ -48,7 +48,11 @@ afterAll(async () => {
 type Outcome = { status: number; body: string } | { failed: string };
 
 /** Runs fetch in the page; a CORS refusal is a TypeError there ("Failed to fetch"). */
-function fetchFrom(page: Page, url: string, init: { method?: string; headers?: Record<string, string>; body?: string; credentials?: 'include' | 'omit' }): Promise<Outcome> {
+function fetchFrom(
+  page: Page,
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string; credentials?: 'include' | 'omit' },
+): Promise<Outcome> {
   return page.evaluate(
     async ({ url, init }) => {
       try {
@@ -75,13 +79,26 @@ describe.skipIf(!browserAvailable)('cross-origin browser apps', () => {
     await page.goto(allowed.origin);
     const rest = await fetchFrom(page, `${api.url}/api/stickies`, { headers: { 'x-api-key': user.key } });
     expect(rest).toMatchObject({ status: 200 });
-    const graphql = await fetchFrom(page, `${api.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': user.key }, body: JSON.stringify({ query: '{ me { user { email } } }' }) });
+    const graphql = await fetchFrom(page, `${api.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': user.key },
+      body: JSON.stringify({ query: '{ me { user { email } } }' }),
+    });
     expect(graphql).toMatchObject({ status: 200 });
     expect('body' in graphql && graphql.body).toContain(user.email);
-    const rpc = await fetchFrom(page, `${api.url}/api/service`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+    const rpc = await fetchFrom(page, `${api.url}/api/service`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
     expect(rpc).toMatchObject({ status: 200 });
     const before = await stickyCount();
-    const written = await fetchFrom(page, `${api.url}/api/stickies`, { method: 'POST', credentials: 'include', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: 'Written from the listed app' }) });
+    const written = await fetchFrom(page, `${api.url}/api/stickies`, {
+      method: 'POST',
+      credentials: 'include',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'Written from the listed app' }),
+    });
     expect(written).toMatchObject({ status: 201 });
     expect(await stickyCount()).toBe(before + 1);
     await session.context.close();
@@ -93,16 +110,40 @@ describe.skipIf(!browserAvailable)('cross-origin browser apps', () => {
     await page.goto(refused.origin);
     for (const [url, init] of [
       [`${api.url}/api/stickies`, { headers: { 'x-api-key': user.key } }],
-      [`${api.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': user.key }, body: JSON.stringify({ query: '{ me { user { email } } }' }) }],
-      [`${api.url}/api/service`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) }],
+      [
+        `${api.url}/graphql`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': user.key },
+          body: JSON.stringify({ query: '{ me { user { email } } }' }),
+        },
+      ],
+      [
+        `${api.url}/api/service`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        },
+      ],
     ] as const) {
       expect(await fetchFrom(page, url, init), url).toMatchObject({ failed: expect.stringContaining('Failed to fetch') });
     }
     const before = await stickyCount();
     // A "simple" request needs no preflight: the browser sends it with the cookie, so the CSRF check must stop it.
-    const simple = await fetchFrom(page, `${api.url}/api/stickies`, { method: 'POST', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ content: 'Written from a foreign app' }) });
+    const simple = await fetchFrom(page, `${api.url}/api/stickies`, {
+      method: 'POST',
+      credentials: 'include',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ content: 'Written from a foreign app' }),
+    });
     expect(simple).toMatchObject({ failed: expect.stringContaining('Failed to fetch') });
-    const preflighted = await fetchFrom(page, `${api.url}/api/stickies`, { method: 'POST', credentials: 'include', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: 'Written from a foreign app' }) });
+    const preflighted = await fetchFrom(page, `${api.url}/api/stickies`, {
+      method: 'POST',
+      credentials: 'include',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'Written from a foreign app' }),
+    });
     expect(preflighted).toMatchObject({ failed: expect.stringContaining('Failed to fetch') });
     expect(await stickyCount()).toBe(before);
     await session.context.close();

@@ -27,10 +27,7 @@ describe.skipIf(!browserAvailable)('dashboard: sign-in through an external login
     loginHost.listen(0, '127.0.0.1');
     await new Promise((resolve) => loginHost.once('listening', resolve));
     const loginPort = (loginHost.address() as AddressInfo).port;
-    [server, browser] = await Promise.all([
-      startTestServer({ LOGIN_URL: `http://127.0.0.1:${loginPort}/sso/start`, SSO_JWT_SECRET: SECRET }),
-      launchBrowser(),
-    ]);
+    [server, browser] = await Promise.all([startTestServer({ LOGIN_URL: `http://127.0.0.1:${loginPort}/sso/start`, SSO_JWT_SECRET: SECRET }), launchBrowser()]);
     user = await createUser(server.services);
   });
 
@@ -47,10 +44,17 @@ describe.skipIf(!browserAvailable)('dashboard: sign-in through an external login
     if (url.pathname === '/sso/start') {
       returnTos.push(returnTo);
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(`<!doctype html><html lang="en"><title>Company login</title><link rel="icon" href="data:,"><h1>Company login</h1><a href="/sso/continue?return_to=${encodeURIComponent(returnTo)}">Continue as ${user.email}</a></html>`);
+      res.end(
+        `<!doctype html><html lang="en"><title>Company login</title><link rel="icon" href="data:,"><h1>Company login</h1><a href="/sso/continue?return_to=${encodeURIComponent(returnTo)}">Continue as ${user.email}</a></html>`,
+      );
       return;
     }
-    const token = await new SignJWT({ email: user.email }).setProtectedHeader({ alg: 'HS256' }).setSubject(user.userId).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
+    const token = await new SignJWT({ email: user.email })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(user.userId)
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(SECRET));
     res.writeHead(302, { location: returnTo, 'set-cookie': `sso_token=${token}; Path=/; HttpOnly; SameSite=Lax` });
     res.end();
   }

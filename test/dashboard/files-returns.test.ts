@@ -79,11 +79,14 @@ describe.skipIf(!browserAvailable)('Files page', () => {
 
     // 2. Drop a file on the drop zone (a synthetic DataTransfer, as a drag from the desktop delivers it).
     const performance = await fs.readFile(sample('performance-sample.csv'), 'utf8');
-    const dataTransfer = await page.evaluateHandle(({ name, content }) => {
-      const transfer = new DataTransfer();
-      transfer.items.add(new File([content], name, { type: 'text/csv' }));
-      return transfer;
-    }, { name: 'performance-sample.csv', content: performance });
+    const dataTransfer = await page.evaluateHandle(
+      ({ name, content }) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([content], name, { type: 'text/csv' }));
+        return transfer;
+      },
+      { name: 'performance-sample.csv', content: performance },
+    );
     const zone = page.getByTestId('drop-zone');
     await zone.dispatchEvent('dragenter', { dataTransfer });
     await expect.poll(() => zone.getAttribute('class')).toContain('dragging');
@@ -183,7 +186,8 @@ describe.skipIf(!browserAvailable)('Returns page', () => {
   interface Dietz {
     dietzDailyReturns: { days: { date: string; netFlow: string }[]; timeWeightedReturn: { value: string }; modifiedDietzReturn: { value: string } };
   }
-  const DIETZ = 'query($e: String!, $s: Date!, $t: Date!) { dietzDailyReturns(entityName: $e, startDate: $s, endDate: $t) { days { date netFlow } timeWeightedReturn { value } modifiedDietzReturn { value } } }';
+  const DIETZ =
+    'query($e: String!, $s: Date!, $t: Date!) { dietzDailyReturns(entityName: $e, startDate: $s, endDate: $t) { days { date netFlow } timeWeightedReturn { value } modifiedDietzReturn { value } } }';
   const percent = (fraction: string) => `${Number(fraction) > 0 ? '+' : ''}${(Number(fraction) * 100).toFixed(4)} %`;
 
   it('filters the comparison table, charts an entity with its cash flows and labelled period returns, and explains errors', async () => {
@@ -199,7 +203,9 @@ describe.skipIf(!browserAvailable)('Returns page', () => {
     const reasons = await table.locator('td.reason').allTextContents();
     expect(reasons.length).toBe(25);
     for (const reason of reasons) {
-      expect(reason).toMatch(/^(Within the match threshold: [\d.]+ bps apart \(threshold [\d.]+ bps\)|Over the match threshold, within the review threshold: .+|Over the review threshold: .+|Opposite signs: .+|The (custodian|computed) return is missing|Both returns are missing|computed return undefined: .+)$/);
+      expect(reason).toMatch(
+        /^(Within the match threshold: [\d.]+ bps apart \(threshold [\d.]+ bps\)|Over the match threshold, within the review threshold: .+|Over the review threshold: .+|Opposite signs: .+|The (custodian|computed) return is missing|Both returns are missing|computed return undefined: .+)$/,
+      );
       expect(reason).not.toMatch(/\||<=|>/);
     }
     await page.getByRole('navigation', { name: 'Comparisons pages' }).getByRole('button', { name: 'Next' }).click();
@@ -208,12 +214,17 @@ describe.skipIf(!browserAvailable)('Returns page', () => {
     await expect.poll(() => table.locator('tbody tr').count(), { timeout: 10_000 }).toBe(3);
 
     // Filter by status: the rows are exactly the API's rows of that status.
-    const byStatus = await api<{ returnComparison: { edges: { node: { status: string } }[] } }>('{ returnComparison(first: 500) { edges { node { status } } } }');
+    const byStatus = await api<{ returnComparison: { edges: { node: { status: string } }[] } }>(
+      '{ returnComparison(first: 500) { edges { node { status } } } }',
+    );
     const counts = new Map<string, number>();
     for (const { node } of byStatus.returnComparison.edges) counts.set(node.status, (counts.get(node.status) ?? 0) + 1);
     const [status, count] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0];
     await page.getByLabel(/^Status/).selectOption(status);
-    await waitUntil(async () => (await table.locator('tbody tr').count()) === Math.min(count, 25) && (await table.locator('.badge').allTextContents()).every((text) => text === status));
+    await waitUntil(
+      async () =>
+        (await table.locator('tbody tr').count()) === Math.min(count, 25) && (await table.locator('.badge').allTextContents()).every((text) => text === status),
+    );
     // ...and by account code.
     await page.getByLabel(/^Account code/).fill('ACC-2002');
     await page.getByRole('button', { name: 'Apply' }).click();
@@ -246,13 +257,15 @@ describe.skipIf(!browserAvailable)('Returns page', () => {
     // The cumulative line is the service's linking: it ends exactly at the time-weighted figure.
     const twrValue = Number(expected.dietzDailyReturns.timeWeightedReturn.value);
     await expect.poll(() => canvas.getAttribute('aria-label')).toContain(`line ending at ${twrValue > 0 ? '+' : ''}${(twrValue * 100).toFixed(2)} %`);
-    await waitUntil(() => canvas.evaluate((element) => {
-      const c = element as HTMLCanvasElement;
-      const pixels = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-      let painted = 0;
-      for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) painted += 1;
-      return c.width > 300 && c.height > 200 && painted > 2000;
-    }));
+    await waitUntil(() =>
+      canvas.evaluate((element) => {
+        const c = element as HTMLCanvasElement;
+        const pixels = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+        let painted = 0;
+        for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) painted += 1;
+        return c.width > 300 && c.height > 200 && painted > 2000;
+      }),
+    );
     await results.getByRole('table', { name: 'Cash flows' }).getByText('Distribution to beneficiary').waitFor();
 
     // The daily figures, for readers who cannot see the canvas.
@@ -266,7 +279,10 @@ describe.skipIf(!browserAvailable)('Returns page', () => {
     expect((await expectSoundLayout(page, { screenshot: 'returns-layout' })).tablesChecked).toBe(3);
 
     // From a row of the comparison table to that entity's chart.
-    await table.getByRole('button', { name: `Chart the daily returns of ${HARBOR}` }).first().click();
+    await table
+      .getByRole('button', { name: `Chart the daily returns of ${HARBOR}` })
+      .first()
+      .click();
     await page.getByRole('img', { name: new RegExp(`returns of ${HARBOR}`) }).waitFor();
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('entity-returns-title');
 

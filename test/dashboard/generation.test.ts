@@ -11,7 +11,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Locator, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboard, type DashboardSession, expectCount, expectSoundLayout } from '../helpers/browser.ts';
+import {
+  browserAvailable,
+  launchBrowser,
+  openPage,
+  screenshot,
+  signInToDashboard,
+  type DashboardSession,
+  expectCount,
+  expectSoundLayout,
+} from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { callApi, createUser, type TestUser } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
@@ -58,7 +67,15 @@ const fake = http.createServer((req, res) => {
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messages: { role: string; content: string }[] };
       const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
-      res.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'fake', choices: [{ index: 0, message: { role: 'assistant', content: writerReply(prompt) }, finish_reason: 'stop' }] }));
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          created: 1,
+          model: 'fake',
+          choices: [{ index: 0, message: { role: 'assistant', content: writerReply(prompt) }, finish_reason: 'stop' }],
+        }),
+      );
     };
     if (upstream.held) upstream.waiting.push(answer);
     else answer();
@@ -136,7 +153,6 @@ async function expectText(locator: Locator, expected: string | RegExp, timeout =
   else await expect.poll(async () => expected.test((await textOf(locator)) ?? ''), { timeout }).toBe(true);
 }
 
-
 /** Holds the writer's model until the test releases it (or ends): the run stays Running at its writer. */
 function holdWriter(): void {
   upstream.hold();
@@ -158,8 +174,13 @@ async function startByApi(user: TestUser, on: TestServer = server): Promise<stri
   return response.body.data.startGeneration.id as string;
 }
 
-async function runOf(user: TestUser, id: string): Promise<{ state: string; lastSequence: number; references: { title: string }[]; degraded: boolean; summaryProvider: string | null }> {
-  const response = await api(user, 'query ($id: UUID!) { generationRun(id: $id) { state lastSequence degraded summaryProvider references { title } } }', { id });
+async function runOf(
+  user: TestUser,
+  id: string,
+): Promise<{ state: string; lastSequence: number; references: { title: string }[]; degraded: boolean; summaryProvider: string | null }> {
+  const response = await api(user, 'query ($id: UUID!) { generationRun(id: $id) { state lastSequence degraded summaryProvider references { title } } }', {
+    id,
+  });
   return response.body.data.generationRun;
 }
 
@@ -290,7 +311,9 @@ describe.skipIf(!browserAvailable)('Summaries page', () => {
     await expect.poll(() => textOf(references.first())).toContain(run.references[0].title);
     await screenshot(page, 'generation-completed');
     expect((await expectSoundLayout(page, { screenshot: 'generation-completed-layout' })).tablesChecked).toBe(1);
-    const citation = summary.getByRole('link', { name: `Reference 1: ${await references.first().locator('.badge').innerText()}, ${run.references[0].title}` }).first();
+    const citation = summary
+      .getByRole('link', { name: `Reference 1: ${await references.first().locator('.badge').innerText()}, ${run.references[0].title}` })
+      .first();
     await citation.click();
     await expect.poll(() => references.first().evaluate((element) => element === document.activeElement)).toBe(true);
     expect(new URL(page.url()).hash).toBe(`#/generation/${runId}`);
@@ -366,8 +389,14 @@ describe.skipIf(!browserAvailable)('Summaries page', () => {
     const runId = await startByApi(user);
     // The first feed delivers the run's first 3 events (as the server would) and then closes; the second errors.
     await expect.poll(async () => (await runOf(user, runId)).lastSequence, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
-    const logged = await api(user, 'query ($id: UUID!) { generationRun(id: $id) { events(first: 3) { sequence agent status progress message data createdAt } } }', { id: runId });
-    const firstEvents = (logged.body.data.generationRun.events as object[]).map((event) => ({ data: { generationProgress: { __typename: 'GenerationEvent', ...event } } }));
+    const logged = await api(
+      user,
+      'query ($id: UUID!) { generationRun(id: $id) { events(first: 3) { sequence agent status progress message data createdAt } } }',
+      { id: runId },
+    );
+    const firstEvents = (logged.body.data.generationRun.events as object[]).map((event) => ({
+      data: { generationProgress: { __typename: 'GenerationEvent', ...event } },
+    }));
     const session = await signInToDashboard(browser, server.url, user);
     const { page } = session;
     const subscriptions = watchSubscriptions(page);
@@ -490,7 +519,8 @@ describe.skipIf(!browserAvailable)('Summaries page', () => {
     await page.getByRole('checkbox', { name: 'Tasks' }).check();
     for (let i = 0; i < GENERATE_BUDGET; i += 1) {
       await page.getByRole('button', { name: 'Start summary' }).click();
-      await expectText(page.getByRole('alert'), 
+      await expectText(
+        page.getByRole('alert'),
         'The summary was not started: You already have 3 summary generations in progress; wait for one to finish or cancel it. Follow or cancel one of them in the list below.',
       );
       await expect.poll(() => page.getByRole('button', { name: 'Start summary' }).isEnabled()).toBe(true);

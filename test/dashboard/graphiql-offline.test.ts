@@ -15,7 +15,11 @@ let production: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  [server, production, browser] = await Promise.all([startTestServer({ NODE_ENV: 'development' }), startTestServer({ NODE_ENV: 'production' }), launchBrowser()]);
+  [server, production, browser] = await Promise.all([
+    startTestServer({ NODE_ENV: 'development' }),
+    startTestServer({ NODE_ENV: 'production' }),
+    launchBrowser(),
+  ]);
 }, 120_000);
 afterAll(async () => {
   await browser?.close();

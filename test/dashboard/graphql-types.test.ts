@@ -35,7 +35,9 @@ describe("the dashboard's GraphQL types", () => {
 
   it('cover every document: no page writes an untyped gql document', () => {
     // urql's gql takes any string and trusts hand-written result types; graphql() from api/graphql.ts checks them.
-    const untyped = sourceFiles(path.join(root, 'dashboard/src')).filter((file) => /\bgql\s*[<(`]|import\s*\{[^}]*\bgql\b[^}]*\}\s*from/.test(readFileSync(file, 'utf8')));
+    const untyped = sourceFiles(path.join(root, 'dashboard/src')).filter((file) =>
+      /\bgql\s*[<(`]|import\s*\{[^}]*\bgql\b[^}]*\}\s*from/.test(readFileSync(file, 'utf8')),
+    );
     expect(untyped.map((file) => path.relative(root, file))).toEqual([]);
   });
 });

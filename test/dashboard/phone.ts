@@ -40,7 +40,9 @@ export async function expectOneLine(locator: Locator): Promise<void> {
 
 /** A table's rows do not leave large gaps: no row is taller than `maxPx`. */
 export async function expectRowsAtMost(table: Locator, maxPx: number): Promise<void> {
-  await expect.poll(() => table.locator('tbody > tr').evaluateAll((rows) => Math.max(...rows.map((row) => row.getBoundingClientRect().height)))).toBeLessThanOrEqual(maxPx);
+  await expect
+    .poll(() => table.locator('tbody > tr').evaluateAll((rows) => Math.max(...rows.map((row) => row.getBoundingClientRect().height))))
+    .toBeLessThanOrEqual(maxPx);
 }
 
 /**

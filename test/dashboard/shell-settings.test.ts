@@ -13,7 +13,10 @@ import { expectCompactRows, expectNoHorizontalScroll, expectOneLine, expectWithi
 
 describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, system', () => {
   let server: TestServer, browser: Browser, admin: TestUser, member: TestUser;
-  beforeAll(async () => ({ server, browser, admin, member } = await startServerAndBrowser({ admin: { role: 'admin' }, member: { role: 'member', scopes: ['read:returns'] } })));
+  beforeAll(
+    async () =>
+      ({ server, browser, admin, member } = await startServerAndBrowser({ admin: { role: 'admin' }, member: { role: 'member', scopes: ['read:returns'] } })),
+  );
 
   afterAll(() => closeBrowserAndServer(browser, server));
 
@@ -23,7 +26,20 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     await page.getByRole('heading', { level: 1, name: /Welcome/ }).waitFor();
     await expect(page.getByText(`Signed in as ${admin.email} (admin).`)).toBeTruthy();
     const nav = page.getByRole('navigation', { name: 'Main' });
-    for (const label of ['Overview', 'Files', 'Returns', 'Stickies', 'Links', 'Transcripts', 'Tasks', 'News', 'Chat', 'Summaries', 'System', 'API keys & tokens']) {
+    for (const label of [
+      'Overview',
+      'Files',
+      'Returns',
+      'Stickies',
+      'Links',
+      'Transcripts',
+      'Tasks',
+      'News',
+      'Chat',
+      'Summaries',
+      'System',
+      'API keys & tokens',
+    ]) {
       expect(await nav.getByRole('link', { name: label, exact: true }).count(), label).toBe(1);
     }
     await expect.poll(() => page.getByRole('link', { name: 'Overview', exact: true }).getAttribute('aria-current')).toBe('page');
@@ -77,7 +93,14 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
       ['read:workspace', 'Read your stickies, links, transcripts, tasks, news and summaries'],
       ['write:workspace', 'Change your workspace, chat, and start or cancel summaries'],
     ]) {
-      await expect.poll(() => panel.locator('label', { has: page.getByRole('checkbox') }).filter({ hasText: scope }).textContent()).toBe(`${scope} ${allows}`);
+      await expect
+        .poll(() =>
+          panel
+            .locator('label', { has: page.getByRole('checkbox') })
+            .filter({ hasText: scope })
+            .textContent(),
+        )
+        .toBe(`${scope} ${allows}`);
     }
     // Creating a key asks for the password again: first forgotten, then wrong, then right.
     await panel.getByRole('button', { name: 'Create API key' }).click();
@@ -185,7 +208,11 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     await page.getByText('Self-test scheduler').waitFor();
     await page.getByRole('button', { name: 'Run self-test now' }).click();
     const history = page.getByRole('table', { name: 'Self-test history' });
-    await history.getByRole('row').filter({ hasText: 'manual' }).filter({ hasText: /passed|failed/ }).waitFor({ timeout: 30_000 });
+    await history
+      .getByRole('row')
+      .filter({ hasText: 'manual' })
+      .filter({ hasText: /passed|failed/ })
+      .waitFor({ timeout: 30_000 });
     const runs = await callApi(server.url, admin, 'GET', '/test-scheduler/history');
     expect(runs.status).toBe(200);
     await screenshot(page, 'system');
@@ -221,7 +248,10 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
     // Nothing is wider than the screen; each self-test run is a compact card with its status whole.
     await expectNoHorizontalScroll(page);
     const history = page.getByRole('table', { name: 'Self-test history' });
-    const run = history.locator('tbody > tr').filter({ hasText: /passed|failed/ }).first();
+    const run = history
+      .locator('tbody > tr')
+      .filter({ hasText: /passed|failed/ })
+      .first();
     await run.waitFor({ timeout: 30_000 });
     await expectCompactRows(history);
     await expectWithinWidth(page, run.locator('.badge'));

@@ -15,7 +15,10 @@ const REDIRECT_URI = 'http://127.0.0.1:9/oauth/callback';
 
 describe.skipIf(!browserAvailable)('the sign-in and consent pages fit a phone', () => {
   let server: TestServer, browser: Browser, member: TestUser;
-  beforeAll(async () => ({ server, browser, member } = await startServerAndBrowser({ member: { role: 'member', scopes: ['read:returns', 'read:workspace'] } })), 180_000);
+  beforeAll(
+    async () => ({ server, browser, member } = await startServerAndBrowser({ member: { role: 'member', scopes: ['read:returns', 'read:workspace'] } })),
+    180_000,
+  );
   afterAll(() => closeBrowserAndServer(browser, server));
 
   const authorizeUrl = (clientId: string) =>

@@ -152,7 +152,10 @@ describe.skipIf(!browserAvailable)('dashboard: stickies and links', () => {
     // A duplicate folder name is the service's CONFLICT, in words.
     await folders.getByRole('textbox', { name: 'New folder' }).fill('reading LIST');
     await folders.getByRole('button', { name: 'Create' }).click();
-    await folders.getByRole('alert').filter({ hasText: /Could not create the folder: A folder .*already exists/ }).waitFor();
+    await folders
+      .getByRole('alert')
+      .filter({ hasText: /Could not create the folder: A folder .*already exists/ })
+      .waitFor();
 
     // Invalid URLs are refused before sending, in words.
     const add = page.getByRole('form', { name: 'Add a link' });

@@ -36,7 +36,7 @@ describe.skipIf(!browserAvailable)('dashboard: transcripts from an external prov
     await session.context.close();
   });
 
-  it('at a phone\'s width the read-only note and the failure fit the screen', async () => {
+  it("at a phone's width the read-only note and the failure fit the screen", async () => {
     const session = await signInToDashboard(browser, server.url, user, PHONE);
     const { page } = session;
     await openPage(page, '/transcripts', 'Transcripts');

@@ -96,7 +96,9 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     await expect.poll(() => parseError.textContent()).toBe('Could not import the transcript: Invalid content: line 3: invalid timestamp "banana"');
 
     // An SRT file has no title: the form asks for one before sending.
-    await page.getByLabel('Or paste its text').fill('1\n00:00:01,000 --> 00:00:03,500\nAna Silva: Shall we start?\n\n2\n00:01:05,000 --> 00:01:09,000\nBen Okafor: Yes, the fee review first.\n');
+    await page
+      .getByLabel('Or paste its text')
+      .fill('1\n00:00:01,000 --> 00:00:03,500\nAna Silva: Shall we start?\n\n2\n00:01:05,000 --> 00:01:09,000\nBen Okafor: Yes, the fee review first.\n');
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     await page.getByRole('alert').filter({ hasText: 'SRT files carry no title' }).waitFor();
     await page.getByLabel(/^Title/).fill('Fee review call');
@@ -143,7 +145,9 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     await page.getByText('Task “Draft the Q4 fee letter” created.').waitFor();
     const row = table.getByRole('row').filter({ hasText: 'Draft the Q4 fee letter' });
     // Labels as the API stores them: lower-cased, once each.
-    await expect.poll(() => row.getByRole('button', { name: /with this label/ }).allTextContents()).toEqual(['fees (show only tasks with this label)', 'clients (show only tasks with this label)']);
+    await expect
+      .poll(() => row.getByRole('button', { name: /with this label/ }).allTextContents())
+      .toEqual(['fees (show only tasks with this label)', 'clients (show only tasks with this label)']);
 
     // Move from the list: To do -> In progress.
     await row.getByLabel('Status of Draft the Q4 fee letter').selectOption('in_progress');
@@ -158,12 +162,16 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     await status.getByText('In progress', { exact: true }).waitFor();
 
     // Someone else marks it done; this page still offers "Mark blocked", which the workflow refuses.
-    const done = await graphql(server.url, { 'x-api-key': user.key }, 'mutation($id: UUID!) { updateTask(input: { id: $id, status: done }) { status } }', { id });
+    const done = await graphql(server.url, { 'x-api-key': user.key }, 'mutation($id: UUID!) { updateTask(input: { id: $id, status: done }) { status } }', {
+      id,
+    });
     expect(done.body.data.updateTask.status).toBe('done');
     await status.getByRole('button', { name: 'Mark blocked' }).click();
     await expect
       .poll(() => status.getByRole('alert').textContent())
-      .toBe('“Draft the Q4 fee letter” cannot move to Blocked from where it is now (the service said: Cannot move a task from done to blocked). It was probably changed elsewhere; its current status is shown again.');
+      .toBe(
+        '“Draft the Q4 fee letter” cannot move to Blocked from where it is now (the service said: Cannot move a task from done to blocked). It was probably changed elsewhere; its current status is shown again.',
+      );
     await status.getByText('Done', { exact: true }).waitFor();
     await status.getByRole('button', { name: 'Reopen' }).click();
     await status.getByText('Moved to In progress.').waitFor();
@@ -196,7 +204,10 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     await openPage(page, '/news', 'News');
     const digest = page.getByRole('region', { name: 'Weekly digest' });
     await digest.getByText(/^The last seven days: .* · 8 articles$/).waitFor();
-    await digest.getByRole('link', { name: /^Central bank holds rates, signals patience on cuts/ }).first().waitFor();
+    await digest
+      .getByRole('link', { name: /^Central bank holds rates, signals patience on cuts/ })
+      .first()
+      .waitFor();
 
     await page.getByRole('button', { name: 'Add an article' }).click();
     const form = page.getByRole('form', { name: 'Add an article' });
@@ -221,7 +232,9 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     await form.getByRole('button', { name: 'Add article' }).click();
     await expect
       .poll(() => form.getByRole('alert').textContent())
-      .toBe('Could not add the article: You already saved an article with this address (https://example.com/news/fee-compression#top). Each address is kept once; find it in the list below.');
+      .toBe(
+        'Could not add the article: You already saved an article with this address (https://example.com/news/fee-compression#top). Each address is kept once; find it in the list below.',
+      );
 
     // The digest by ISO week, and back to the last seven days; a tag in the digest filters the list.
     await digest.getByLabel('Week').fill('2020-W10');
@@ -254,10 +267,15 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     await box.press('Enter');
     await page.waitForURL(new RegExp(`#/chat/${UUID.source}$`));
     const log = page.getByRole('log', { name: 'Messages' });
-    await expect.poll(() => log.locator('.message-assistant .message-text').first().textContent()).toMatch(/^I'm the offline assistant: no language model is configured/);
+    await expect
+      .poll(() => log.locator('.message-assistant .message-text').first().textContent())
+      .toMatch(/^I'm the offline assistant: no language model is configured/);
     await expect.poll(() => log.locator('.message-assistant .message-text').first().textContent()).toContain('Keystone');
     await page.getByRole('heading', { name: 'What do I have on Keystone?' }).waitFor();
-    await page.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: /What do I have on Keystone\?/ }).waitFor();
+    await page
+      .getByRole('navigation', { name: 'Conversations' })
+      .getByRole('link', { name: /What do I have on Keystone\?/ })
+      .waitFor();
 
     await box.click();
     await box.pressSequentially('show my open tasks');
@@ -334,7 +352,9 @@ describe.skipIf(!browserAvailable)('dashboard workspace pages', () => {
     await expect.poll(() => box.isDisabled()).toBe(true);
     await expect
       .poll(() => page.getByRole('alert').textContent())
-      .toBe('The assistant could not answer: its provider failed (Chat provider error: 500). Your message was not sent and is still in the box: send it again when you are ready.');
+      .toBe(
+        'The assistant could not answer: its provider failed (Chat provider error: 500). Your message was not sent and is still in the box: send it again when you are ready.',
+      );
     await expect.poll(() => box.inputValue()).toBe('Summarise my week');
     await expect.poll(() => box.isDisabled()).toBe(false);
     expect(page.url()).toMatch(/#\/chat$/);

@@ -124,13 +124,21 @@ describe.skipIf(!baseUrl)('dropped database connections (PostgreSQL)', () => {
 
   it('a generation run whose connections are terminated mid-run ends in a final state with its final event', async () => {
     const gql = (query: string, variables: Record<string, unknown> = {}) =>
-      getJson(`${service.url}/graphql`, { method: 'POST', headers: { 'x-api-key': user.key, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+      getJson(`${service.url}/graphql`, {
+        method: 'POST',
+        headers: { 'x-api-key': user.key, 'content-type': 'application/json' },
+        body: JSON.stringify({ query, variables }),
+      });
     const started = await gql(`mutation { startGeneration(input: { days: 7 }) { id state } }`);
     expect(started.status).toBe(200);
     const runId = started.body.data.startGeneration.id as string;
 
     // Wait until the run is executing, then drop every connection under it.
-    await expect.poll(async () => (await gql(`query($id: UUID!) { generationRun(id: $id) { state } }`, { id: runId })).body.data?.generationRun?.state, { timeout: 60_000 }).toBe('running');
+    await expect
+      .poll(async () => (await gql(`query($id: UUID!) { generationRun(id: $id) { state } }`, { id: runId })).body.data?.generationRun?.state, {
+        timeout: 60_000,
+      })
+      .toBe('running');
     await dropConnections();
 
     let run: { state: string; finished: boolean; lastSequence: number; events: { agent: string; status: string }[] } | undefined;
@@ -145,7 +153,13 @@ describe.skipIf(!baseUrl)('dropped database connections (PostgreSQL)', () => {
       )
       .toBe(true);
     await finished.catch((error: unknown) => {
-      console.error(JSON.stringify(run), service.stdout.filter((line) => /"level":(40|50|60)|generation/.test(line)).slice(-40).join('\n'));
+      console.error(
+        JSON.stringify(run),
+        service.stdout
+          .filter((line) => /"level":(40|50|60)|generation/.test(line))
+          .slice(-40)
+          .join('\n'),
+      );
       throw error;
     });
     expect(['completed', 'failed']).toContain(run!.state);

@@ -43,16 +43,24 @@ describe('DATABASE_URL naming a server or database that does not answer', () => 
     const port = await freePort();
     const { code, stderr } = await startWith(`postgresql://postgres@127.0.0.1:${port}/gateway`);
     expect(code).toBe(1);
-    expect(stderr).toContain(`DATABASE_URL: nothing accepts connections at 127.0.0.1:${port}; is PostgreSQL running there (pg_isready -h 127.0.0.1 -p ${port})?`);
+    expect(stderr).toContain(
+      `DATABASE_URL: nothing accepts connections at 127.0.0.1:${port}; is PostgreSQL running there (pg_isready -h 127.0.0.1 -p ${port})?`,
+    );
   }, 60_000);
 
-  it.skipIf(!process.env.DATABASE_URL)('a database that does not exist: exit 1 and the createdb command to make it', async () => {
-    const base = new URL(process.env.DATABASE_URL!);
-    const missing = `gateway_missing_${randomBytes(4).toString('hex')}`;
-    base.pathname = `/${missing}`;
-    base.search = '';
-    const { code, stderr } = await startWith(base.toString());
-    expect(code).toBe(1);
-    expect(stderr).toContain(`DATABASE_URL: the database "${missing}" does not exist on ${base.hostname}:${base.port || 5432}; create it first: createdb -h ${base.hostname}`);
-  }, 60_000);
+  it.skipIf(!process.env.DATABASE_URL)(
+    'a database that does not exist: exit 1 and the createdb command to make it',
+    async () => {
+      const base = new URL(process.env.DATABASE_URL!);
+      const missing = `gateway_missing_${randomBytes(4).toString('hex')}`;
+      base.pathname = `/${missing}`;
+      base.search = '';
+      const { code, stderr } = await startWith(base.toString());
+      expect(code).toBe(1);
+      expect(stderr).toContain(
+        `DATABASE_URL: the database "${missing}" does not exist on ${base.hostname}:${base.port || 5432}; create it first: createdb -h ${base.hostname}`,
+      );
+    },
+    60_000,
+  );
 });

@@ -36,10 +36,17 @@ describe('embedded database under concurrent connections', () => {
         const { rows } = await pool.query<{ n: number }>('SELECT $1::int AS n', [i]);
         expect(rows).toEqual([{ n: i }]);
       } else if (i % 3 === 1) {
-        const { rows } = await pool.query<{ t: string; u: string }>('SELECT $1::text AS t, $2::uuid::text AS u', [`v${i}`, '00000000-0000-0000-0000-000000000001']);
+        const { rows } = await pool.query<{ t: string; u: string }>('SELECT $1::text AS t, $2::uuid::text AS u', [
+          `v${i}`,
+          '00000000-0000-0000-0000-000000000001',
+        ]);
         expect(rows).toEqual([{ t: `v${i}`, u: '00000000-0000-0000-0000-000000000001' }]);
       } else {
-        const { rows } = await pool.query<{ a: number; b: string; c: boolean }>('SELECT $1::int + 1 AS a, upper($2::text) AS b, $3::boolean AS c', [i, 'x', i % 2 === 0]);
+        const { rows } = await pool.query<{ a: number; b: string; c: boolean }>('SELECT $1::int + 1 AS a, upper($2::text) AS b, $3::boolean AS c', [
+          i,
+          'x',
+          i % 2 === 0,
+        ]);
         expect(rows).toEqual([{ a: i + 1, b: 'X', c: i % 2 === 0 }]);
       }
     });

@@ -9,31 +9,44 @@ function terminated(): Error {
 describe('retryWhileUnavailable', () => {
   it('runs the work again while the database is unavailable, then returns its result', async () => {
     let calls = 0;
-    const result = await retryWhileUnavailable(async () => {
-      calls += 1;
-      if (calls < 3) throw terminated();
-      return 'written';
-    }, { firstDelayMs: 1 });
+    const result = await retryWhileUnavailable(
+      async () => {
+        calls += 1;
+        if (calls < 3) throw terminated();
+        return 'written';
+      },
+      { firstDelayMs: 1 },
+    );
     expect(result).toBe('written');
     expect(calls).toBe(3);
   });
 
   it('gives up after its attempts with the last error', async () => {
     let calls = 0;
-    await expect(retryWhileUnavailable(async () => {
-      calls += 1;
-      throw terminated();
-    }, { attempts: 4, firstDelayMs: 1 })).rejects.toThrow(/terminating connection/);
+    await expect(
+      retryWhileUnavailable(
+        async () => {
+          calls += 1;
+          throw terminated();
+        },
+        { attempts: 4, firstDelayMs: 1 },
+      ),
+    ).rejects.toThrow(/terminating connection/);
     expect(calls).toBe(4);
   });
 
   it('does not retry other errors (a bad value, a bug)', async () => {
     let calls = 0;
     const refused = Object.assign(new Error('invalid input syntax'), { code: '22P02' });
-    await expect(retryWhileUnavailable(async () => {
-      calls += 1;
-      throw refused;
-    }, { firstDelayMs: 1 })).rejects.toBe(refused);
+    await expect(
+      retryWhileUnavailable(
+        async () => {
+          calls += 1;
+          throw refused;
+        },
+        { firstDelayMs: 1 },
+      ),
+    ).rejects.toBe(refused);
     expect(calls).toBe(1);
   });
 });

@@ -166,14 +166,24 @@ describe.skipIf(!onPostgres || !withRedis || !haproxy)('a fleet of three instanc
   }, 120_000);
 
   it('runs each scheduled self-test once across the fleet', async () => {
-    interface Run { id: string; startedAt: Date; status: string; checks: string[] }
+    interface Run {
+      id: string;
+      startedAt: Date;
+      status: string;
+      checks: string[];
+    }
     const scheduled = () =>
       query<Run>(
         `SELECT r.id, r."startedAt", r.status::text AS status, coalesce(array_agg(c.name ORDER BY c.position) FILTER (WHERE c.name IS NOT NULL), '{}') AS checks
          FROM "SelfTestRun" r LEFT JOIN "SelfTestCheck" c ON c."runId" = r.id
          WHERE r.trigger = 'schedule' GROUP BY r.id ORDER BY r."startedAt"`,
       );
-    const runs = await poll(scheduled, (found) => found.filter((run) => run.status !== 'running').length >= 4, 'four finished scheduled self-test runs', 120_000);
+    const runs = await poll(
+      scheduled,
+      (found) => found.filter((run) => run.status !== 'running').length >= 4,
+      'four finished scheduled self-test runs',
+      120_000,
+    );
     const finished = runs.filter((run) => run.status !== 'running');
     // one run per cron slot (every SELF_TEST_PERIOD_S seconds), though three instances each tick every slot
     const slots = runs.map((run) => Math.floor(run.startedAt.getTime() / (SELF_TEST_PERIOD_S * 1000)));
@@ -185,9 +195,14 @@ describe.skipIf(!onPostgres || !withRedis || !haproxy)('a fleet of three instanc
     }
     // a leader ran them (one instance at a time holds the leadership; it would move only if the
     // leader's database connection broke, which the property above does not depend on)
-    const leaders = fleet.instances.filter((instance) => instance.service.stdout.some((line) => line.includes('this instance now runs the scheduled self-tests')));
+    const leaders = fleet.instances.filter((instance) =>
+      instance.service.stdout.some((line) => line.includes('this instance now runs the scheduled self-tests')),
+    );
     expect(leaders.length).toBeGreaterThanOrEqual(1);
-    console.info(`fleet self-tests: ${runs.length} scheduled runs in ${new Set(slots).size} slots, led by ${leaders.map((leader) => leader.name).join(', ')}; statuses`, finished.map((run) => run.status));
+    console.info(
+      `fleet self-tests: ${runs.length} scheduled runs in ${new Set(slots).size} slots, led by ${leaders.map((leader) => leader.name).join(', ')}; statuses`,
+      finished.map((run) => run.status),
+    );
   }, 180_000);
 
   it('follows a generation run through the balancer across a SIGKILL of the streaming instance: every event once, to the final one', async () => {
@@ -196,7 +211,10 @@ describe.skipIf(!onPostgres || !withRedis || !haproxy)('a fleet of three instanc
     const first = (await starter.reader!.nextEvent(60_000))!;
     const runId = String(first.payload.data.run_id);
     const job = await poll(
-      () => query<{ id: string; state: string; lockedBy: string | null }>(`SELECT id, state::text AS state, "lockedBy" FROM "Job" WHERE payload->>'runId' = $1`, [runId]),
+      () =>
+        query<{ id: string; state: string; lockedBy: string | null }>(`SELECT id, state::text AS state, "lockedBy" FROM "Job" WHERE payload->>'runId' = $1`, [
+          runId,
+        ]),
       (jobs) => jobs[0]?.state === 'running',
       'an instance to claim the run',
     );
@@ -267,9 +285,13 @@ describe.skipIf(!onPostgres || !withRedis || !haproxy)('a fleet of three instanc
     expect(ids).toEqual(Array.from({ length: ids.length }, (_, index) => index + 1));
     const final = received.at(-1)!;
     expect(final).toMatchObject({ event: 'done', payload: { agent: 'run', status: 'complete', data: { run_id: runId, state: 'completed' } } });
-    const [run] = await query<{ state: string; lastSequence: number }>(`SELECT state::text AS state, "lastSequence" FROM "GenerationRun" WHERE id = $1`, [runId]);
+    const [run] = await query<{ state: string; lastSequence: number }>(`SELECT state::text AS state, "lastSequence" FROM "GenerationRun" WHERE id = $1`, [
+      runId,
+    ]);
     expect(run).toEqual({ state: 'completed', lastSequence: final.id });
-    console.info(`fleet generation: run executed on ${executor}; stream on ${victim} killed after ${beforeKill} events; resumed on ${resumed.headers.get('x-served-by')} after Last-Event-ID ${lastId}; ${ids.length} events, each once`);
+    console.info(
+      `fleet generation: run executed on ${executor}; stream on ${victim} killed after ${beforeKill} events; resumed on ${resumed.headers.get('x-served-by')} after Last-Event-ID ${lastId}; ${ids.length} events, each once`,
+    );
 
     await fleet.start(victim);
     await fleet.balancer.waitForUp(['app1', 'app2', 'app3']);
@@ -296,7 +318,8 @@ describe.skipIf(!onPostgres || !withRedis || !haproxy)('a fleet of three instanc
           total++;
           const by = response.headers.get('x-served-by') ?? '?';
           servedBy.set(by, (servedBy.get(by) ?? 0) + 1);
-          if (response.status !== 200 || !Array.isArray(body.data) || body.data.length < 5) failures.push(`${response.status} from ${by}: ${JSON.stringify(body).slice(0, 200)}`);
+          if (response.status !== 200 || !Array.isArray(body.data) || body.data.length < 5)
+            failures.push(`${response.status} from ${by}: ${JSON.stringify(body).slice(0, 200)}`);
         } catch (error) {
           total++;
           failures.push(`request error: ${String((error as Error).cause ?? error)}`);

@@ -120,14 +120,20 @@ export function multipartBody(boundary: string, parts: Part[], close = true): Bu
   const chunks: Buffer[] = [];
   for (const part of parts) {
     const disposition = `form-data; name="${part.name}"${part.filename !== undefined ? `; filename="${part.filename}"` : ''}`;
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${part.filename !== undefined ? `Content-Type: ${part.contentType ?? 'text/csv'}\r\n` : ''}\r\n`, 'utf8'));
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: ${disposition}\r\n${part.filename !== undefined ? `Content-Type: ${part.contentType ?? 'text/csv'}\r\n` : ''}\r\n`,
+        'utf8',
+      ),
+    );
     chunks.push(typeof part.value === 'string' ? Buffer.from(part.value, 'utf8') : part.value, Buffer.from('\r\n'));
   }
   if (close) chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return Buffer.concat(chunks);
 }
 
-export const CSV = 'account_code,entity_name,date,market_value,cash_flow,flow_timing,description\nFZ-1,Fuzz Fund,2025-03-03,100.00,,,\nFZ-1,Fuzz Fund,2025-03-04,101.00,,,\n';
+export const CSV =
+  'account_code,entity_name,date,market_value,cash_flow,flow_timing,description\nFZ-1,Fuzz Fund,2025-03-03,100.00,,,\nFZ-1,Fuzz Fund,2025-03-04,101.00,,,\n';
 
 interface UploadVariant {
   cls: string;
@@ -149,15 +155,37 @@ function uploadVariant(rng: Rng): UploadVariant {
     },
     () => {
       const bad = pick(rng, ['Fuzz\u0000Fund', 'FZ\u00001', '2025-03-05\u0000']);
-      return { cls: 'file-content-nul-byte', note: `CSV with ${JSON.stringify(bad)} in a cell`, filename: 'nul.csv', bytes: Buffer.from(`${CSV}FZ-1,${bad},2025-03-05,1.00,,,\n`) };
+      return {
+        cls: 'file-content-nul-byte',
+        note: `CSV with ${JSON.stringify(bad)} in a cell`,
+        filename: 'nul.csv',
+        bytes: Buffer.from(`${CSV}FZ-1,${bad},2025-03-05,1.00,,,\n`),
+      };
     },
     () => {
-      const row = pick(rng, ['FZ-1,Fuzz Fund,275760-09-13,1.00,,,', 'FZ-1,Fuzz Fund,+275760-09-13,1.00,,,', 'FZ-1,Fuzz Fund,2025-03-05,1e309,,,', 'FZ-1,Fuzz Fund,2025-03-05,NaN,,,', 'FZ-1,Fuzz Fund,2025-03-05,99999999999999999999999999999999999999.99,,,', 'FZ-1,Fuzz Fund,0000-01-01,1,,,']);
+      const row = pick(rng, [
+        'FZ-1,Fuzz Fund,275760-09-13,1.00,,,',
+        'FZ-1,Fuzz Fund,+275760-09-13,1.00,,,',
+        'FZ-1,Fuzz Fund,2025-03-05,1e309,,,',
+        'FZ-1,Fuzz Fund,2025-03-05,NaN,,,',
+        'FZ-1,Fuzz Fund,2025-03-05,99999999999999999999999999999999999999.99,,,',
+        'FZ-1,Fuzz Fund,0000-01-01,1,,,',
+      ]);
       return { cls: 'file-content-out-of-range', note: `CSV row ${JSON.stringify(row)}`, filename: 'range.csv', bytes: Buffer.from(`${CSV}${row}\n`) };
     },
     () => {
-      const bytes = pick(rng, [Buffer.alloc(0), Buffer.from([0xff, 0xfe, 0x00, 0x00, 0x01]), Buffer.from('\ufeff' + CSV, 'utf16le'), Buffer.from('account_code\n' + '"'.repeat(1000))]);
-      return { cls: 'file-content-not-csv', note: `${bytes.length} bytes: ${excerpt(JSON.stringify(bytes.subarray(0, 12).toString('latin1')), 40)}`, filename: 'odd.csv', bytes };
+      const bytes = pick(rng, [
+        Buffer.alloc(0),
+        Buffer.from([0xff, 0xfe, 0x00, 0x00, 0x01]),
+        Buffer.from('\ufeff' + CSV, 'utf16le'),
+        Buffer.from('account_code\n' + '"'.repeat(1000)),
+      ]);
+      return {
+        cls: 'file-content-not-csv',
+        note: `${bytes.length} bytes: ${excerpt(JSON.stringify(bytes.subarray(0, 12).toString('latin1')), 40)}`,
+        filename: 'odd.csv',
+        bytes,
+      };
     },
   ])();
 }
@@ -170,7 +198,14 @@ export function restCases(env: FuzzEnv, target: RestTarget): Case[] {
   const { route } = target;
   const sourceOf = (name: string | number) => target.fields.find((f) => f.name === name)?.source ?? 'query';
   const destructive = route.method === 'DELETE';
-  const make = (cls: string, param: string, build: (rng: Rng) => Promise<Outcome>): Case => ({ target: target.name, front: 'rest', cls, param, kind: target.kind, run: build });
+  const make = (cls: string, param: string, build: (rng: Rng) => Promise<Outcome>): Case => ({
+    target: target.name,
+    front: 'rest',
+    cls,
+    param,
+    kind: target.kind,
+    run: build,
+  });
 
   for (const param of flattenParams(target.fields)) {
     const source = sourceOf(param.path[0]);
@@ -197,13 +232,17 @@ export function restCases(env: FuzzEnv, target: RestTarget): Case[] {
   }
 
   if (route.body === 'json') {
-    const bodyCase = (cls: string, build: (rng: Rng, args: Record<string, unknown>) => { note: string; body: Buffer | string; headers?: Record<string, string> }) =>
+    const bodyCase = (
+      cls: string,
+      build: (rng: Rng, args: Record<string, unknown>) => { note: string; body: Buffer | string; headers?: Record<string, string> },
+    ) =>
       make(cls, '*', async (rng) => {
         const args = baselineObject(target.fields, ctxFor(env, route.path, destructive, rng));
         const { note, body, headers } = build(rng, args);
         return restOutcome(target, note, await sendRest(env, target, args, undefined, { body, headers }));
       });
-    const json = (args: Record<string, unknown>) => toJsonText(Object.fromEntries(target.fields.filter((f) => f.source === 'body' && f.name in args).map((f) => [f.name, args[f.name]])));
+    const json = (args: Record<string, unknown>) =>
+      toJsonText(Object.fromEntries(target.fields.filter((f) => f.source === 'body' && f.name in args).map((f) => [f.name, args[f.name]])));
     cases.push(
       bodyCase('malformed-json', (rng) => {
         const body = pick(rng, ['{"content": "a', '{', '{"a":1}}', "{'a':1}", '{"a":01}', '{"a":"\\x"}', '{"a":"\\ud800"}', '\u0000', '{"a":1,}']);
@@ -219,7 +258,10 @@ export function restCases(env: FuzzEnv, target: RestTarget): Case[] {
       }),
       bodyCase('unknown-field', (rng, args) => {
         const extra = pick(rng, ['zzz', '__proto__', 'constructor', 'id', 'user_id', '']);
-        const body = json({ ...args }).replace(/^\{/, `{${JSON.stringify(extra)}:${pick(rng, ['1', '{"isAdmin":true}', 'null'])}${Object.keys(args).length ? ',' : ''}`);
+        const body = json({ ...args }).replace(
+          /^\{/,
+          `{${JSON.stringify(extra)}:${pick(rng, ['1', '{"isAdmin":true}', 'null'])}${Object.keys(args).length ? ',' : ''}`,
+        );
         return { note: `body ${excerpt(body, 80)}`, body };
       }),
       bodyCase('duplicate-keys', (_rng, args) => {
@@ -233,7 +275,11 @@ export function restCases(env: FuzzEnv, target: RestTarget): Case[] {
       }),
       bodyCase('unsupported-charset', (rng, args) => {
         const charset = pick(rng, ['utf-16', 'utf-16le', 'latin1', 'x-unknown', 'utf-32']);
-        return { note: `application/json; charset=${charset}`, body: Buffer.from(json(args), charset === 'utf-16' || charset === 'utf-16le' ? 'utf16le' : 'latin1'), headers: { 'content-type': `application/json; charset=${charset}` } };
+        return {
+          note: `application/json; charset=${charset}`,
+          body: Buffer.from(json(args), charset === 'utf-16' || charset === 'utf-16le' ? 'utf16le' : 'latin1'),
+          headers: { 'content-type': `application/json; charset=${charset}` },
+        };
       }),
       bodyCase('broken-compression', (rng, args) => {
         const encoding = pick(rng, ['gzip', 'deflate', 'br', 'x-unknown']);
@@ -256,7 +302,11 @@ export function restCases(env: FuzzEnv, target: RestTarget): Case[] {
           make(cls.name, param.name, async (rng) => {
             const bad = cls.make(param.shape, param.name, baseline(param.name, param.shape, ctxFor(env, route.path, false, rng)), rng, 'text')!;
             const fields = uploadFormFields(env, target, rng, { [param.name]: bad.text ?? '' });
-            return restOutcome(target, `${param.name}=${bad.note}`, await sendRestMultipart(env, route.path, fields, { filename: 'fuzz.csv', bytes: Buffer.from(CSV) }));
+            return restOutcome(
+              target,
+              `${param.name}=${bad.note}`,
+              await sendRestMultipart(env, route.path, fields, { filename: 'fuzz.csv', bytes: Buffer.from(CSV) }),
+            );
           }),
         );
       }
@@ -277,7 +327,15 @@ export function restCases(env: FuzzEnv, target: RestTarget): Case[] {
     make('unknown-query-param', '*', async (rng) => {
       const ctx = ctxFor(env, route.path, destructive, rng);
       const args = baselineObject(target.fields, ctx);
-      const junk = pick(rng, ['%E0%A4%A=1', 'x=%00', '%00=1', 'x[y]=1&x[z][w]=2', '__proto__[a]=1', 'x=' + 'y'.repeat(7000), Array.from({ length: 1500 }, (_, i) => `p${i}=1`).join('&')]);
+      const junk = pick(rng, [
+        '%E0%A4%A=1',
+        'x=%00',
+        '%00=1',
+        'x[y]=1&x[z][w]=2',
+        '__proto__[a]=1',
+        'x=' + 'y'.repeat(7000),
+        Array.from({ length: 1500 }, (_, i) => `p${i}=1`).join('&'),
+      ]);
       const answer = await sendRest(env, target, args, undefined, { extraQuery: junk });
       return restOutcome(target, `query ${excerpt(junk, 60)}`, answer);
     }),
@@ -298,7 +356,12 @@ function uploadFormFields(env: FuzzEnv, target: RestTarget, rng: Rng, overrides:
 
 function restOutcome(target: RestTarget, input: string, answer: Answer): Outcome {
   const body = parse(answer.text) as { data?: { id?: unknown } } | undefined;
-  return { input, answer, problem: checkRest(answer), ids: target.kind === 'write' ? successIds(answer.status, target.route.path, [body?.data?.id]) : undefined };
+  return {
+    input,
+    answer,
+    problem: checkRest(answer),
+    ids: target.kind === 'write' ? successIds(answer.status, target.route.path, [body?.data?.id]) : undefined,
+  };
 }
 
 export interface RestExtras {
@@ -309,7 +372,8 @@ export interface RestExtras {
 
 export function restUrl(env: FuzzEnv, target: RestTarget, args: Record<string, unknown>, bad?: { name: string; bad: Malformed }, extraQuery?: string): string {
   const fields = target.fields;
-  const encode = (name: string, value: unknown) => (bad?.name === name ? (bad.bad.url ?? encodeURIComponent(bad.bad.text ?? '')) : encodeURIComponent(textOf(value)));
+  const encode = (name: string, value: unknown) =>
+    bad?.name === name ? (bad.bad.url ?? encodeURIComponent(bad.bad.text ?? '')) : encodeURIComponent(textOf(value));
   const path = target.route.path.replace(/:(\w+)/g, (_m, name: string) => encode(name, args[name]));
   const query: string[] = [];
   for (const field of fields) {
@@ -326,7 +390,13 @@ export function restUrl(env: FuzzEnv, target: RestTarget, args: Record<string, u
   return `${env.baseUrl}${path}${query.length ? `?${query.join('&')}` : ''}`;
 }
 
-export function sendRest(env: FuzzEnv, target: RestTarget, args: Record<string, unknown>, bad?: { name: string; bad: Malformed }, extras: RestExtras = {}): Promise<Answer> {
+export function sendRest(
+  env: FuzzEnv,
+  target: RestTarget,
+  args: Record<string, unknown>,
+  bad?: { name: string; bad: Malformed },
+  extras: RestExtras = {},
+): Promise<Answer> {
   const url = restUrl(env, target, args, bad, extras.extraQuery);
   const headers: Record<string, string> = { 'x-api-key': env.apiKey };
   let body: Buffer | string | undefined = extras.body;
@@ -337,11 +407,20 @@ export function sendRest(env: FuzzEnv, target: RestTarget, args: Record<string, 
   return send(url, { method: target.route.method, headers: { ...headers, ...extras.headers }, body });
 }
 
-export async function sendRestMultipart(env: FuzzEnv, path: string, fields: [string, string][], file: { filename: string; bytes: Buffer } | undefined): Promise<Answer> {
+export async function sendRestMultipart(
+  env: FuzzEnv,
+  path: string,
+  fields: [string, string][],
+  file: { filename: string; bytes: Buffer } | undefined,
+): Promise<Answer> {
   const boundary = `----fuzz${Math.random().toString(16).slice(2)}`;
   const parts: Part[] = fields.map(([name, value]) => ({ name, value }));
   if (file) parts.push({ name: 'file', value: file.bytes, filename: file.filename });
-  return send(`${env.baseUrl}${path}`, { method: 'POST', headers: { 'x-api-key': env.apiKey, 'content-type': `multipart/form-data; boundary=${boundary}` }, body: multipartBody(boundary, parts) });
+  return send(`${env.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'x-api-key': env.apiKey, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body: multipartBody(boundary, parts),
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -362,7 +441,11 @@ export async function sendGraphql(env: FuzzEnv, target: GraphqlTarget, variables
       { name: 'map', value: map },
       ...target.uploadArgs.map((_a, i) => ({ name: String(i), value: Buffer.from(CSV), filename: 'fuzz.csv' })),
     ];
-    return send(`${env.baseUrl}/graphql`, { method: 'POST', headers: { ...graphqlHeaders(env), 'content-type': `multipart/form-data; boundary=${boundary}` }, body: multipartBody(boundary, parts) });
+    return send(`${env.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { ...graphqlHeaders(env), 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: multipartBody(boundary, parts),
+    });
   }
   if (target.operationType === 'query' && variablesText.length < 4000 && rng() < 0.3) {
     const url = `${env.baseUrl}/graphql?query=${encodeURIComponent(target.document)}&operationName=Fuzz&variables=${encodeURIComponentLoose(variablesText)}`;
@@ -377,7 +460,11 @@ export async function sendGraphql(env: FuzzEnv, target: GraphqlTarget, variables
 
 /** encodeURIComponent that writes a lone surrogate as the (invalid UTF-8) bytes a sloppy client would send. */
 function encodeURIComponentLoose(text: string): string {
-  return text.replace(/[\ud800-\udfff]|[^\ud800-\udfff]+/g, (part) => (/^[\ud800-\udfff]$/.test(part) ? `%ED%${(0xa0 + ((part.charCodeAt(0) >> 6) & 0x1f)).toString(16).toUpperCase()}%${(0x80 + (part.charCodeAt(0) & 0x3f)).toString(16).toUpperCase()}` : encodeURIComponent(part)));
+  return text.replace(/[\ud800-\udfff]|[^\ud800-\udfff]+/g, (part) =>
+    /^[\ud800-\udfff]$/.test(part)
+      ? `%ED%${(0xa0 + ((part.charCodeAt(0) >> 6) & 0x1f)).toString(16).toUpperCase()}%${(0x80 + (part.charCodeAt(0) & 0x3f)).toString(16).toUpperCase()}`
+      : encodeURIComponent(part),
+  );
 }
 
 export function graphqlOutcome(env: FuzzEnv, target: GraphqlTarget, input: string, answer: Answer): Outcome {
@@ -392,7 +479,14 @@ export function graphqlOutcome(env: FuzzEnv, target: GraphqlTarget, input: strin
 
 export function graphqlCases(env: FuzzEnv, target: GraphqlTarget): Case[] {
   const cases: Case[] = [];
-  const make = (cls: string, param: string, run: (rng: Rng) => Promise<Outcome>): Case => ({ target: target.name, front: 'graphql', cls, param, kind: target.kind, run });
+  const make = (cls: string, param: string, run: (rng: Rng) => Promise<Outcome>): Case => ({
+    target: target.name,
+    front: 'graphql',
+    cls,
+    param,
+    kind: target.kind,
+    run,
+  });
   for (const param of flattenParams(target.fields)) {
     if (param.shape.kind === 'upload') continue;
     const name = String(param.path[param.path.length - 1]);
@@ -400,7 +494,10 @@ export function graphqlCases(env: FuzzEnv, target: GraphqlTarget): Case[] {
       cases.push(
         make(cls.name, paramLabel(param.path), async (rng) => {
           const ctx = ctxFor(env, target.field, target.destructive, rng);
-          let args = baselineObject(target.fields.filter((f) => f.shape.kind !== 'upload'), ctx);
+          let args = baselineObject(
+            target.fields.filter((f) => f.shape.kind !== 'upload'),
+            ctx,
+          );
           const base = valueAt(args, param.path) ?? baseline(name, param.shape, ctx);
           const bad = cls.make(param.shape, name, base, rng, 'json')!;
           args = withValueAt(args, param.path, bad.json, target.fields, ctx);
@@ -415,14 +512,24 @@ export function graphqlCases(env: FuzzEnv, target: GraphqlTarget): Case[] {
       make('upload-file', `file#${i}`, async (rng) => {
         const variant = uploadVariant(rng);
         const ctx = ctxFor(env, target.field, false, rng);
-        const variables = { ...baselineObject(target.fields.filter((f) => f.shape.kind !== 'upload'), ctx), ...Object.fromEntries(target.uploadArgs.map((a) => [a, null])) };
+        const variables = {
+          ...baselineObject(
+            target.fields.filter((f) => f.shape.kind !== 'upload'),
+            ctx,
+          ),
+          ...Object.fromEntries(target.uploadArgs.map((a) => [a, null])),
+        };
         const boundary = `----fuzz${i}`;
         const body = multipartBody(boundary, [
           { name: 'operations', value: JSON.stringify({ query: target.document, operationName: 'Fuzz', variables }) },
           { name: 'map', value: JSON.stringify({ 0: [`variables.${target.uploadArgs[0]}`] }) },
           { name: '0', value: variant.bytes, filename: variant.filename },
         ]);
-        const answer = await send(`${env.baseUrl}/graphql`, { method: 'POST', headers: { ...graphqlHeaders(env), 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+        const answer = await send(`${env.baseUrl}/graphql`, {
+          method: 'POST',
+          headers: { ...graphqlHeaders(env), 'content-type': `multipart/form-data; boundary=${boundary}` },
+          body,
+        });
         return graphqlOutcome(env, target, `${variant.cls}: ${variant.note}`, answer);
       }),
     );
@@ -435,7 +542,12 @@ export function graphqlCases(env: FuzzEnv, target: GraphqlTarget): Case[] {
  * JSON): the document's own fields (speaker, text, timestamps, occurred_at) reach the database too.
  */
 function embeddedDocumentCases(env: FuzzEnv, target: GraphqlTarget, make: (cls: string, param: string, run: (rng: Rng) => Promise<Outcome>) => Case): Case[] {
-  const input = target.fields.find((f) => f.shape.kind === 'object' && f.shape.fields.some((g) => g.name === 'content') && f.shape.fields.some((g) => g.name === 'format' && g.shape.kind === 'enum' && g.shape.values.includes('JSON')));
+  const input = target.fields.find(
+    (f) =>
+      f.shape.kind === 'object' &&
+      f.shape.fields.some((g) => g.name === 'content') &&
+      f.shape.fields.some((g) => g.name === 'format' && g.shape.kind === 'enum' && g.shape.values.includes('JSON')),
+  );
   if (!input) return [];
   const json = (fields: string, sentence: string) => `{"title":"Fuzz JSON","occurred_at":"2026-03-02T09:30:00Z",${fields}"sentences":[${sentence}]}`;
   const ok = '{"speaker":"Ana","text":"Hello","start":0,"end":1}';
@@ -463,7 +575,13 @@ function embeddedDocumentCases(env: FuzzEnv, target: GraphqlTarget, make: (cls: 
   return documents.map(([cls, content, format], i) =>
     make(`document-${cls}`, `${input.name}.content#${i}`, async (rng) => {
       const ctx = ctxFor(env, target.field, false, rng);
-      const args = withValueAt(withValueAt(baselineObject(target.fields, ctx), [input.name, 'content'], content, target.fields, ctx), [input.name, 'format'], format, target.fields, ctx);
+      const args = withValueAt(
+        withValueAt(baselineObject(target.fields, ctx), [input.name, 'content'], content, target.fields, ctx),
+        [input.name, 'format'],
+        format,
+        target.fields,
+        ctx,
+      );
       return graphqlOutcome(env, target, `${format} content ${excerpt(JSON.stringify(content), 110)}`, await sendGraphql(env, target, args, rng));
     }),
   );
@@ -484,7 +602,8 @@ export function sendMcp(
 ): Promise<Answer> {
   const modern = rng() < 0.5;
   const params = modern ? paramsText.replace(/^\{/, `{"_meta":${JSON.stringify(MODERN_META)}${paramsText === '{}' ? '' : ','}`) : paramsText;
-  const body = options.body ?? `{"jsonrpc":"2.0","id":${options.idText ?? String(Math.floor(rng() * 1e6))},"method":${JSON.stringify(method)},"params":${params}}`;
+  const body =
+    options.body ?? `{"jsonrpc":"2.0","id":${options.idText ?? String(Math.floor(rng() * 1e6))},"method":${JSON.stringify(method)},"params":${params}}`;
   const headers: Record<string, string> = {
     authorization: `Bearer ${env.accessToken}`,
     'content-type': 'application/json',
@@ -509,9 +628,19 @@ export function mcpOutcome(target: string, input: string, answer: Answer, write:
 
 export function mcpCases(env: FuzzEnv, target: McpTarget): Case[] {
   const cases: Case[] = [];
-  const make = (cls: string, param: string, run: (rng: Rng) => Promise<Outcome>): Case => ({ target: target.name, front: 'mcp', cls, param, kind: target.kind, run });
+  const make = (cls: string, param: string, run: (rng: Rng) => Promise<Outcome>): Case => ({
+    target: target.name,
+    front: 'mcp',
+    cls,
+    param,
+    kind: target.kind,
+    run,
+  });
   const call = (rng: Rng, argumentsText: string) =>
-    sendMcp(env, 'tools/call', `{"name":${JSON.stringify(target.tool)},"arguments":${argumentsText}}`, rng, { toolName: target.tool, timeoutMs: target.longRunning ? LONG_RUNNING_TIMEOUT_MS : undefined });
+    sendMcp(env, 'tools/call', `{"name":${JSON.stringify(target.tool)},"arguments":${argumentsText}}`, rng, {
+      toolName: target.tool,
+      timeoutMs: target.longRunning ? LONG_RUNNING_TIMEOUT_MS : undefined,
+    });
   for (const param of flattenParams(target.fields)) {
     const name = String(param.path[param.path.length - 1]);
     for (const cls of applicable(param, 'json')) {
@@ -538,7 +667,10 @@ export function mcpCases(env: FuzzEnv, target: McpTarget): Case[] {
       return mcpOutcome(target.tool, `arguments nested 5000 deep (${args.slice(0, 10)}…)`, await call(rng, args), false);
     }),
     make('unknown-argument', '*', async (rng) => {
-      const args = { ...baselineObject(target.fields, ctxFor(env, target.tool, false, rng)), [pick(rng, ['zzz', '__proto__', 'constructor', ''])]: pick(rng, [1, { isAdmin: true }, null]) };
+      const args = {
+        ...baselineObject(target.fields, ctxFor(env, target.tool, false, rng)),
+        [pick(rng, ['zzz', '__proto__', 'constructor', ''])]: pick(rng, [1, { isAdmin: true }, null]),
+      };
       return mcpOutcome(target.tool, `arguments ${excerpt(toJsonText(args), 80)}`, await call(rng, toJsonText(args)), false);
     }),
   );
@@ -557,7 +689,8 @@ export function graphqlEndpointCases(env: FuzzEnv): Case[] {
   const target = 'GraphQL /graphql';
   const headers = graphqlHeaders(env);
   const get = (query: string) => send(`${env.baseUrl}/graphql?${query}`, { headers });
-  const post = (body: string | Buffer, extra: Record<string, string> = {}) => send(`${env.baseUrl}/graphql`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', ...extra }, body });
+  const post = (body: string | Buffer, extra: Record<string, string> = {}) =>
+    send(`${env.baseUrl}/graphql`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', ...extra }, body });
   const outcome = (input: string, answer: Answer): Outcome => ({ input, answer, problem: checkGraphql(answer, env.codes) });
   const health = '{health{status}}';
   const c = (cls: string, inputs: { note: string; send: () => Promise<Answer> }[]) =>
@@ -616,7 +749,10 @@ export function graphqlEndpointCases(env: FuzzEnv): Case[] {
   for (const [body, note] of bodies) cases.push(plainCase(target, 'graphql', 'post-body', note, async () => outcome(note, await post(body))));
   cases.push(
     ...c('post-encoding', [
-      { note: 'application/json; charset=utf-16', send: () => post(Buffer.from(`{"query":"${health}"}`, 'utf16le'), { 'content-type': 'application/json; charset=utf-16' }) },
+      {
+        note: 'application/json; charset=utf-16',
+        send: () => post(Buffer.from(`{"query":"${health}"}`, 'utf16le'), { 'content-type': 'application/json; charset=utf-16' }),
+      },
       { note: 'Content-Encoding gzip, not gzip', send: () => post('not gzip', { 'content-encoding': 'gzip' }) },
       { note: 'Content-Encoding deflate, truncated', send: () => post(gzipSync(`{"query":"${health}"}`).subarray(0, 10), { 'content-encoding': 'deflate' }) },
       { note: 'Content-Encoding x-unknown', send: () => post(`{"query":"${health}"}`, { 'content-encoding': 'x-unknown' }) },
@@ -640,30 +776,111 @@ function multipartFramingCases(env: FuzzEnv, front: 'graphql' | 'rest'): Case[] 
   const operations = JSON.stringify({ query: mutation, variables: { file: null, orgId: env.ids.org } });
   const formParts = (file: Part): Part[] =>
     front === 'graphql'
-      ? [{ name: 'operations', value: operations }, { name: 'map', value: '{"0":["variables.file"]}' }, { ...file, name: '0' }]
-      : [{ name: 'org_id', value: env.ids.org ?? '' }, { ...file, name: 'file' }];
+      ? [
+          { name: 'operations', value: operations },
+          { name: 'map', value: '{"0":["variables.file"]}' },
+          { ...file, name: '0' },
+        ]
+      : [
+          { name: 'org_id', value: env.ids.org ?? '' },
+          { ...file, name: 'file' },
+        ];
   const cases: Case[] = [];
   const add = (cls: string, run: (rng: Rng) => Promise<Outcome>, label = '*') => cases.push(plainCase(target, front, cls, label, run));
 
   if (front === 'graphql') {
     const variants: [string, Part[]][] = [
-      ['operations not JSON', [{ name: 'operations', value: '{"query":' }, { name: 'map', value: '{}' }]],
-      ['operations NUL', [{ name: 'operations', value: '\u0000' }, { name: 'map', value: '{}' }]],
-      ['operations nested 5000 deep', [{ name: 'operations', value: deepArray().text }, { name: 'map', value: '{}' }]],
-      ['map not JSON', [{ name: 'operations', value: operations }, { name: 'map', value: '{"0":' }, { name: '0', value: CSV, filename: 'a.csv' }]],
-      ['map to a missing path', [{ name: 'operations', value: operations }, { name: 'map', value: '{"0":["variables.nope.deeper"]}' }, { name: '0', value: CSV, filename: 'a.csv' }]],
-      ['map to __proto__', [{ name: 'operations', value: operations }, { name: 'map', value: '{"0":["__proto__.polluted"]}' }, { name: '0', value: CSV, filename: 'a.csv' }]],
-      ['map an array', [{ name: 'operations', value: operations }, { name: 'map', value: '[1]' }, { name: '0', value: CSV, filename: 'a.csv' }]],
-      ['map without its file', [{ name: 'operations', value: operations }, { name: 'map', value: '{"0":["variables.file"]}' }]],
-      ['file before operations', [{ name: '0', value: CSV, filename: 'a.csv' }, { name: 'operations', value: operations }, { name: 'map', value: '{"0":["variables.file"]}' }]],
-      ['batched operations', [{ name: 'operations', value: `[${operations},${operations}]` }, { name: 'map', value: '{"0":["0.variables.file"]}' }, { name: '0', value: CSV, filename: 'a.csv' }]],
+      [
+        'operations not JSON',
+        [
+          { name: 'operations', value: '{"query":' },
+          { name: 'map', value: '{}' },
+        ],
+      ],
+      [
+        'operations NUL',
+        [
+          { name: 'operations', value: '\u0000' },
+          { name: 'map', value: '{}' },
+        ],
+      ],
+      [
+        'operations nested 5000 deep',
+        [
+          { name: 'operations', value: deepArray().text },
+          { name: 'map', value: '{}' },
+        ],
+      ],
+      [
+        'map not JSON',
+        [
+          { name: 'operations', value: operations },
+          { name: 'map', value: '{"0":' },
+          { name: '0', value: CSV, filename: 'a.csv' },
+        ],
+      ],
+      [
+        'map to a missing path',
+        [
+          { name: 'operations', value: operations },
+          { name: 'map', value: '{"0":["variables.nope.deeper"]}' },
+          { name: '0', value: CSV, filename: 'a.csv' },
+        ],
+      ],
+      [
+        'map to __proto__',
+        [
+          { name: 'operations', value: operations },
+          { name: 'map', value: '{"0":["__proto__.polluted"]}' },
+          { name: '0', value: CSV, filename: 'a.csv' },
+        ],
+      ],
+      [
+        'map an array',
+        [
+          { name: 'operations', value: operations },
+          { name: 'map', value: '[1]' },
+          { name: '0', value: CSV, filename: 'a.csv' },
+        ],
+      ],
+      [
+        'map without its file',
+        [
+          { name: 'operations', value: operations },
+          { name: 'map', value: '{"0":["variables.file"]}' },
+        ],
+      ],
+      [
+        'file before operations',
+        [
+          { name: '0', value: CSV, filename: 'a.csv' },
+          { name: 'operations', value: operations },
+          { name: 'map', value: '{"0":["variables.file"]}' },
+        ],
+      ],
+      [
+        'batched operations',
+        [
+          { name: 'operations', value: `[${operations},${operations}]` },
+          { name: 'map', value: '{"0":["0.variables.file"]}' },
+          { name: '0', value: CSV, filename: 'a.csv' },
+        ],
+      ],
     ];
     for (const [note, parts] of variants) {
-      add('multipart-fields', async () => {
-        const boundary = '----fuzzframing';
-        const answer = await send(`${env.baseUrl}${path}`, { method: 'POST', headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` }, body: multipartBody(boundary, parts) });
-        return { input: note, answer, problem: check(answer) };
-      }, note);
+      add(
+        'multipart-fields',
+        async () => {
+          const boundary = '----fuzzframing';
+          const answer = await send(`${env.baseUrl}${path}`, {
+            method: 'POST',
+            headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
+            body: multipartBody(boundary, parts),
+          });
+          return { input: note, answer, problem: check(answer) };
+        },
+        note,
+      );
     }
   }
   // The body ends (properly, for HTTP) in the middle of the file: the multipart form is incomplete.
@@ -671,7 +888,12 @@ function multipartFramingCases(env: FuzzEnv, front: 'graphql' | 'rest'): Case[] 
     const boundary = '----fuzzcut';
     const whole = multipartBody(boundary, formParts({ name: 'file', value: CSV.repeat(50), filename: 'cut.csv' }), false);
     const cut = whole.subarray(0, whole.length - Math.floor(rng() * 200) - 30);
-    const answer = await send(`${env.baseUrl}${path}`, { method: 'POST', headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` }, body: cut, timeoutMs: 10_000 });
+    const answer = await send(`${env.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: cut,
+      timeoutMs: 10_000,
+    });
     return { input: `${cut.length} bytes, no closing boundary`, answer, problem: check(answer) };
   });
   // The client declares more than it sends and then half-closes its socket.
@@ -686,7 +908,11 @@ function multipartFramingCases(env: FuzzEnv, front: 'graphql' | 'rest'): Case[] 
       end: true,
       timeoutMs: 10_000,
     });
-    return { input: `Content-Length ${whole.length + 5000}, ${whole.length} bytes sent, then the socket half-closed`, answer, problem: checkPlain(answer, true) };
+    return {
+      input: `Content-Length ${whole.length + 5000}, ${whole.length} bytes sent, then the socket half-closed`,
+      answer,
+      problem: checkPlain(answer, true),
+    };
   });
   // A Content-Length no upload limit allows: refused up front, not after reading (or waiting for) the body.
   add('multipart-content-length-huge', async () => {
@@ -705,7 +931,11 @@ function multipartFramingCases(env: FuzzEnv, front: 'graphql' | 'rest'): Case[] 
   add('multipart-control-char-filename', async (rng) => {
     const name = pick(rng, ['a\u0001b.csv', 'a\u0000b.csv', '\u001b[2Jx.csv', 'a\u007fb.csv']);
     const boundary = '----fuzzname';
-    const answer = await send(`${env.baseUrl}${path}`, { method: 'POST', headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` }, body: multipartBody(boundary, formParts({ name: 'file', value: CSV, filename: name })) });
+    const answer = await send(`${env.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: multipartBody(boundary, formParts({ name: 'file', value: CSV, filename: name })),
+    });
     return { input: `filename ${JSON.stringify(name)}`, answer, problem: check(answer) };
   });
   add('multipart-bad-boundary', async (rng) => {
@@ -714,7 +944,10 @@ function multipartFramingCases(env: FuzzEnv, front: 'graphql' | 'rest'): Case[] 
       ['multipart/form-data; boundary=other', multipartBody('x', formParts({ name: 'file', value: CSV, filename: 'a.csv' }))],
       ['multipart/form-data; boundary=' + 'b'.repeat(200), multipartBody('b'.repeat(200), formParts({ name: 'file', value: CSV, filename: 'a.csv' }))],
       ['multipart/form-data; boundary=x', Buffer.from('--x\r\nContent-Disposition: form-data\r\n\r\nno name\r\n--x--\r\n')],
-      ['multipart/form-data; boundary=x', Buffer.from('--x\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n' + 'X-Header: y\r\n'.repeat(3000) + '\r\n\r\n--x--\r\n')],
+      [
+        'multipart/form-data; boundary=x',
+        Buffer.from('--x\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n' + 'X-Header: y\r\n'.repeat(3000) + '\r\n\r\n--x--\r\n'),
+      ],
     ] as [string, Buffer][]);
     const answer = await send(`${env.baseUrl}${path}`, { method: 'POST', headers: { ...headers, 'content-type': type }, body });
     return { input: `${excerpt(type, 60)} with ${body.length} bytes`, answer, problem: check(answer) };
@@ -730,14 +963,30 @@ export function restFramingCases(env: FuzzEnv, targets: RestTarget[]): Case[] {
     for (const lastEventId of ['1e309', '-1', '99999999999999999999', '9007199254740993', 'abc', ' ', '0x10', '1.5', '%E0%A4%A', 'x'.repeat(8000)]) {
       cases.push(
         plainCase(target.name, 'rest', 'odd-last-event-id', lastEventId, async () => {
-          const answer = await send(`${env.baseUrl}${target.route.path}?${follow}=${env.ids.run}`, { headers: { 'x-api-key': env.apiKey, 'last-event-id': lastEventId } });
+          const answer = await send(`${env.baseUrl}${target.route.path}?${follow}=${env.ids.run}`, {
+            headers: { 'x-api-key': env.apiKey, 'last-event-id': lastEventId },
+          });
           return { input: `Last-Event-ID: ${excerpt(JSON.stringify(lastEventId), 40)}`, answer, problem: checkRest(answer) };
         }),
       );
     }
   }
   const target = 'REST (paths)';
-  const paths = ['/api/%E0%A4%A', '/%E0%A4%A', '/assets/%E0%A4%A', '/graphql/%E0%A4%A', '/api/service/%E0%A4%A', '/login/%E0%A4%A', '/api/stickies/%00', '/api/stickies/..%2F..%2Fhealth', '/api/stickies/%2e%2e', '/api/pm/tasks/%25', `/api/links/${'a'.repeat(7000)}`, '/health/%E0%A4%A', '/api/stickies/%E0%A4%A/versions?limit=%E0%A4%A'];
+  const paths = [
+    '/api/%E0%A4%A',
+    '/%E0%A4%A',
+    '/assets/%E0%A4%A',
+    '/graphql/%E0%A4%A',
+    '/api/service/%E0%A4%A',
+    '/login/%E0%A4%A',
+    '/api/stickies/%00',
+    '/api/stickies/..%2F..%2Fhealth',
+    '/api/stickies/%2e%2e',
+    '/api/pm/tasks/%25',
+    `/api/links/${'a'.repeat(7000)}`,
+    '/health/%E0%A4%A',
+    '/api/stickies/%E0%A4%A/versions?limit=%E0%A4%A',
+  ];
   for (const path of paths) {
     for (const accept of ['application/json', 'text/html']) {
       cases.push(
@@ -746,7 +995,11 @@ export function restFramingCases(env: FuzzEnv, targets: RestTarget[]): Case[] {
           // An API path answers the documented JSON error; a page path may answer an HTML page.
           // (/graphql/... and /api/service/... belong to graphql-yoga and the MCP handler: not REST bodies.)
           const api = /^\/(api|health|status|test-scheduler)(\/|$|%)/.test(path) && !path.startsWith('/api/service');
-          return { input: `GET ${excerpt(path, 60)} (Accept ${accept})`, answer, problem: api && accept === 'application/json' ? checkRest(answer) : checkPlain(answer, false) };
+          return {
+            input: `GET ${excerpt(path, 60)} (Accept ${accept})`,
+            answer,
+            problem: api && accept === 'application/json' ? checkRest(answer) : checkPlain(answer, false),
+          };
         }),
       );
     }
@@ -758,14 +1011,25 @@ export function mcpEndpointCases(env: FuzzEnv): Case[] {
   const target = 'MCP /api/service';
   const cases: Case[] = [];
   const add = (cls: string, note: string, run: (rng: Rng) => Promise<Answer>) =>
-    cases.push(plainCase(target, 'mcp', cls, note, async (rng) => { const answer = await run(rng); return { input: note, answer, problem: checkMcp(answer) }; }));
+    cases.push(
+      plainCase(target, 'mcp', cls, note, async (rng) => {
+        const answer = await run(rng);
+        return { input: note, answer, problem: checkMcp(answer) };
+      }),
+    );
   const deepA = deepArray().text;
   const deepO = deepObject().text;
-  add('deep-params', 'tools/call params.arguments nested 5000 deep', (rng) => sendMcp(env, 'tools/call', `{"name":"list_stickies","arguments":${deepO}}`, rng, { toolName: 'list_stickies' }));
+  add('deep-params', 'tools/call params.arguments nested 5000 deep', (rng) =>
+    sendMcp(env, 'tools/call', `{"name":"list_stickies","arguments":${deepO}}`, rng, { toolName: 'list_stickies' }),
+  );
   add('deep-params', 'tools/list params nested 5000 deep', (rng) => sendMcp(env, 'tools/list', `{"cursor":${deepA}}`, rng));
   add('deep-params', 'ping params nested 5000 deep', (rng) => sendMcp(env, 'ping', `{"x":${deepA}}`, rng));
-  add('deep-params', 'initialize params nested 5000 deep', (rng) => sendMcp(env, 'initialize', `{"protocolVersion":"2025-11-25","capabilities":${deepO},"clientInfo":{"name":"f","version":"1"}}`, rng));
-  add('deep-params', 'tools/call _meta nested 5000 deep', (rng) => sendMcp(env, 'tools/call', `{"name":"list_stickies","arguments":{},"_meta":{"progressToken":${deepA}}}`, rng, { toolName: 'list_stickies' }));
+  add('deep-params', 'initialize params nested 5000 deep', (rng) =>
+    sendMcp(env, 'initialize', `{"protocolVersion":"2025-11-25","capabilities":${deepO},"clientInfo":{"name":"f","version":"1"}}`, rng),
+  );
+  add('deep-params', 'tools/call _meta nested 5000 deep', (rng) =>
+    sendMcp(env, 'tools/call', `{"name":"list_stickies","arguments":{},"_meta":{"progressToken":${deepA}}}`, rng, { toolName: 'list_stickies' }),
+  );
   add('deep-params', 'params a 5000-deep array', (rng) => sendMcp(env, 'tools/call', deepA, rng, { toolName: 'list_stickies' }));
   add('deep-params', 'body a 5000-deep array', (rng) => sendMcp(env, 'ping', '{}', rng, { body: deepA }));
   add('deep-params', 'id nested 5000 deep', (rng) => sendMcp(env, 'ping', '{}', rng, { idText: deepO }));
@@ -802,7 +1066,16 @@ export function mcpEndpointCases(env: FuzzEnv): Case[] {
   ]) {
     add('odd-tool-call', note, (rng) => sendMcp(env, 'tools/call', params, rng));
   }
-  for (const cursor of ['\\u0000', '%%%', Buffer.from('1e309').toString('base64url'), Buffer.from('-1').toString('base64url'), Buffer.from('NaN').toString('base64url'), Buffer.from('9007199254740993').toString('base64url'), 'x'.repeat(100_000), '\\ud800']) {
+  for (const cursor of [
+    '\\u0000',
+    '%%%',
+    Buffer.from('1e309').toString('base64url'),
+    Buffer.from('-1').toString('base64url'),
+    Buffer.from('NaN').toString('base64url'),
+    Buffer.from('9007199254740993').toString('base64url'),
+    'x'.repeat(100_000),
+    '\\ud800',
+  ]) {
     add('odd-cursor', `tools/list cursor ${excerpt(JSON.stringify(cursor), 40)}`, (rng) => sendMcp(env, 'tools/list', `{"cursor":"${cursor}"}`, rng));
   }
   add('odd-cursor', 'tools/list cursor a number', (rng) => sendMcp(env, 'tools/list', '{"cursor":5}', rng));
@@ -811,17 +1084,40 @@ export function mcpEndpointCases(env: FuzzEnv): Case[] {
     ['batch of 1,000 pings', `[${Array.from({ length: 1000 }, (_, i) => `{"jsonrpc":"2.0","id":${i},"method":"ping"}`).join(',')}]`],
     ['jsonrpc "2.0\\u0000"', '{"jsonrpc":"2.0\\u0000","id":1,"method":"ping"}'],
     ['jsonrpc 2 (a number)', '{"jsonrpc":2,"id":1,"method":"ping"}'],
-    ['initialize with protocolVersion NUL', '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"\\u0000","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}'],
-    ['initialize with protocolVersion an object', '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":{},"capabilities":[],"clientInfo":5}}'],
+    [
+      'initialize with protocolVersion NUL',
+      '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"\\u0000","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}',
+    ],
+    [
+      'initialize with protocolVersion an object',
+      '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":{},"capabilities":[],"clientInfo":5}}',
+    ],
     ['lone surrogate in the body', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_stickies","arguments":{"search":"\\ud800"}}}'],
     ['duplicate keys', '{"jsonrpc":"2.0","id":1,"id":{},"method":"ping","method":"tools/list"}'],
   ]) {
     add('odd-message', note, (rng) => sendMcp(env, 'ping', '{}', rng, { body }));
   }
-  add('post-encoding', 'application/json; charset=utf-16', (rng) => sendMcp(env, 'ping', '{}', rng, { body: Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}', 'utf16le'), headers: { 'content-type': 'application/json; charset=utf-16' } }));
-  add('post-encoding', 'Content-Encoding gzip, not gzip', (rng) => sendMcp(env, 'ping', '{}', rng, { body: 'not gzip', headers: { 'content-encoding': 'gzip' } }));
-  add('post-encoding', 'Content-Encoding br, truncated', (rng) => sendMcp(env, 'ping', '{}', rng, { body: gzipSync('{"jsonrpc":"2.0","id":1,"method":"ping"}').subarray(0, 8), headers: { 'content-encoding': 'br' } }));
-  add('post-encoding', 'invalid UTF-8 bytes', (rng) => sendMcp(env, 'ping', '{}', rng, { body: Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_stickies","arguments":{"search":"'), Buffer.from([0xc0, 0xaf, 0xed, 0xa0, 0x80, 0xff]), Buffer.from('"}}}')]) }));
+  add('post-encoding', 'application/json; charset=utf-16', (rng) =>
+    sendMcp(env, 'ping', '{}', rng, {
+      body: Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}', 'utf16le'),
+      headers: { 'content-type': 'application/json; charset=utf-16' },
+    }),
+  );
+  add('post-encoding', 'Content-Encoding gzip, not gzip', (rng) =>
+    sendMcp(env, 'ping', '{}', rng, { body: 'not gzip', headers: { 'content-encoding': 'gzip' } }),
+  );
+  add('post-encoding', 'Content-Encoding br, truncated', (rng) =>
+    sendMcp(env, 'ping', '{}', rng, { body: gzipSync('{"jsonrpc":"2.0","id":1,"method":"ping"}').subarray(0, 8), headers: { 'content-encoding': 'br' } }),
+  );
+  add('post-encoding', 'invalid UTF-8 bytes', (rng) =>
+    sendMcp(env, 'ping', '{}', rng, {
+      body: Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_stickies","arguments":{"search":"'),
+        Buffer.from([0xc0, 0xaf, 0xed, 0xa0, 0x80, 0xff]),
+        Buffer.from('"}}}'),
+      ]),
+    }),
+  );
   for (const [note, value] of [
     ['MCP-Protocol-Version 1,000 chars', 'v'.repeat(1000)],
     ['MCP-Protocol-Version latin-1 bytes', '2026-07-28\u00e9'],
@@ -829,7 +1125,11 @@ export function mcpEndpointCases(env: FuzzEnv): Case[] {
   ]) {
     add('odd-headers', note, (rng) => sendMcp(env, 'tools/list', '{}', rng, { headers: { 'mcp-protocol-version': value, 'mcp-method': 'tools/list' } }));
   }
-  add('odd-headers', 'Mcp-Name latin-1 bytes', (rng) => sendMcp(env, 'tools/call', '{"name":"list_stickies","arguments":{}}', rng, { headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'list_stickies\u00ff' } }));
+  add('odd-headers', 'Mcp-Name latin-1 bytes', (rng) =>
+    sendMcp(env, 'tools/call', '{"name":"list_stickies","arguments":{}}', rng, {
+      headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'list_stickies\u00ff' },
+    }),
+  );
   return cases;
 }
 
@@ -839,7 +1139,12 @@ export function loginCases(env: FuzzEnv, email: string): Case[] {
   const post = (body: string | Buffer, headers: Record<string, string> = {}) =>
     send(`${env.baseUrl}/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
   const add = (cls: string, note: string, run: () => Promise<Answer>) =>
-    cases.push(plainCase(target, 'login', cls, note, async () => { const answer = await run(); return { input: note, answer, problem: checkPlain(answer, false) }; }));
+    cases.push(
+      plainCase(target, 'login', cls, note, async () => {
+        const answer = await run();
+        return { input: note, answer, problem: checkPlain(answer, false) };
+      }),
+    );
   const form = (email: string, password = 'x', extra = '') => `email=${email}&password=${password}${extra}`;
   const e = encodeURIComponent(email);
   for (const [cls, note, body] of [
@@ -867,7 +1172,9 @@ export function loginCases(env: FuzzEnv, email: string): Case[] {
   ] as [string, string, string][]) {
     add(cls, note, () => post(body));
   }
-  add('unsupported-charset', 'charset=utf-16', () => post(Buffer.from(form(e), 'utf16le'), { 'content-type': 'application/x-www-form-urlencoded; charset=utf-16' }));
+  add('unsupported-charset', 'charset=utf-16', () =>
+    post(Buffer.from(form(e), 'utf16le'), { 'content-type': 'application/x-www-form-urlencoded; charset=utf-16' }),
+  );
   add('unsupported-charset', 'charset=x-unknown', () => post(form(e), { 'content-type': 'application/x-www-form-urlencoded; charset=x-unknown' }));
   add('broken-compression', 'Content-Encoding gzip, not gzip', () => post('not gzip at all', { 'content-encoding': 'gzip' }));
   add('broken-compression', 'Content-Encoding gzip, truncated', () => post(gzipSync(form(e)).subarray(0, 15), { 'content-encoding': 'gzip' }));
@@ -875,7 +1182,9 @@ export function loginCases(env: FuzzEnv, email: string): Case[] {
   add('broken-compression', 'Content-Encoding x-unknown', () => post(form(e), { 'content-encoding': 'x-unknown' }));
   add('broken-compression', 'a gzip bomb (10 MB of zeros)', () => post(gzipSync(Buffer.alloc(10_000_000)), { 'content-encoding': 'gzip' }));
   add('wrong-content-type', 'a JSON body', () => post(JSON.stringify({ email, password: 'x' }), { 'content-type': 'application/json' }));
-  add('wrong-content-type', 'a multipart body', () => post(multipartBody('b', [{ name: 'email', value: email }]), { 'content-type': 'multipart/form-data; boundary=b' }));
+  add('wrong-content-type', 'a multipart body', () =>
+    post(multipartBody('b', [{ name: 'email', value: email }]), { 'content-type': 'multipart/form-data; boundary=b' }),
+  );
   add('wrong-content-type', 'no Content-Type', () => send(`${env.baseUrl}/login`, { method: 'POST', body: form(e) }));
   add('odd-origin', 'Origin null', () => post(form(e), { origin: 'null' }));
   add('odd-origin', 'Origin not a URL', () => post(form(e), { origin: '%E0%A4%A' }));
@@ -905,7 +1214,12 @@ export function credentialCases(env: FuzzEnv): Case[] {
     ['Authorization Bearer 8,000 chars', async () => ({ authorization: 'Bearer ' + 'a'.repeat(8000) })],
     ['cookie sso_token=%E0%A4%A', async () => ({ cookie: 'sso_token=%E0%A4%A' })],
     ['cookie sso_token a.b.c', async () => ({ cookie: 'sso_token=a.b.c' })],
-    ['cookie sso_token alg none', async () => ({ cookie: `sso_token=${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(`{"sub":"${env.userId}"}`).toString('base64url')}.` })],
+    [
+      'cookie sso_token alg none',
+      async () => ({
+        cookie: `sso_token=${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(`{"sub":"${env.userId}"}`).toString('base64url')}.`,
+      }),
+    ],
     ['cookie sso_token twice', async () => ({ cookie: `sso_token=x; sso_token=y` })],
     ['signed session, sub with NUL', async () => ({ cookie: `sso_token=${await jwt({}, 'a\u0000b')}` })],
     ['signed session, sub not a UUID', async () => ({ cookie: `sso_token=${await jwt({}, "' OR 1=1 --")}` })],
@@ -914,8 +1228,16 @@ export function credentialCases(env: FuzzEnv): Case[] {
     ['signed session, email \\\\%', async () => ({ cookie: `sso_token=${await jwt({ email: '\\%' })}` })],
     ['signed session, email a number', async () => ({ cookie: `sso_token=${await jwt({ email: 5 })}` })],
     ['signed session, email an object', async () => ({ cookie: `sso_token=${await jwt({ email: { $ne: null } })}` })],
-    ['signed session, exp beyond year 275760', async () => ({ cookie: `sso_token=${await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(env.userId).setExpirationTime(8.64e15).sign(secret)}` })],
-    ['signed session, iat 1e20', async () => ({ cookie: `sso_token=${await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(env.userId).setIssuedAt(1e20).sign(secret)}` })],
+    [
+      'signed session, exp beyond year 275760',
+      async () => ({
+        cookie: `sso_token=${await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(env.userId).setExpirationTime(8.64e15).sign(secret)}`,
+      }),
+    ],
+    [
+      'signed session, iat 1e20',
+      async () => ({ cookie: `sso_token=${await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(env.userId).setIssuedAt(1e20).sign(secret)}` }),
+    ],
   ];
   for (const [note, headers] of headerSets) {
     cases.push(
@@ -924,16 +1246,28 @@ export function credentialCases(env: FuzzEnv): Case[] {
         return { input: note, answer, problem: checkRest(answer) };
       }),
       plainCase('credentials (GraphQL me)', 'graphql', 'malformed-credential', note, async () => {
-        const answer = await send(`${env.baseUrl}/graphql`, { method: 'POST', headers: { ...(await headers()), 'content-type': 'application/json' }, body: '{"query":"{ me { user { id } } }"}' });
+        const answer = await send(`${env.baseUrl}/graphql`, {
+          method: 'POST',
+          headers: { ...(await headers()), 'content-type': 'application/json' },
+          body: '{"query":"{ me { user { id } } }"}',
+        });
         return { input: note, answer, problem: checkGraphql(answer, env.codes) };
       }),
       plainCase('credentials (MCP tools/list)', 'mcp', 'malformed-credential', note, async () => {
         const own = await headers();
-        const answer = await send(`${env.baseUrl}/api/service`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...own, ...(own.authorization ? {} : { authorization: `Bearer ${own['x-api-key'] ?? 'pat_x'}` }) }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+        const answer = await send(`${env.baseUrl}/api/service`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...own,
+            ...(own.authorization ? {} : { authorization: `Bearer ${own['x-api-key'] ?? 'pat_x'}` }),
+          },
+          body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+        });
         return { input: note, answer, problem: checkMcp(answer) };
       }),
     );
   }
   return cases;
 }
-

@@ -48,7 +48,8 @@ export async function send(url: string, init: SendInit = {}): Promise<Answer> {
   } catch (error) {
     if (controller.signal.aborted) return { status: 0, contentType: '', text: '', problem: 'timeout', detail: `no answer within ${timeoutMs / 1000} s` };
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    if (cause?.code === 'UND_ERR_SOCKET' || cause?.code === 'ECONNRESET') return { status: 0, contentType: '', text: '', problem: 'closed', detail: cause.message };
+    if (cause?.code === 'UND_ERR_SOCKET' || cause?.code === 'ECONNRESET')
+      return { status: 0, contentType: '', text: '', problem: 'closed', detail: cause.message };
     return { status: 0, contentType: '', text: '', problem: 'client-error', detail: String(cause?.message ?? error) };
   } finally {
     clearTimeout(timer);
@@ -104,7 +105,15 @@ export function rawHttp(baseUrl: string, request: RawRequest): Promise<Answer> {
     };
     const timer = setTimeout(() => {
       const parsed = parseResponse(received, true);
-      finish(parsed ?? { status: 0, contentType: '', text: '', problem: 'timeout', detail: `no answer within ${request.timeoutMs / 1000} s (connection still open)` });
+      finish(
+        parsed ?? {
+          status: 0,
+          contentType: '',
+          text: '',
+          problem: 'timeout',
+          detail: `no answer within ${request.timeoutMs / 1000} s (connection still open)`,
+        },
+      );
     }, request.timeoutMs);
     socket.on('error', () => {
       /* the server may reset the connection while we still write: judged by what was received */
@@ -114,9 +123,17 @@ export function rawHttp(baseUrl: string, request: RawRequest): Promise<Answer> {
       const parsed = parseResponse(received, false);
       if (parsed) finish(parsed);
     });
-    socket.on('close', () => finish(parseResponse(received, true) ?? { status: 0, contentType: '', text: '', problem: 'closed', detail: 'connection closed without an answer' }));
+    socket.on('close', () =>
+      finish(parseResponse(received, true) ?? { status: 0, contentType: '', text: '', problem: 'closed', detail: 'connection closed without an answer' }),
+    );
     socket.on('connect', () => {
-      const head = [`${request.method} ${request.path} HTTP/1.1`, `Host: ${url.host}`, ...Object.entries(request.headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n');
+      const head = [
+        `${request.method} ${request.path} HTTP/1.1`,
+        `Host: ${url.host}`,
+        ...Object.entries(request.headers).map(([k, v]) => `${k}: ${v}`),
+        '',
+        '',
+      ].join('\r\n');
       socket.write(head);
       for (const part of request.body) socket.write(part);
       if (request.end) socket.end();
@@ -200,7 +217,9 @@ export function checkRest(answer: Answer): string | undefined {
     Object.keys(body).length === 1 &&
     typeof (body as { error?: unknown }).error === 'string' &&
     (body as { error: string }).error.trim() !== '';
-  return documented ? undefined : `${answer.status} without the documented {"error": "..."} body (${answer.contentType || 'no content type'}): ${excerpt(answer.text) || '(empty)'}`;
+  return documented
+    ? undefined
+    : `${answer.status} without the documented {"error": "..."} body (${answer.contentType || 'no content type'}): ${excerpt(answer.text) || '(empty)'}`;
 }
 
 const INTERNAL_MESSAGE = /internal server error|unexpected error/i;
@@ -224,8 +243,10 @@ export function checkGraphql(answer: Answer, knownCodes: ReadonlySet<string>): s
     }
     for (const error of errors as GraphQLErrorLike[]) {
       const code = error?.extensions?.code;
-      if (code === 'INTERNAL_SERVER_ERROR' || INTERNAL_MESSAGE.test(String(error?.message))) return `${answer.status} with an internal error: ${excerpt(JSON.stringify(error))}`;
-      if (typeof code !== 'string' || !knownCodes.has(code)) return `${answer.status} with an error outside the code table (extensions.code ${JSON.stringify(code)}): ${excerpt(JSON.stringify(error))}`;
+      if (code === 'INTERNAL_SERVER_ERROR' || INTERNAL_MESSAGE.test(String(error?.message)))
+        return `${answer.status} with an internal error: ${excerpt(JSON.stringify(error))}`;
+      if (typeof code !== 'string' || !knownCodes.has(code))
+        return `${answer.status} with an error outside the code table (extensions.code ${JSON.stringify(code)}): ${excerpt(JSON.stringify(error))}`;
     }
   }
   return undefined;

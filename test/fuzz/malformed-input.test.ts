@@ -81,18 +81,31 @@ beforeAll(async () => {
   user = await createUser(server.services);
   const cookie = await signInCookie(server.url, user);
   const accessToken = (
-    await server.services.apiKeys.create({ userId: user.userId, name: 'fuzz', scopes: ['read:workspace', 'write:workspace', 'read:returns', 'read:pnl', 'write:upload'], kind: 'access_token' })
+    await server.services.apiKeys.create({
+      userId: user.userId,
+      name: 'fuzz',
+      scopes: ['read:workspace', 'write:workspace', 'read:returns', 'read:pnl', 'write:upload'],
+      kind: 'access_token',
+    })
   ).secret;
 
   // One record of each kind to address by id (and for the reads to serialise), made through the API.
   const create = async (path: string, body: Record<string, unknown>): Promise<string> => {
-    const answer = await send(`${server.url}${path}`, { method: 'POST', headers: { 'x-api-key': user.key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const answer = await send(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': user.key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const id = (JSON.parse(answer.text) as { data?: { id?: string } }).data?.id;
     if (answer.status !== 201 || !id) throw new Error(`POST ${path} answered ${answer.status} ${answer.text.slice(0, 300)}`);
     return id;
   };
   const graphql = async <T>(query: string, variables: Record<string, unknown> = {}): Promise<T> => {
-    const answer = await send(`${server.url}/graphql`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+    const answer = await send(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
     const body = JSON.parse(answer.text) as { data?: T; errors?: unknown };
     if (!body.data || body.errors) throw new Error(`${query} answered ${answer.status} ${answer.text.slice(0, 300)}`);
     return body.data;
@@ -101,17 +114,40 @@ beforeAll(async () => {
   const sticky = await create('/api/stickies', { content: 'A fuzz sticky about cash flows', tags: ['fuzz', 'cash'] });
   await create('/api/stickies', { content: 'Another fuzz sticky' });
   const link = await create('/api/links', { url: 'https://example.com/fuzz', title: 'Fuzz link', folder_id: folder, tags: ['fuzz'], starred: true });
-  const task = await create('/api/pm/tasks', { title: 'Fuzz task', description: 'fuzz', assignee: 'Ana Fuzz', due_date: '2026-12-31', labels: ['fuzz'], priority: 'high' });
+  const task = await create('/api/pm/tasks', {
+    title: 'Fuzz task',
+    description: 'fuzz',
+    assignee: 'Ana Fuzz',
+    due_date: '2026-12-31',
+    labels: ['fuzz'],
+    priority: 'high',
+  });
   await create(`/api/pm/tasks/${task}/comments`, { body: 'A fuzz comment' });
-  const news = await create('/api/news', { title: 'Fuzz news', url: 'https://example.com/news/fuzz', source: 'Fuzz Wire', summary: 'fuzz', body: 'fuzz body', tags: ['fuzz'] });
-  const transcript = await graphql<{ importTranscript: { id: string } }>('mutation I($content: String!) { importTranscript(input: { content: $content, format: VTT }) { id } }', { content: VTT_TRANSCRIPT });
-  const conversation = await graphql<{ sendChatMessage: { conversation: { id: string } } }>('mutation { sendChatMessage(input: { content: "hello fuzz" }) { conversation { id } } }');
+  const news = await create('/api/news', {
+    title: 'Fuzz news',
+    url: 'https://example.com/news/fuzz',
+    source: 'Fuzz Wire',
+    summary: 'fuzz',
+    body: 'fuzz body',
+    tags: ['fuzz'],
+  });
+  const transcript = await graphql<{ importTranscript: { id: string } }>(
+    'mutation I($content: String!) { importTranscript(input: { content: $content, format: VTT }) { id } }',
+    { content: VTT_TRANSCRIPT },
+  );
+  const conversation = await graphql<{ sendChatMessage: { conversation: { id: string } } }>(
+    'mutation { sendChatMessage(input: { content: "hello fuzz" }) { conversation { id } } }',
+  );
   const run = await graphql<{ startGeneration: { id: string } }>('mutation { startGeneration(input: { days: 7, length: short }) { id } }');
   const t2 = Date.now();
   await loadSamples(server.url, user.key, user.orgId);
   const t3 = Date.now();
-  const file = JSON.parse((await send(`${server.url}/api/storage/files?org_id=${user.orgId}&limit=1`, { headers: { 'x-api-key': user.key } })).text) as { data: { id: string }[] };
-  const comparison = JSON.parse((await send(`${server.url}/api/returns/comparison?limit=1`, { headers: { 'x-api-key': user.key } })).text) as { data: { account_code: string; entity_name: string }[] };
+  const file = JSON.parse((await send(`${server.url}/api/storage/files?org_id=${user.orgId}&limit=1`, { headers: { 'x-api-key': user.key } })).text) as {
+    data: { id: string }[];
+  };
+  const comparison = JSON.parse((await send(`${server.url}/api/returns/comparison?limit=1`, { headers: { 'x-api-key': user.key } })).text) as {
+    data: { account_code: string; entity_name: string }[];
+  };
 
   env = {
     baseUrl: server.url,
@@ -138,7 +174,9 @@ beforeAll(async () => {
     // The error table, and graphql-yoga's own codes for requests it refuses before execution (src/errors.ts maps them to 400).
     codes: new Set([...Object.keys(HTTP_STATUS_BY_CODE), ...Object.keys(GRAPHQL_PROTOCOL_CODES)]),
   };
-  console.log(`fuzz: service started in ${((t1 - setupStarted) / 1000).toFixed(1)} s, records ${((t2 - t1) / 1000).toFixed(1)} s, sample files ${((t3 - t2) / 1000).toFixed(1)} s, the rest ${((Date.now() - t3) / 1000).toFixed(1)} s`);
+  console.log(
+    `fuzz: service started in ${((t1 - setupStarted) / 1000).toFixed(1)} s, records ${((t2 - t1) / 1000).toFixed(1)} s, sample files ${((t3 - t2) / 1000).toFixed(1)} s, the rest ${((Date.now() - t3) / 1000).toFixed(1)} s`,
+  );
 }, 180_000);
 
 afterAll(async () => server?.close());
@@ -220,12 +258,32 @@ async function runCase(ledger: Ledger, c: Case, round = 0): Promise<boolean> {
     throw new Error(`fuzz case ${c.target} [${c.cls}] ${c.param} could not be built or sent: ${(error as Error).stack ?? String(error)}`);
   }
   ledger.record(c, outcome);
-  if (VERBOSE) console.log(`${outcome.problem ? 'FAIL' : 'ok  '} ${c.target} [${c.cls}] ${outcome.input} -> ${outcome.answer.status || outcome.answer.problem} ${excerpt(outcome.answer.text, 120)}`);
+  if (VERBOSE)
+    console.log(
+      `${outcome.problem ? 'FAIL' : 'ok  '} ${c.target} [${c.cls}] ${outcome.input} -> ${outcome.answer.status || outcome.answer.problem} ${excerpt(outcome.answer.text, 120)}`,
+    );
   return true;
 }
 
 /** The classes of the review's findings go first, so that a short budget still tries them on every target. */
-const FIRST_CLASSES = new Set(['nul-byte', 'lone-surrogate', 'malformed-percent-encoding', 'like-metachars', 'out-of-range-date', 'huge-number', 'long-string', 'wrong-type', 'null', 'unknown-enum', 'invalid-uuid', 'deep-nesting', 'upload-file', 'malformed-json', 'unsupported-charset', 'broken-compression']);
+const FIRST_CLASSES = new Set([
+  'nul-byte',
+  'lone-surrogate',
+  'malformed-percent-encoding',
+  'like-metachars',
+  'out-of-range-date',
+  'huge-number',
+  'long-string',
+  'wrong-type',
+  'null',
+  'unknown-enum',
+  'invalid-uuid',
+  'deep-nesting',
+  'upload-file',
+  'malformed-json',
+  'unsupported-charset',
+  'broken-compression',
+]);
 
 function prioritised(rng: Rng, cases: Case[]): Case[] {
   const later = (c: Case) => Number(!FIRST_CLASSES.has(c.cls) && !c.cls.startsWith('document-'));
@@ -259,25 +317,42 @@ function baselineRest(target: RestTarget, rng: Rng): Promise<Answer> {
   const ctx = ctxFor(env, target.route.path, target.route.method === 'DELETE', rng);
   const args = baselineObject(target.fields, ctx);
   if (target.route.body === 'multipart') {
-    return sendRestMultipart(env, target.route.path, target.fields.filter((f) => f.source === 'form' && f.required).map((f) => [f.name, String(args[f.name])]), { filename: 'fuzz.csv', bytes: Buffer.from(CSV) });
+    return sendRestMultipart(
+      env,
+      target.route.path,
+      target.fields.filter((f) => f.source === 'form' && f.required).map((f) => [f.name, String(args[f.name])]),
+      { filename: 'fuzz.csv', bytes: Buffer.from(CSV) },
+    );
   }
   return sendRest(env, target, args);
 }
 
 function baselineGraphql(target: GraphqlTarget, rng: Rng): Promise<Answer> {
   const ctx = ctxFor(env, target.field, target.destructive, rng);
-  return sendGraphql(env, target, baselineObject(target.fields.filter((f) => f.shape.kind !== 'upload'), ctx), () => 0.99);
+  return sendGraphql(
+    env,
+    target,
+    baselineObject(
+      target.fields.filter((f) => f.shape.kind !== 'upload'),
+      ctx,
+    ),
+    () => 0.99,
+  );
 }
 
 function baselineMcp(target: McpTarget, rng: Rng): Promise<Answer> {
   const ctx = ctxFor(env, target.tool, false, rng);
-  return sendMcp(env, 'tools/call', JSON.stringify({ name: target.tool, arguments: baselineObject(target.fields, ctx) }), rng, { toolName: target.tool, timeoutMs: target.longRunning ? LONG_RUNNING_TIMEOUT_MS : undefined });
+  return sendMcp(env, 'tools/call', JSON.stringify({ name: target.tool, arguments: baselineObject(target.fields, ctx) }), rng, {
+    toolName: target.tool,
+    timeoutMs: target.longRunning ? LONG_RUNNING_TIMEOUT_MS : undefined,
+  });
 }
 
 function isSuccess(front: Front, answer: Answer): boolean {
   if (answer.status < 200 || answer.status > 299) return false;
   if (front === 'graphql') return /^\s*\{"data"/.test(answer.text) && !answer.text.includes('"errors"');
-  if (front === 'mcp') return jsonRpcMessages(answer).every((m) => !(m as { error?: unknown }).error && !(m as { result?: { isError?: boolean } }).result?.isError);
+  if (front === 'mcp')
+    return jsonRpcMessages(answer).every((m) => !(m as { error?: unknown }).error && !(m as { result?: { isError?: boolean } }).result?.isError);
   return true;
 }
 
@@ -350,12 +425,19 @@ describe('malformed input (issue 11)', () => {
       expect(rest.length).toBeGreaterThan(30);
       expect(graphql.length).toBeGreaterThan(40);
       expect(mcp.length).toBeGreaterThan(15);
-      console.log(`fuzz: seed ${SEED} (FUZZ_SEED), budget ${BUDGET_MS / 1000} s (FUZZ_BUDGET_MS); targets: ${rest.length} REST routes, ${graphql.length} GraphQL fields, ${mcp.length} tools`);
+      console.log(
+        `fuzz: seed ${SEED} (FUZZ_SEED), budget ${BUDGET_MS / 1000} s (FUZZ_BUDGET_MS); targets: ${rest.length} REST routes, ${graphql.length} GraphQL fields, ${mcp.length} tools`,
+      );
 
       // 1. Baselines: valid requests, so a target whose baseline is refused is known (its cases judge less).
       const baseRng = rngFor(SEED, 'baseline');
       const baselines: [string, Front, () => Promise<Answer>, (a: Answer) => string | undefined][] = [
-        ...rest.map((t): [string, Front, () => Promise<Answer>, (a: Answer) => string | undefined] => [t.name, 'rest', () => baselineRest(t, baseRng), checkRest]),
+        ...rest.map((t): [string, Front, () => Promise<Answer>, (a: Answer) => string | undefined] => [
+          t.name,
+          'rest',
+          () => baselineRest(t, baseRng),
+          checkRest,
+        ]),
         ...graphql.map((t): [string, Front, () => Promise<Answer>, (a: Answer) => string | undefined] => [
           t.name,
           'graphql',
@@ -377,11 +459,18 @@ describe('malformed input (issue 11)', () => {
         const answer = await run();
         ledger.record({ target: name, front, cls: 'baseline', param: '*' }, { input: 'valid arguments', answer, problem: check(answer) });
         // Deletes get a random id (so the records stay), updates no change: those refusals are by design.
-        if (!isSuccess(front, answer) && !/not found|nothing to update|not in the trash/i.test(answer.text)) ledger.baselineRefusals.push(`${name}: ${answer.status} ${excerpt(answer.text, 140)}`);
+        if (!isSuccess(front, answer) && !/not found|nothing to update|not in the trash/i.test(answer.text))
+          ledger.baselineRefusals.push(`${name}: ${answer.status} ${excerpt(answer.text, 140)}`);
       }
 
       // 2. Whole-request cases (framing, encodings, credentials, the sign-in form): a fixed list.
-      const fixed = [...graphqlEndpointCases(env), ...restFramingCases(env, rest), ...mcpEndpointCases(env), ...loginCases(env, user.email), ...credentialCases(env)];
+      const fixed = [
+        ...graphqlEndpointCases(env),
+        ...restFramingCases(env, rest),
+        ...mcpEndpointCases(env),
+        ...loginCases(env, user.email),
+        ...credentialCases(env),
+      ];
       let fixedCount = 0;
       for (const c of fixed) if (await runCase(ledger, c)) fixedCount += 1;
 
@@ -407,7 +496,8 @@ describe('malformed input (issue 11)', () => {
           `fixed cases ${fixedCount}, parameter cases run (${ROUNDS} rounds of each (parameter, class) at most, while the budget lasts): reads ${reads.ran} (${reads.planned} a round), writes ${writes.ran} (${writes.planned} a round); ${ledger.violations.size} violations (target, class)`,
       );
       console.log(`fuzz: most time spent on: ${ledger.slowest(12)}`);
-      if (ledger.baselineRefusals.length) console.log(`fuzz: targets whose valid baseline was refused (their cases reach less far):\n  ${ledger.baselineRefusals.join('\n  ')}`);
+      if (ledger.baselineRefusals.length)
+        console.log(`fuzz: targets whose valid baseline was refused (their cases reach less far):\n  ${ledger.baselineRefusals.join('\n  ')}`);
       expect(health.status, `GET /health after the fuzz: ${health.status} ${health.text}`).toBe(200);
       expect(JSON.parse(health.text)).toEqual({ status: 'healthy' });
       if (ledger.violations.size > 0) expect.fail(ledger.report());

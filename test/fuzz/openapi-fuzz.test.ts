@@ -78,7 +78,9 @@ interface Operation {
   body?: { mediaType: string; required: boolean; schema: Schema };
 }
 
-const DOCUMENT = JSON.parse(fs.readFileSync(fileURLToPath(new URL('../../openapi.json', import.meta.url)), 'utf8')) as { paths: Record<string, Record<string, Json>> };
+const DOCUMENT = JSON.parse(fs.readFileSync(fileURLToPath(new URL('../../openapi.json', import.meta.url)), 'utf8')) as {
+  paths: Record<string, Record<string, Json>>;
+};
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 function operationsOf(document: typeof DOCUMENT): Operation[] {
@@ -113,7 +115,26 @@ const typeOf = (schema: Schema): string => (Array.isArray(schema.type) ? schema.
 const isoDate = (min: string, max: string) => fc.date({ min: new Date(min), max: new Date(max), noInvalidDate: true });
 const words = fc.constantFrom('fuzz', 'cash flow', 'Bayview Growth Fund LP', 'ACC-1001', 'alpha', 'Ünïcödé', 'tag-1', 'a', 'x y z');
 /** Strings no schema forbids but code paths may trip on. */
-const ODD_STRINGS = ['\u0000', 'a\u0000b', '\ud800', 'x\udfffy', '\u202e\u202dRTL', '\u200b', 'e\u0301', '😀👩‍👩‍👧', '%', '%zz', '_%\\', "'; DROP TABLE x; --", '<script>', '\r\n', ' ', '..', 'null', '𝔘𝔫𝔦'];
+const ODD_STRINGS = [
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  'x\udfffy',
+  '\u202e\u202dRTL',
+  '\u200b',
+  'e\u0301',
+  '😀👩‍👩‍👧',
+  '%',
+  '%zz',
+  '_%\\',
+  "'; DROP TABLE x; --",
+  '<script>',
+  '\r\n',
+  ' ',
+  '..',
+  'null',
+  '𝔘𝔫𝔦',
+];
 const oddString = fc.oneof(fc.constantFrom(...ODD_STRINGS), fc.string({ unit: 'binary', maxLength: 20 }));
 const hugeString = fc.constantFrom(100_001, 20_001, 2_049, 10_001).chain((n) => fc.constantFrom('x', 'é', '😀').map((c) => c.repeat(n)));
 
@@ -154,8 +175,14 @@ function plainValidArb(schema: Schema, name: string, hints: Hints): fc.Arbitrary
         case 'date-time':
           return isoDate('2000-01-01', '2030-12-31').map((d) => d.toISOString());
         default:
-          if (/url/i.test(name)) return fc.oneof({ weight: 4, arbitrary: fc.webUrl({ withQueryParameters: true }) }, { weight: 1, arbitrary: fc.string({ maxLength: 30 }) });
-          return fc.oneof({ weight: 3, arbitrary: words }, { weight: 3, arbitrary: fc.string({ minLength: 1, maxLength: 40 }) }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }) }, { weight: 1, arbitrary: oddString });
+          if (/url/i.test(name))
+            return fc.oneof({ weight: 4, arbitrary: fc.webUrl({ withQueryParameters: true }) }, { weight: 1, arbitrary: fc.string({ maxLength: 30 }) });
+          return fc.oneof(
+            { weight: 3, arbitrary: words },
+            { weight: 3, arbitrary: fc.string({ minLength: 1, maxLength: 40 }) },
+            { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }) },
+            { weight: 1, arbitrary: oddString },
+          );
       }
   }
 }
@@ -180,10 +207,7 @@ function invalidArb(schema: Schema): fc.Arbitrary<unknown> {
       options.push(fc.constantFrom('yes', 'TRUE', 2, 0));
       break;
     case 'array':
-      options.push(
-        fc.array(invalidArb(schema.items ?? {}), { minLength: 1, maxLength: 3 }),
-        fc.constant(Array.from({ length: 1_000 }, (_, i) => `item-${i}`)),
-      );
+      options.push(fc.array(invalidArb(schema.items ?? {}), { minLength: 1, maxLength: 3 }), fc.constant(Array.from({ length: 1_000 }, (_, i) => `item-${i}`)));
       break;
     case 'object': {
       const properties = schema.properties ?? {};
@@ -192,9 +216,35 @@ function invalidArb(schema: Schema): fc.Arbitrary<unknown> {
     }
     default:
       options.push(hugeString, oddString);
-      if (schema.format === 'uuid') options.push(fc.constantFrom('not-a-uuid', '00000000-0000-0000-0000-00000000000g', '123', `${'0'.repeat(8)}-0000-0000-0000-${'0'.repeat(13)}`, '{00000000-0000-0000-0000-000000000000}'));
-      if (schema.format === 'date') options.push(fc.constantFrom('2025-13-01', '2025-02-30', '0000-00-00', '275760-09-14', '+275760-09-13', '2025-1-1', '01/02/2025', '2025-03-03T00:00:00Z', '9999-12-31', '0001-01-01'));
-      if (schema.format === 'date-time') options.push(fc.constantFrom('yesterday', '2025-03-03', '2025-03-03T25:00:00Z', '275760-09-13T00:00:00.001Z', '1969-12-31T23:59:59Z', '9999-12-31T23:59:59Z'));
+      if (schema.format === 'uuid')
+        options.push(
+          fc.constantFrom(
+            'not-a-uuid',
+            '00000000-0000-0000-0000-00000000000g',
+            '123',
+            `${'0'.repeat(8)}-0000-0000-0000-${'0'.repeat(13)}`,
+            '{00000000-0000-0000-0000-000000000000}',
+          ),
+        );
+      if (schema.format === 'date')
+        options.push(
+          fc.constantFrom(
+            '2025-13-01',
+            '2025-02-30',
+            '0000-00-00',
+            '275760-09-14',
+            '+275760-09-13',
+            '2025-1-1',
+            '01/02/2025',
+            '2025-03-03T00:00:00Z',
+            '9999-12-31',
+            '0001-01-01',
+          ),
+        );
+      if (schema.format === 'date-time')
+        options.push(
+          fc.constantFrom('yesterday', '2025-03-03', '2025-03-03T25:00:00Z', '275760-09-13T00:00:00.001Z', '1969-12-31T23:59:59Z', '9999-12-31T23:59:59Z'),
+        );
   }
   return fc.oneof(...options);
 }
@@ -253,7 +303,9 @@ function invalidDraftArb(op: Operation, hints: Hints): fc.Arbitrary<Draft> {
   for (const p of op.parameters) {
     mutations.push((d) => invalidArb(p.schema).map((value) => ({ ...d, params: { ...d.params, [p.name]: value }, note: `invalid ${p.in} ${p.name}` })));
     if (p.required && p.in !== 'path') {
-      mutations.push((d) => fc.constant({ ...d, params: Object.fromEntries(Object.entries(d.params).filter(([k]) => k !== p.name)), note: `missing required ${p.name}` }));
+      mutations.push((d) =>
+        fc.constant({ ...d, params: Object.fromEntries(Object.entries(d.params).filter(([k]) => k !== p.name)), note: `missing required ${p.name}` }),
+      );
     }
   }
   if (op.body?.mediaType === 'application/json') {
@@ -263,17 +315,29 @@ function invalidDraftArb(op: Operation, hints: Hints): fc.Arbitrary<Draft> {
       mutations.push((d) => invalidArb(inner).map((value) => ({ ...d, body: { ...asObject(d), [field]: value }, note: `invalid body ${field}` })));
     }
     for (const field of schema.required ?? []) {
-      mutations.push((d) => fc.constant({ ...d, body: Object.fromEntries(Object.entries(asObject(d)).filter(([k]) => k !== field)), note: `body without required ${field}` }));
+      mutations.push((d) =>
+        fc.constant({ ...d, body: Object.fromEntries(Object.entries(asObject(d)).filter(([k]) => k !== field)), note: `body without required ${field}` }),
+      );
     }
     mutations.push((d) =>
-      fc.constantFrom('id', 'user_id', 'org_id', '__proto__', 'constructor', 'Content', 'unknown_field').map((field) => ({ ...d, body: { ...asObject(d), [field]: 'x' }, note: `unknown body field ${field}` })),
+      fc
+        .constantFrom('id', 'user_id', 'org_id', '__proto__', 'constructor', 'Content', 'unknown_field')
+        .map((field) => ({ ...d, body: { ...asObject(d), [field]: 'x' }, note: `unknown body field ${field}` })),
     );
-    mutations.push((d) => fc.constantFrom<unknown>([], 'text', 42, null, true, [asObject(d)]).map((body) => ({ ...d, body, note: 'body of the wrong JSON type' })));
-    mutations.push((d) => fc.constantFrom('{', '{"a":', 'not json', '', '\u0000', '{"content":"\\ud800"}').map((text) => ({ ...d, body: new RawBody(text), note: 'body not JSON' })));
+    mutations.push((d) =>
+      fc.constantFrom<unknown>([], 'text', 42, null, true, [asObject(d)]).map((body) => ({ ...d, body, note: 'body of the wrong JSON type' })),
+    );
+    mutations.push((d) =>
+      fc
+        .constantFrom('{', '{"a":', 'not json', '', '\u0000', '{"content":"\\ud800"}')
+        .map((text) => ({ ...d, body: new RawBody(text), note: 'body not JSON' })),
+    );
   }
   if (mutations.length === 0) {
     // Nothing to break in the operation's inputs: unknown query parameters (ignored by design) instead.
-    mutations.push((d) => fc.constantFrom('unknown', 'limit', 'cursor').map((name) => ({ ...d, params: { ...d.params, [name]: 'zz' }, note: `extra query ${name}` })));
+    mutations.push((d) =>
+      fc.constantFrom('unknown', 'limit', 'cursor').map((name) => ({ ...d, params: { ...d.params, [name]: 'zz' }, note: `extra query ${name}` })),
+    );
   }
   return fc.tuple(validDraftArb(op, hints), fc.integer({ min: 0, max: mutations.length - 1 })).chain(([draft, i]) => mutations[i]!(draft));
 }
@@ -300,30 +364,57 @@ interface UploadDraft {
   extra?: [string, string];
   note: string;
 }
-const PNL = 'account_code,entity_name,date,market_value,cash_flow,flow_timing,description\nFZ-{n},Fuzz Fund {n},2025-03-03,100.00,,,\nFZ-{n},Fuzz Fund {n},2025-03-04,101.00,5.00,end,flow\n';
+const PNL =
+  'account_code,entity_name,date,market_value,cash_flow,flow_timing,description\nFZ-{n},Fuzz Fund {n},2025-03-03,100.00,,,\nFZ-{n},Fuzz Fund {n},2025-03-04,101.00,5.00,end,flow\n';
 const PERFORMANCE = 'account_code,entity_name,date,return,return_unit\nFZ-{n},Fuzz Fund {n},2025-03-04,-0.1874,percent\n';
 
 function uploadArb(orgId: string): fc.Arbitrary<UploadDraft> {
-  const validFile = fc.tuple(fc.constantFrom(PNL, PERFORMANCE), fc.nat({ max: 1_000_000 }), fc.constantFrom('fuzz.csv', 'é😀.csv', 'data.CSV', 'no-extension')).map(([csv, n, name]) => ({
-    name,
-    bytes: Buffer.from(csv.replaceAll('{n}', String(n))),
-    type: 'text/csv',
-  }));
+  const validFile = fc
+    .tuple(fc.constantFrom(PNL, PERFORMANCE), fc.nat({ max: 1_000_000 }), fc.constantFrom('fuzz.csv', 'é😀.csv', 'data.CSV', 'no-extension'))
+    .map(([csv, n, name]) => ({
+      name,
+      bytes: Buffer.from(csv.replaceAll('{n}', String(n))),
+      type: 'text/csv',
+    }));
   const invalidFile = fc.oneof(
     fc.constant({ name: 'empty.csv', bytes: Buffer.alloc(0), type: 'text/csv' }),
     fc.uint8Array({ minLength: 1, maxLength: 400 }).map((bytes) => ({ name: 'random.bin', bytes: Buffer.from(bytes), type: 'application/octet-stream' })),
     fc.constant({ name: 'header-only.csv', bytes: Buffer.from('account_code,entity_name,date,market_value\n'), type: 'text/csv' }),
     fc.constant({ name: 'wrong.csv', bytes: Buffer.from('a,b,c\n1,2,3\n'), type: 'text/csv' }),
-    fc.constant({ name: 'bad-values.csv', bytes: Buffer.from(`${PNL.split('\n')[0]}\nFZ-1,F,2025-02-30,1e309,NaN,,\nFZ-1,\u0000,0000-01-01,x,,,\n`), type: 'text/csv' }),
+    fc.constant({
+      name: 'bad-values.csv',
+      bytes: Buffer.from(`${PNL.split('\n')[0]}\nFZ-1,F,2025-02-30,1e309,NaN,,\nFZ-1,\u0000,0000-01-01,x,,,\n`),
+      type: 'text/csv',
+    }),
   );
   return fc.oneof(
-    { weight: 3, arbitrary: fc.record({ file: validFile, fileType: fc.option(fc.constantFrom('pnl', 'performance'), { nil: undefined }) }).map((d) => ({ ...d, orgId, note: 'valid form' })) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .record({ file: validFile, fileType: fc.option(fc.constantFrom('pnl', 'performance'), { nil: undefined }) })
+        .map((d) => ({ ...d, orgId, note: 'valid form' })),
+    },
     { weight: 1, arbitrary: invalidFile.map((file) => ({ orgId, file, note: `invalid file ${file.name}` })) },
     { weight: 1, arbitrary: validFile.map((file) => ({ file, note: 'form without org_id' })) },
-    { weight: 1, arbitrary: fc.record({ file: validFile, orgId: fc.oneof(fc.uuid(), fc.constantFrom('not-a-uuid', '', '\u0000')) }).map((d) => ({ ...d, note: `form with org_id ${JSON.stringify(d.orgId)}` })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ file: validFile, orgId: fc.oneof(fc.uuid(), fc.constantFrom('not-a-uuid', '', '\u0000')) })
+        .map((d) => ({ ...d, note: `form with org_id ${JSON.stringify(d.orgId)}` })),
+    },
     { weight: 1, arbitrary: fc.constant({ orgId, note: 'form without file' }) },
-    { weight: 1, arbitrary: fc.record({ file: validFile, fileType: fc.constantFrom('PNL', 'csv', '', 'performance,pnl') }).map((d) => ({ ...d, orgId, note: `form with file_type ${JSON.stringify(d.fileType)}` })) },
-    { weight: 1, arbitrary: fc.record({ file: validFile, extra: fc.constantFrom<[string, string]>(['unknown', 'x'], ['org_id', orgId], ['id', 'x']) }).map((d) => ({ ...d, orgId, note: `form with extra field ${d.extra[0]}` })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ file: validFile, fileType: fc.constantFrom('PNL', 'csv', '', 'performance,pnl') })
+        .map((d) => ({ ...d, orgId, note: `form with file_type ${JSON.stringify(d.fileType)}` })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ file: validFile, extra: fc.constantFrom<[string, string]>(['unknown', 'x'], ['org_id', orgId], ['id', 'x']) })
+        .map((d) => ({ ...d, orgId, note: `form with extra field ${d.extra[0]}` })),
+    },
   );
 }
 
@@ -339,32 +430,36 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 function sendHttp(baseUrl: string, method: string, pathAndQuery: string, headers: Record<string, string>, body?: Buffer): Promise<Sent> {
   return new Promise((resolve, reject) => {
-    const request = http.request(new URL(pathAndQuery, baseUrl), { method, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) }, agent }, (response) => {
-      const responseHeaders = new Headers();
-      for (const [name, value] of Object.entries(response.headers)) {
-        for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) responseHeaders.append(name, v);
-      }
-      const chunks: Buffer[] = [];
-      let done = false;
-      const finish = () => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        resolve({ status: response.statusCode ?? 0, headers: responseHeaders, text: Buffer.concat(chunks).toString('utf8') });
-      };
-      const stream = (response.headers['content-type'] ?? '').startsWith('text/event-stream');
-      const timer = stream ? setTimeout(() => (response.destroy(), finish()), 300) : undefined;
-      response.on('data', (chunk: Buffer) => {
-        chunks.push(chunk);
-        if (stream) {
-          response.destroy();
-          finish();
+    const request = http.request(
+      new URL(pathAndQuery, baseUrl),
+      { method, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) }, agent },
+      (response) => {
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) {
+          for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) responseHeaders.append(name, v);
         }
-      });
-      response.on('end', finish);
-      response.on('close', finish);
-      response.on('error', () => finish());
-    });
+        const chunks: Buffer[] = [];
+        let done = false;
+        const finish = () => {
+          if (done) return;
+          done = true;
+          clearTimeout(timer);
+          resolve({ status: response.statusCode ?? 0, headers: responseHeaders, text: Buffer.concat(chunks).toString('utf8') });
+        };
+        const stream = (response.headers['content-type'] ?? '').startsWith('text/event-stream');
+        const timer = stream ? setTimeout(() => (response.destroy(), finish()), 300) : undefined;
+        response.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          if (stream) {
+            response.destroy();
+            finish();
+          }
+        });
+        response.on('end', finish);
+        response.on('close', finish);
+        response.on('error', () => finish());
+      },
+    );
     request.setTimeout(45_000, () => request.destroy(new Error(`no answer within 45 s: ${method} ${pathAndQuery}`)));
     request.on('error', reject);
     request.end(body);
@@ -407,7 +502,12 @@ beforeAll(async () => {
     'POST',
     '/graphql',
     { 'x-api-key': admin.key, 'content-type': 'application/json' },
-    Buffer.from(JSON.stringify({ query: 'mutation I($c: String!) { importTranscript(input: { content: $c, format: VTT }) { id } }', variables: { c: 'WEBVTT\n\n00:00:00.000 --> 00:00:02.000\n<v Ana>Fuzz transcript line.\n' } })),
+    Buffer.from(
+      JSON.stringify({
+        query: 'mutation I($c: String!) { importTranscript(input: { content: $c, format: VTT }) { id } }',
+        variables: { c: 'WEBVTT\n\n00:00:00.000 --> 00:00:02.000\n<v Ana>Fuzz transcript line.\n' },
+      }),
+    ),
   );
   const transcriptId = (JSON.parse(transcript.text) as { data?: { importTranscript?: { id: string } } }).data?.importTranscript?.id;
   if (transcriptId) idByCollection['/api/transcripts'] = transcriptId;
@@ -474,7 +574,10 @@ async function sendJsonRequest(request: FuzzRequest): Promise<{ url: string; sen
     if (value === undefined) continue;
     if (p.in === 'query') query.append(p.name, asText(value));
     // A header value cannot carry control characters or non-Latin-1: strip those (the value stays invalid).
-    if (p.in === 'header') headers[p.name] = asText(value).replace(/[^\x20-\x7e]/g, '').slice(0, 200);
+    if (p.in === 'header')
+      headers[p.name] = asText(value)
+        .replace(/[^\x20-\x7e]/g, '')
+        .slice(0, 200);
   }
   for (const [name, value] of Object.entries(draft.params)) if (!op.parameters.some((p) => p.name === name)) query.append(name, asText(value));
   let body: Buffer | undefined;
@@ -485,8 +588,15 @@ async function sendJsonRequest(request: FuzzRequest): Promise<{ url: string; sen
   const search = query.toString();
   const url = `${pathFor(op, draft.params)}${search ? `?${search}` : ''}`;
   const sent = await sendHttp(server.url, op.method, url, headers, body);
-  const headerParams = op.parameters.filter((p) => p.in === 'header' && headers[p.name] !== undefined).map((p) => ` ${p.name}: ${headers[p.name]}`).join('');
-  return { url, sent, shown: `${op.method} ${url.slice(0, 300)}${headerParams}${body ? ` body ${body.toString('utf8').slice(0, 300)}` : ''} [${request.credential}; ${draft.note}]` };
+  const headerParams = op.parameters
+    .filter((p) => p.in === 'header' && headers[p.name] !== undefined)
+    .map((p) => ` ${p.name}: ${headers[p.name]}`)
+    .join('');
+  return {
+    url,
+    sent,
+    shown: `${op.method} ${url.slice(0, 300)}${headerParams}${body ? ` body ${body.toString('utf8').slice(0, 300)}` : ''} [${request.credential}; ${draft.note}]`,
+  };
 }
 
 async function sendUpload(draft: UploadDraft, credential: Credential): Promise<{ url: string; sent: Sent; shown: string }> {
@@ -504,74 +614,95 @@ async function sendUpload(draft: UploadDraft, credential: Credential): Promise<{
 }
 
 describe('requests generated from openapi.json', () => {
-  it(
-    'are answered below 500, as the document describes',
-    async () => {
-      const started = Date.now();
-      const operations = operationsOf(DOCUMENT).filter((op) => !ONLY || ONLY.test(op.key));
-      const statuses = new Map<number, number>();
-      const perOperation = new Map<string, Map<number, number>>();
-      const failures = new Map<string, { problem: string; example: string; count: number }>();
-      const gapsSeen = new Map<string, number>();
-      let requests = 0;
+  it('are answered below 500, as the document describes', async () => {
+    const started = Date.now();
+    const operations = operationsOf(DOCUMENT).filter((op) => !ONLY || ONLY.test(op.key));
+    const statuses = new Map<number, number>();
+    const perOperation = new Map<string, Map<number, number>>();
+    const failures = new Map<string, { problem: string; example: string; count: number }>();
+    const gapsSeen = new Map<string, number>();
+    let requests = 0;
 
-      for (const op of operations) {
-        const runs = RUNS_BY_OPERATION[op.key] ?? RUNS;
-        // Each operation's values depend only on the seed and the operation (not on what ran before).
-        const seed = [...op.key].reduce((h, ch) => Math.imul(h ^ ch.charCodeAt(0), 16777619), SEED ^ 2166136261) | 0;
-        const upload = op.body?.mediaType === 'multipart/form-data';
-        const samples = upload
-          ? fc.sample(fc.tuple(uploadArb(admin.orgId), credentialArb), { seed, numRuns: runs })
-          : fc.sample(requestArb(op, { ...hints, ...(idByCollection[op.template.replace(/\/\{id\}.*$/, '')] ? { id: fc.constant(idByCollection[op.template.replace(/\/\{id\}.*$/, '')]) } : {}) }), { seed, numRuns: runs });
-        for (const sample of samples) {
-          const { url, sent, shown } = upload ? await sendUpload(...(sample as [UploadDraft, Credential])) : await sendJsonRequest(sample as FuzzRequest);
-          requests += 1;
-          if (VERBOSE) console.log(`${shown} -> ${sent.status} ${sent.text.slice(0, 160)}`);
-          statuses.set(sent.status, (statuses.get(sent.status) ?? 0) + 1);
-          const mine = perOperation.get(op.key) ?? new Map<number, number>();
-          mine.set(sent.status, (mine.get(sent.status) ?? 0) + 1);
-          perOperation.set(op.key, mine);
+    for (const op of operations) {
+      const runs = RUNS_BY_OPERATION[op.key] ?? RUNS;
+      // Each operation's values depend only on the seed and the operation (not on what ran before).
+      const seed = [...op.key].reduce((h, ch) => Math.imul(h ^ ch.charCodeAt(0), 16777619), SEED ^ 2166136261) | 0;
+      const upload = op.body?.mediaType === 'multipart/form-data';
+      const samples = upload
+        ? fc.sample(fc.tuple(uploadArb(admin.orgId), credentialArb), { seed, numRuns: runs })
+        : fc.sample(
+            requestArb(op, {
+              ...hints,
+              ...(idByCollection[op.template.replace(/\/\{id\}.*$/, '')] ? { id: fc.constant(idByCollection[op.template.replace(/\/\{id\}.*$/, '')]) } : {}),
+            }),
+            { seed, numRuns: runs },
+          );
+      for (const sample of samples) {
+        const { url, sent, shown } = upload ? await sendUpload(...(sample as [UploadDraft, Credential])) : await sendJsonRequest(sample as FuzzRequest);
+        requests += 1;
+        if (VERBOSE) console.log(`${shown} -> ${sent.status} ${sent.text.slice(0, 160)}`);
+        statuses.set(sent.status, (statuses.get(sent.status) ?? 0) + 1);
+        const mine = perOperation.get(op.key) ?? new Map<number, number>();
+        mine.set(sent.status, (mine.get(sent.status) ?? 0) + 1);
+        perOperation.set(op.key, mine);
 
-          const problems: string[] = [];
-          if (sent.status >= 500) problems.push(`${op.key} -> ${sent.status}: a server error: ${sent.text.slice(0, 300)}`);
-          let body: unknown;
-          if ((sent.headers.get('content-type') ?? '').includes('json')) {
-            try {
-              body = sent.text ? (JSON.parse(sent.text) as unknown) : undefined;
-            } catch {
-              problems.push(`${op.key} -> ${sent.status}: a JSON content type with a body that is not JSON`);
-            }
-          }
-          for (const problem of responseProblems({ method: op.method, path: new URL(url, server.url).pathname, status: sent.status, headers: sent.headers, body })) {
-            const gap = KNOWN_DOCUMENT_GAPS.find((g) => (g.operation === '*' || g.operation === op.key) && g.status === sent.status && problem.includes(g.problem));
-            if (gap) gapsSeen.set(`${op.key} ${gap.status} ${gap.problem}`, (gapsSeen.get(`${op.key} ${gap.status} ${gap.problem}`) ?? 0) + 1);
-            else problems.push(problem.replace(new URL(url, server.url).pathname, op.template));
-          }
-          for (const problem of problems) {
-            // Deduplicated by operation, status and the problem's first words.
-            const key = `${op.key} ${sent.status} ${problem.replace(/: body does not match: .*/, ': body does not match').slice(0, 160)}`;
-            const existing = failures.get(key);
-            if (existing) existing.count += 1;
-            else failures.set(key, { problem, example: `${shown} -> ${sent.status} ${sent.text.slice(0, 300)}`, count: 1 });
+        const problems: string[] = [];
+        if (sent.status >= 500) problems.push(`${op.key} -> ${sent.status}: a server error: ${sent.text.slice(0, 300)}`);
+        let body: unknown;
+        if ((sent.headers.get('content-type') ?? '').includes('json')) {
+          try {
+            body = sent.text ? (JSON.parse(sent.text) as unknown) : undefined;
+          } catch {
+            problems.push(`${op.key} -> ${sent.status}: a JSON content type with a body that is not JSON`);
           }
         }
+        for (const problem of responseProblems({
+          method: op.method,
+          path: new URL(url, server.url).pathname,
+          status: sent.status,
+          headers: sent.headers,
+          body,
+        })) {
+          const gap = KNOWN_DOCUMENT_GAPS.find(
+            (g) => (g.operation === '*' || g.operation === op.key) && g.status === sent.status && problem.includes(g.problem),
+          );
+          if (gap) gapsSeen.set(`${op.key} ${gap.status} ${gap.problem}`, (gapsSeen.get(`${op.key} ${gap.status} ${gap.problem}`) ?? 0) + 1);
+          else problems.push(problem.replace(new URL(url, server.url).pathname, op.template));
+        }
+        for (const problem of problems) {
+          // Deduplicated by operation, status and the problem's first words.
+          const key = `${op.key} ${sent.status} ${problem.replace(/: body does not match: .*/, ': body does not match').slice(0, 160)}`;
+          const existing = failures.get(key);
+          if (existing) existing.count += 1;
+          else failures.set(key, { problem, example: `${shown} -> ${sent.status} ${sent.text.slice(0, 300)}`, count: 1 });
+        }
       }
+    }
 
-      const health = await sendHttp(server.url, 'GET', '/health', {});
-      const byStatus = [...statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ');
-      console.log(
-        `openapi fuzz: seed ${SEED}, ${requests} requests over ${operations.length} operations in ${((Date.now() - started) / 1000).toFixed(1)} s; statuses ${byStatus}` +
-          `${gapsSeen.size ? `; known document gaps met: ${[...gapsSeen].map(([k, n]) => `${k} (${n})`).join('; ')}` : ''}\n` +
-          [...perOperation].map(([key, seen]) => `  ${key}: ${[...seen].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ')}`).join('\n'),
+    const health = await sendHttp(server.url, 'GET', '/health', {});
+    const byStatus = [...statuses]
+      .sort((a, b) => a[0] - b[0])
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ');
+    console.log(
+      `openapi fuzz: seed ${SEED}, ${requests} requests over ${operations.length} operations in ${((Date.now() - started) / 1000).toFixed(1)} s; statuses ${byStatus}` +
+        `${gapsSeen.size ? `; known document gaps met: ${[...gapsSeen].map(([k, n]) => `${k} (${n})`).join('; ')}` : ''}\n` +
+        [...perOperation]
+          .map(
+            ([key, seen]) =>
+              `  ${key}: ${[...seen]
+                .sort((a, b) => a[0] - b[0])
+                .map(([s, n]) => `${s}×${n}`)
+                .join(' ')}`,
+          )
+          .join('\n'),
+    );
+    expect(health.status).toBe(200);
+    if (failures.size > 0) {
+      expect.fail(
+        `${failures.size} kinds of answers break the rule (status < 500 and described by openapi.json); FUZZ_SEED=${SEED}:\n` +
+          [...failures.values()].map((f) => `- ${f.problem}${f.count > 1 ? ` (${f.count}×)` : ''}\n    e.g. ${f.example}`).join('\n'),
       );
-      expect(health.status).toBe(200);
-      if (failures.size > 0) {
-        expect.fail(
-          `${failures.size} kinds of answers break the rule (status < 500 and described by openapi.json); FUZZ_SEED=${SEED}:\n` +
-            [...failures.values()].map((f) => `- ${f.problem}${f.count > 1 ? ` (${f.count}×)` : ''}\n    e.g. ${f.example}`).join('\n'),
-        );
-      }
-    },
-    300_000,
-  );
+    }
+  }, 300_000);
 });

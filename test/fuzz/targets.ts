@@ -37,7 +37,11 @@ export function shapeOfGraphQL(type: GraphQLInputType): Shape {
   if (inner instanceof GraphQLInputObjectType) {
     return {
       kind: 'object',
-      fields: Object.values(inner.getFields()).map((f) => ({ name: f.name, shape: shapeOfGraphQL(f.type), required: f.type instanceof GraphQLNonNull && f.defaultValue === undefined })),
+      fields: Object.values(inner.getFields()).map((f) => ({
+        name: f.name,
+        shape: shapeOfGraphQL(f.type),
+        required: f.type instanceof GraphQLNonNull && f.defaultValue === undefined,
+      })),
     };
   }
   const scalar = inner as GraphQLScalarType;
@@ -207,10 +211,15 @@ export function graphqlTargets(): GraphqlTarget[] {
   ] as const) {
     if (!root) continue;
     for (const field of Object.values(root.getFields())) {
-      const fields: Field[] = field.args.map((arg) => ({ name: arg.name, shape: shapeOfGraphQL(arg.type), required: arg.type instanceof GraphQLNonNull && arg.defaultValue === undefined }));
+      const fields: Field[] = field.args.map((arg) => ({
+        name: arg.name,
+        shape: shapeOfGraphQL(arg.type),
+        required: arg.type instanceof GraphQLNonNull && arg.defaultValue === undefined,
+      }));
       const variables = field.args.map((arg) => `$${arg.name}: ${arg.type.toString()}`).join(', ');
       const args = field.args.map((arg) => `${arg.name}: $${arg.name}`).join(', ');
-      const documentAt = (depth: number) => `${operationType} Fuzz${variables ? `(${variables})` : ''} { ${field.name}${args ? `(${args})` : ''} ${selectionOf(field.type, MAX_SELECTION_DEPTH - depth)} }`;
+      const documentAt = (depth: number) =>
+        `${operationType} Fuzz${variables ? `(${variables})` : ''} { ${field.name}${args ? `(${args})` : ''} ${selectionOf(field.type, MAX_SELECTION_DEPTH - depth)} }`;
       targets.push({
         documentAt,
         document: documentAt(MAX_SELECTION_DEPTH),

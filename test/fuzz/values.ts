@@ -46,7 +46,10 @@ export function toJsonText(value: unknown): string {
   if (value instanceof RawJson) return value.text;
   if (Array.isArray(value)) return `[${value.map(toJsonText).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => `${JSON.stringify(k)}:${toJsonText(v)}`).join(',')}}`;
+    return `{${Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${JSON.stringify(k)}:${toJsonText(v)}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
@@ -134,7 +137,8 @@ export function resourceOf(name: string): Resource | undefined {
 let uniqueCounter = 0;
 
 /** A transcript the built-in importer accepts (format VTT), so a bad title or speaker gets as far as the database. */
-export const VTT_TRANSCRIPT = 'WEBVTT - Fuzz meeting\n\n00:00:00.000 --> 00:00:02.500\n<v Ana Fuzz>Hello there, this is the fuzz.</v>\n\n00:00:03.000 --> 00:00:05.000\n<v Ben Fuzz>Thanks.</v>\n';
+export const VTT_TRANSCRIPT =
+  'WEBVTT - Fuzz meeting\n\n00:00:00.000 --> 00:00:02.500\n<v Ana Fuzz>Hello there, this is the fuzz.</v>\n\n00:00:03.000 --> 00:00:05.000\n<v Ben Fuzz>Thanks.</v>\n';
 
 export function baseline(name: string, shape: Shape, ctx: BaselineContext): unknown {
   const lower = name.replace(/_/g, '').toLowerCase();
@@ -197,7 +201,13 @@ export function baselineObject(fields: Field[], ctx: BaselineContext): Record<st
 }
 
 /** `args` with the value at `path` replaced (containers on the way created from their baselines). */
-export function withValueAt(args: Record<string, unknown>, path: (string | number)[], value: unknown, fields: Field[], ctx: BaselineContext): Record<string, unknown> {
+export function withValueAt(
+  args: Record<string, unknown>,
+  path: (string | number)[],
+  value: unknown,
+  fields: Field[],
+  ctx: BaselineContext,
+): Record<string, unknown> {
   const root: Record<string, unknown> = structuredClone(args);
   let container: Record<string | number, unknown> = root;
   let shapeFields: Field[] | undefined = fields;
@@ -264,8 +274,7 @@ function escapeForReport(text: string): string {
   return text.replace(/[\ud800-\udfff\u2028\u2029\u202e\ufeff\u0080-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-const textual = (shape: Shape): boolean =>
-  shape.kind === 'text' || shape.kind === 'enum' || (shape.kind === 'list' && textual(shape.of));
+const textual = (shape: Shape): boolean => shape.kind === 'text' || shape.kind === 'enum' || (shape.kind === 'list' && textual(shape.of));
 
 /** A bad string put where the shape takes text; lists get it as their one item. */
 function textValue(shape: Shape, bad: string, note?: string, url?: string): Malformed | undefined {
@@ -296,7 +305,11 @@ export const VALUE_CLASSES: ValueClass[] = [
   },
   {
     name: 'control-chars',
-    make: (shape, _name, base, rng) => textValue(shape, insertAt(rng, baseText(base), pick(rng, ['\u0001\u001b[31m', '\u007f', '\r\n\t', '\u0085\u2028\u2029', '\u0008\u000b\u000c', '\u202e']))),
+    make: (shape, _name, base, rng) =>
+      textValue(
+        shape,
+        insertAt(rng, baseText(base), pick(rng, ['\u0001\u001b[31m', '\u007f', '\r\n\t', '\u0085\u2028\u2029', '\u0008\u000b\u000c', '\u202e'])),
+      ),
   },
   {
     name: 'lone-surrogate',
@@ -312,7 +325,8 @@ export const VALUE_CLASSES: ValueClass[] = [
       if (!textual(shape)) return undefined;
       const unit = pick(rng, ['x', 'é', '😀', baseText(base)]);
       // A URL stays under Node's 16 KB header limit once percent-encoded (beyond it Node answers 431 before the app).
-      const length = transport === 'text' ? Math.floor(8_000 / Math.max(1, encodeURIComponent(unit).length / unit.length)) : pick(rng, [10_001, 200_001, 1_000_000]);
+      const length =
+        transport === 'text' ? Math.floor(8_000 / Math.max(1, encodeURIComponent(unit).length / unit.length)) : pick(rng, [10_001, 200_001, 1_000_000]);
       return textValue(shape, unit.repeat(Math.ceil(length / unit.length)).slice(0, length - (length % unit.length)));
     },
   },
@@ -377,7 +391,18 @@ export const VALUE_CLASSES: ValueClass[] = [
       const enumShape = shape.kind === 'list' ? shape.of : shape;
       if (enumShape.kind !== 'enum') return undefined;
       const first = enumShape.values[0];
-      return textValue(shape, pick(rng, ['not_a_value', first.toUpperCase() === first ? first.toLowerCase() : first.toUpperCase(), ` ${first}`, `${first} `, `${first},${first}`, '__proto__', 'constructor']));
+      return textValue(
+        shape,
+        pick(rng, [
+          'not_a_value',
+          first.toUpperCase() === first ? first.toLowerCase() : first.toUpperCase(),
+          ` ${first}`,
+          `${first} `,
+          `${first},${first}`,
+          '__proto__',
+          'constructor',
+        ]),
+      );
     },
   },
   {
@@ -413,9 +438,39 @@ export const VALUE_CLASSES: ValueClass[] = [
       const lower = name.toLowerCase();
       let candidates: string[] | undefined;
       if (inner.kind === 'text' && inner.format === 'date') {
-        candidates = ['+275760-09-13', '275760-09-13', '0000-01-01', '-000001-01-01', '0000-00-00', '2026-02-30', '2026-13-01', '9999-12-31', '10000-01-01', '0001-01-01', '1900-01-01', '2026-1-1', '20260101', '2026-06-30T00:00:00Z'];
+        candidates = [
+          '+275760-09-13',
+          '275760-09-13',
+          '0000-01-01',
+          '-000001-01-01',
+          '0000-00-00',
+          '2026-02-30',
+          '2026-13-01',
+          '9999-12-31',
+          '10000-01-01',
+          '0001-01-01',
+          '1900-01-01',
+          '2026-1-1',
+          '20260101',
+          '2026-06-30T00:00:00Z',
+        ];
       } else if (inner.kind === 'text' && inner.format === 'datetime') {
-        candidates = ['+275760-09-13T00:00:00Z', '-271821-04-20T00:00:00Z', '0000-01-01T00:00:00Z', '275760-09-13T00:00:00Z', '+275760-09-13T00:00:00.000Z', '10000-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2026-02-30T00:00:00Z', '2026-01-01T25:00:00Z', '1970-01-01T00:00:00Z', '1e15', '2026', '0', 'now'];
+        candidates = [
+          '+275760-09-13T00:00:00Z',
+          '-271821-04-20T00:00:00Z',
+          '0000-01-01T00:00:00Z',
+          '275760-09-13T00:00:00Z',
+          '+275760-09-13T00:00:00.000Z',
+          '10000-01-01T00:00:00Z',
+          '9999-12-31T23:59:59.999Z',
+          '2026-02-30T00:00:00Z',
+          '2026-01-01T25:00:00Z',
+          '1970-01-01T00:00:00Z',
+          '1e15',
+          '2026',
+          '0',
+          'now',
+        ];
       } else if (inner.kind === 'text' && lower === 'week') {
         candidates = ['275760-W01', '+275760-W01', '2026-W00', '2026-W54', '0000-W01', '9999-W52', '2026-W1', '2026W10', '-0001-W01'];
       } else if (inner.kind === 'text' && lower === 'expiresin') {
@@ -429,7 +484,10 @@ export const VALUE_CLASSES: ValueClass[] = [
     make: (shape, _name, base, rng) => {
       const inner = shape.kind === 'list' ? shape.of : shape;
       if (inner.kind !== 'text' || inner.format !== 'plain') return undefined;
-      return textValue(shape, pickMostly(rng, 3, ['\\', `${baseText(base)}\\`, '%', '_', '%\\%', '\\%', "'", '"', "'; DROP TABLE x; --", '$1', '\\x00', '[a-', '(?', '*']));
+      return textValue(
+        shape,
+        pickMostly(rng, 3, ['\\', `${baseText(base)}\\`, '%', '_', '%\\%', '\\%', "'", '"', "'; DROP TABLE x; --", '$1', '\\x00', '[a-', '(?', '*']),
+      );
     },
   },
   {
@@ -437,7 +495,10 @@ export const VALUE_CLASSES: ValueClass[] = [
     make: (shape, _name, base, rng) => {
       const inner = shape.kind === 'list' ? shape.of : shape;
       if (inner.kind !== 'text' || inner.format !== 'plain') return undefined;
-      return textValue(shape, pick(rng, ['\ufeff' + baseText(base), 'e\u0301'.repeat(2000), '\u{10ffff}\uffff\ufffe', '😀'.repeat(300), '\u200b', 'İı'.repeat(50)]));
+      return textValue(
+        shape,
+        pick(rng, ['\ufeff' + baseText(base), 'e\u0301'.repeat(2000), '\u{10ffff}\uffff\ufffe', '😀'.repeat(300), '\u200b', 'İı'.repeat(50)]),
+      );
     },
   },
   {

@@ -26,7 +26,12 @@ function workspace(): CollectedWorkspace {
     since: SINCE,
     until: NOW,
     stickies: [
-      { id: 's1', content: 'Budget review: the hiring plan for Q1 needs sign-off from finance before the budget closes.', tags: ['Budget', 'hiring'], updatedAt: new Date('2026-11-17T10:00:00Z') },
+      {
+        id: 's1',
+        content: 'Budget review: the hiring plan for Q1 needs sign-off from finance before the budget closes.',
+        tags: ['Budget', 'hiring'],
+        updatedAt: new Date('2026-11-17T10:00:00Z'),
+      },
       { id: 's2', content: 'Budget draft for hiring is in the shared folder.', tags: ['budget'], updatedAt: new Date('2026-11-16T10:00:00Z') },
       { id: 's3', content: '- Grocery list: milk, eggs, [bread] and `butter`\nsecond line', tags: [], updatedAt: new Date('2026-11-12T10:00:00Z') },
     ],
@@ -66,9 +71,33 @@ function workspace(): CollectedWorkspace {
       task('k8', { title: 'Waiting on legal', status: 'blocked', priority: 'urgent' }),
     ],
     news: [
-      { id: 'n1', title: 'Cat rescued from tree', url: 'https://n.example/1', source: 'AP', summary: null, tags: [], publishedAt: new Date('2026-11-18T08:00:00Z') },
-      { id: 'n2', title: 'Markets rally on budget deal', url: 'https://n.example/2', source: 'Reuters', summary: 'Hiring expected to rise.', tags: [], publishedAt: new Date('2026-11-15T00:00:00Z') },
-      { id: 'n3', title: 'Weather turns cold', url: 'https://n.example/3', source: 'Reuters', summary: null, tags: [], publishedAt: new Date('2026-11-11T12:00:00Z') },
+      {
+        id: 'n1',
+        title: 'Cat rescued from tree',
+        url: 'https://n.example/1',
+        source: 'AP',
+        summary: null,
+        tags: [],
+        publishedAt: new Date('2026-11-18T08:00:00Z'),
+      },
+      {
+        id: 'n2',
+        title: 'Markets rally on budget deal',
+        url: 'https://n.example/2',
+        source: 'Reuters',
+        summary: 'Hiring expected to rise.',
+        tags: [],
+        publishedAt: new Date('2026-11-15T00:00:00Z'),
+      },
+      {
+        id: 'n3',
+        title: 'Weather turns cold',
+        url: 'https://n.example/3',
+        source: 'Reuters',
+        summary: null,
+        tags: [],
+        publishedAt: new Date('2026-11-11T12:00:00Z'),
+      },
     ],
   };
 }
@@ -79,7 +108,11 @@ interface Call {
   data?: Record<string, unknown>;
 }
 
-async function run(name: AnalystName, collected: CollectedWorkspace, length: 'short' | 'medium' | 'long' = 'medium'): Promise<{ analysis: Analysis; calls: Call[] }> {
+async function run(
+  name: AnalystName,
+  collected: CollectedWorkspace,
+  length: 'short' | 'medium' | 'long' = 'medium',
+): Promise<{ analysis: Analysis; calls: Call[] }> {
   const calls: Call[] = [];
   const report: ReportProgress = async (progress, message, data) => {
     calls.push({ progress, message, data });
@@ -161,12 +194,17 @@ describe('blank records', () => {
       since: SINCE,
       until: NOW,
       stickies: [{ id: 'b1', content: '  \n ', tags: [], updatedAt: NOW }],
-      transcripts: [{ id: 'u1', title: '', occurredAt: NOW, participants: [], sentences: [{ speaker: '', text: 'We will send the deck tomorrow.', startSeconds: 0 }] }],
+      transcripts: [
+        { id: 'u1', title: '', occurredAt: NOW, participants: [], sentences: [{ speaker: '', text: 'We will send the deck tomorrow.', startSeconds: 0 }] },
+      ],
     };
     const notes = (await run('notes', collected)).analysis;
     expect(notes.findings.map((f) => f.text)).toEqual(['1 note and 0 links in the window.']);
     const meetings = (await run('meetings', collected)).analysis;
-    expect(meetings.findings.map((f) => f.text)).toEqual(['In "Untitled meeting" (Nov 18): We will send the deck tomorrow.', '1 meeting: "Untitled meeting" (Nov 18).']);
+    expect(meetings.findings.map((f) => f.text)).toEqual([
+      'In "Untitled meeting" (Nov 18): We will send the deck tomorrow.',
+      '1 meeting: "Untitled meeting" (Nov 18).',
+    ]);
   });
 });
 
@@ -233,7 +271,11 @@ describe('tasks analyst', () => {
   });
 
   it('lists at most five tasks per finding', async () => {
-    const many: CollectedWorkspace = { since: SINCE, until: NOW, tasks: Array.from({ length: 7 }, (_, i) => task(`o${i}`, { title: `Late ${i}`, dueDate: `2026-11-0${i + 1}` })) };
+    const many: CollectedWorkspace = {
+      since: SINCE,
+      until: NOW,
+      tasks: Array.from({ length: 7 }, (_, i) => task(`o${i}`, { title: `Late ${i}`, dueDate: `2026-11-0${i + 1}` })),
+    };
     const { analysis } = await run('tasks', many, 'short');
     expect(analysis.findings[0].text).toBe(
       '7 tasks are overdue: "Late 0" (due 2026-11-01), "Late 1" (due 2026-11-02), "Late 2" (due 2026-11-03), "Late 3" (due 2026-11-04), "Late 4" (due 2026-11-05) and 2 more.',

@@ -10,7 +10,6 @@ import {
 import type { Analysis, CollectedWorkspace, SourceReference } from '../../src/generation/types.ts';
 import { COLLECTED, K1, K2, L1, NOW, S1, T1 } from './fixtures.ts';
 
-
 function sampleAnalyses(): Analysis[] {
   return [
     {
@@ -130,8 +129,12 @@ describe('buildWriterPrompt', () => {
     expect(system.content).toContain('[n] markers');
     expect(system.content).toContain('do not invent');
     expect(user.role).toBe('user');
-    expect(user.content).toContain('[1] Sticky: Budget review notes\n[2] Link: Budget template\n[3] Meeting: Weekly sync\n[4] Task: Send budget\n[5] Task: Ship release');
-    expect(user.content).toContain('## Tasks\n- 1 task is overdue: "Send budget" (due 2026-11-12). [4]\n- 2 urgent or high-priority tasks are open: "Ship release" (urgent), "Send budget" (high). [5] [4]');
+    expect(user.content).toContain(
+      '[1] Sticky: Budget review notes\n[2] Link: Budget template\n[3] Meeting: Weekly sync\n[4] Task: Send budget\n[5] Task: Ship release',
+    );
+    expect(user.content).toContain(
+      '## Tasks\n- 1 task is overdue: "Send budget" (due 2026-11-12). [4]\n- 2 urgent or high-priority tasks are open: "Ship release" (urgent), "Send budget" (high). [5] [4]',
+    );
     expect(user.content).toContain('## News\n- Nothing in the window.');
     expect(user.content).not.toContain('left out');
   });
@@ -210,7 +213,9 @@ describe('citations', () => {
   });
 
   it('renderReferences lists references with their kind', () => {
-    expect(renderReferences([T1, { kind: 'news', id: 'n1', title: '[Breaking] `news`' }])).toBe('## References\n\n1. Meeting: Weekly sync\n2. News: Breaking news');
+    expect(renderReferences([T1, { kind: 'news', id: 'n1', title: '[Breaking] `news`' }])).toBe(
+      '## References\n\n1. Meeting: Weekly sync\n2. News: Breaking news',
+    );
     expect(renderReferences([])).toBe('');
   });
 });

@@ -122,7 +122,9 @@ describe('reviewCoverage', () => {
     const markdown = '# Workspace summary\n\nNothing much.\n\n## References\n\n1. Link: Budget template\n';
     const review = reviewCoverage(markdown, [L1], [analyses()[0]], { length: 'short' });
     expect(review.missing.map((m) => m.text)).toEqual(['Note: Budget review needs sign-off from finance.', '1 starred link: "Budget template".']);
-    expect(review.markdown).toContain('- 1 starred link: "Budget template". [1]\n\n## References\n\n1. Link: Budget template\n2. Sticky: Budget review notes\n');
+    expect(review.markdown).toContain(
+      '- 1 starred link: "Budget template". [1]\n\n## References\n\n1. Link: Budget template\n2. Sticky: Budget review notes\n',
+    );
   });
 
   it('appends at the end when there is no References section, and extends an existing "Also noted"', () => {
@@ -135,7 +137,13 @@ describe('reviewCoverage', () => {
     );
     expect(first.references).toEqual([K1, K2, K3]);
 
-    const more: Analysis = { agent: 'news', heading: 'News', findings: [{ text: 'Reuters: Markets rally on budget deal', weight: 0.9, references: [] }], keyTerms: [], metrics: {} };
+    const more: Analysis = {
+      agent: 'news',
+      heading: 'News',
+      findings: [{ text: 'Reuters: Markets rally on budget deal', weight: 0.9, references: [] }],
+      keyTerms: [],
+      metrics: {},
+    };
     const second = reviewCoverage(first.markdown, first.references, [analyses()[1], analyses()[2], more], { length: 'short' });
     expect(second.missing).toEqual([{ agent: 'news', text: 'Reuters: Markets rally on budget deal' }]);
     expect(second.markdown).toBe(`${first.markdown}- Reuters: Markets rally on budget deal\n`);

@@ -5,7 +5,9 @@ import type { SourceReference } from '../../src/generation/types.ts';
 describe('splitSentences', () => {
   it('does not split at abbreviations, initials, decimals or inside URLs', () => {
     expect(
-      splitSentences('Mr. Smith met Dr. Jones at 3.5 p.m. today. See https://example.com/a.b?x=1 for the details! We use tools, e.g. pandas, daily. J. R. Tolkien wrote it.'),
+      splitSentences(
+        'Mr. Smith met Dr. Jones at 3.5 p.m. today. See https://example.com/a.b?x=1 for the details! We use tools, e.g. pandas, daily. J. R. Tolkien wrote it.',
+      ),
     ).toEqual([
       'Mr. Smith met Dr. Jones at 3.5 p.m. today.',
       'See https://example.com/a.b?x=1 for the details!',
@@ -28,7 +30,8 @@ describe('splitSentences', () => {
   });
 
   it('treats newlines as boundaries, strips markdown markers and drops short fragments', () => {
-    const text = '# Weekly plan for us\n- first bullet point here\n* [ ] a checkbox item here\n> quoted line goes here\n1. numbered item is here\nOkay.\nYes sure\n\nWhy did it fail? Nobody knows yet... We will see.';
+    const text =
+      '# Weekly plan for us\n- first bullet point here\n* [ ] a checkbox item here\n> quoted line goes here\n1. numbered item is here\nOkay.\nYes sure\n\nWhy did it fail? Nobody knows yet... We will see.';
     expect(splitSentences(text)).toEqual([
       'Weekly plan for us',
       'first bullet point here',
@@ -69,7 +72,10 @@ describe('rankSentences', () => {
   ];
 
   it('ranks the central sentence of a cluster first and the outlier last', () => {
-    const ranked = rankSentences(cluster.map((text) => ({ text })), { max: 5 });
+    const ranked = rankSentences(
+      cluster.map((text) => ({ text })),
+      { max: 5 },
+    );
     expect(ranked[0]).toEqual({ text: 'The budget review covers hiring and travel costs.', score: 1, index: 2 });
     expect(ranked.at(-1)?.text).toBe('Unrelated lunch menu features pasta.');
     expect(ranked.map((r) => r.index).sort()).toEqual([0, 1, 2, 3, 4]);
@@ -100,7 +106,12 @@ describe('rankSentences', () => {
   it('handles no sentences, one sentence and max 0', () => {
     expect(rankSentences([], { max: 3 })).toEqual([]);
     expect(rankSentences([{ text: 'Only one sentence here.' }], { max: 3 })).toEqual([{ text: 'Only one sentence here.', score: 1, index: 0 }]);
-    expect(rankSentences(cluster.map((text) => ({ text })), { max: 0 })).toEqual([]);
+    expect(
+      rankSentences(
+        cluster.map((text) => ({ text })),
+        { max: 0 },
+      ),
+    ).toEqual([]);
   });
 
   it('is deterministic, breaking ties by input order', () => {

@@ -39,7 +39,10 @@ class MemoryRunLog {
 
   async events(runId: string, after = 0, limit = 10_000): Promise<GenerationEventRecord[]> {
     this.reads++;
-    const snapshot = (this.logs.get(runId) ?? []).filter((event) => event.sequence > after).slice(0, limit).map((event) => ({ ...event }));
+    const snapshot = (this.logs.get(runId) ?? [])
+      .filter((event) => event.sequence > after)
+      .slice(0, limit)
+      .map((event) => ({ ...event }));
     if (this.gate) await this.gate;
     if (this.failures > 0) {
       this.failures--;
@@ -115,7 +118,13 @@ function setup(heartbeatMs = 60_000): Setup {
     await hub.publish(stored);
     return stored;
   };
-  return { store, pubsub, hub, emit, finish: (runId) => emit(runId, { agent: 'run', status: 'complete' as AgentStatus, progress: 100, message: 'Summary ready' }) };
+  return {
+    store,
+    pubsub,
+    hub,
+    emit,
+    finish: (runId) => emit(runId, { agent: 'run', status: 'complete' as AgentStatus, progress: 100, message: 'Summary ready' }),
+  };
 }
 
 let runCounter = 0;
@@ -433,7 +442,10 @@ async function expectEventually(condition: () => boolean, timeoutMs: number): Pr
 async function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not settled within ${timeoutMs} ms`)), timeoutMs)))]);
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not settled within ${timeoutMs} ms`)), timeoutMs))),
+    ]);
   } finally {
     clearTimeout(timer);
   }

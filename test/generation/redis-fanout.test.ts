@@ -175,7 +175,13 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('two instan
   }
 
   async function storedRun(user: TestUser, id: string) {
-    return (await gql(a, user, RUN, { id })).generationRun as { state: string; finished: boolean; cancelRequested: boolean; lastSequence: number; events: StoredEvent[] };
+    return (await gql(a, user, RUN, { id })).generationRun as {
+      state: string;
+      finished: boolean;
+      cancelRequested: boolean;
+      lastSequence: number;
+      events: StoredEvent[];
+    };
   }
 
   async function waitFinished(user: TestUser, id: string, timeoutMs = 20_000) {
@@ -260,7 +266,8 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('two instan
 
   it('cancelling on B stops the run executing on A', async () => {
     const user = await newUser();
-    const run = (await gql(a, user, `mutation { startGeneration(input: { sources: [stickies, links, transcripts, tasks, news] }) { id } }`)).startGeneration as { id: string };
+    const run = (await gql(a, user, `mutation { startGeneration(input: { sources: [stickies, links, transcripts, tasks, news] }) { id } }`))
+      .startGeneration as { id: string };
     const rest = await openRestStream(`${b.url}/api/generate?run_id=${run.id}`, { 'x-api-key': user.key });
     await rest.until((frames) => frames.some((frame) => frame.event === 'progress' && JSON.parse(frame.data!).status === 'active'));
     expect((await storedRun(user, run.id)).state).toBe('running');
@@ -287,9 +294,12 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('two instan
     // failing that, sees the flag at its next agent". Redis pub/sub drops messages while a
     // connection is down; here the flag is set exactly as cancel sets it, without the message.
     const user = await newUser();
-    const run = (await gql(a, user, `mutation { startGeneration(input: { sources: [stickies, links, transcripts, tasks, news] }) { id } }`)).startGeneration as { id: string };
+    const run = (await gql(a, user, `mutation { startGeneration(input: { sources: [stickies, links, transcripts, tasks, news] }) { id } }`))
+      .startGeneration as { id: string };
     const rest = await openRestStream(`${b.url}/api/generate?run_id=${run.id}`, { 'x-api-key': user.key });
-    await rest.until((frames) => frames.some((frame) => frame.event === 'progress' && JSON.parse(frame.data!).agent === 'collector' && JSON.parse(frame.data!).status === 'started'));
+    await rest.until((frames) =>
+      frames.some((frame) => frame.event === 'progress' && JSON.parse(frame.data!).agent === 'collector' && JSON.parse(frame.data!).status === 'started'),
+    );
     const flagged = await new RunStore(b.services.db.pool).requestCancel(run.id);
     expect(flagged?.cancelRequestedAt).toBeInstanceOf(Date);
     expect(flagged?.state).toBe('running');

@@ -66,7 +66,10 @@ it('every running analyst reports "Cancelled" before the run ends cancelled, eve
   expect(last).toMatchObject({ agent: 'run', status: 'failed', data: { state: 'cancelled', reason: 'cancelled' } });
   for (const agent of ['notes', 'tasks']) {
     const own = events.filter((e) => e.agent === agent);
-    expect(own.map((e) => e.status), agent).toEqual(['queued', 'started', 'failed']);
+    expect(
+      own.map((e) => e.status),
+      agent,
+    ).toEqual(['queued', 'started', 'failed']);
     expect(own.at(-1)).toMatchObject({ message: 'Cancelled', data: { reason: 'cancelled' } });
   }
   expect([...(last.data.failed_agents as string[])].sort()).toEqual(['notes', 'tasks']);

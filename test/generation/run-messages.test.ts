@@ -55,7 +55,9 @@ it.each([
   ['a workspace with notes, last day', () => busy, 1],
 ])('%s: every agent reports its counts in correct English', async (_what, user, days) => {
   const events = await runMessages(user(), days);
-  expect(events.find((event) => event.agent === 'collector' && event.status === 'started')!.message).toBe(`Collecting your records from the last ${plural(days, 'day')}`);
+  expect(events.find((event) => event.agent === 'collector' && event.status === 'started')!.message).toBe(
+    `Collecting your records from the last ${plural(days, 'day')}`,
+  );
   expect(events.map((event) => event.message).filter((message) => /\(s\)/.test(message))).toEqual([]);
   const analysts = events.filter((event) => event.status === 'complete' && typeof event.data.findings === 'number');
   expect(analysts.length).toBeGreaterThan(0);

@@ -26,7 +26,9 @@ it(`${GENERATION_LIMITS.activeRunsPerUser + 5} simultaneous starts: exactly ${GE
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': user.key },
         body: JSON.stringify({ query: 'mutation { startGeneration(input: { sources: [stickies] }) { id state } }' }),
-      }).then((response) => response.json() as Promise<{ data: { startGeneration: { id: string } | null } | null; errors?: { extensions: { code: string } }[] }>),
+      }).then(
+        (response) => response.json() as Promise<{ data: { startGeneration: { id: string } | null } | null; errors?: { extensions: { code: string } }[] }>,
+      ),
     ),
   );
   const started = responses.filter((body) => body.data?.startGeneration);

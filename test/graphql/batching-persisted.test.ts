@@ -31,7 +31,11 @@ beforeAll(async () => {
   trustedDir = await fs.mkdtemp(path.join(os.tmpdir(), 'trusted-'));
   [server, budgeted] = await Promise.all([startTestServer({ GRAPHQL_MAX_BATCH: '3' }), startTestServer({ RATE_LIMIT_RETURNS_PER_MINUTE: '2' })]);
   user = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'] });
-  await fetch(`${server.url}/api/stickies`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': user.key }, body: JSON.stringify({ content: 'Batched note', tags: ['batch'] }) });
+  await fetch(`${server.url}/api/stickies`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': user.key },
+    body: JSON.stringify({ content: 'Batched note', tags: ['batch'] }),
+  });
 }, 60_000);
 afterAll(async () => {
   await Promise.all([server?.close(), budgeted?.close()]);
@@ -51,14 +55,19 @@ function countingFetch() {
 describe('batching', () => {
   it("graphql-request's batchRequests: one HTTP request, one result per operation", async () => {
     const client = new GraphQLClient(`${server.url}/graphql`, { headers: { 'x-api-key': user.key } });
-    const results = await client.batchRequests<[{ data: { stickies: { edges: { node: { content: string } }[] } } }, { data: { stickyTags: { tag: string }[] } }]>([{ document: STICKIES }, { document: TAGS }]);
+    const results = await client.batchRequests<
+      [{ data: { stickies: { edges: { node: { content: string } }[] } } }, { data: { stickyTags: { tag: string }[] } }]
+    >([{ document: STICKIES }, { document: TAGS }]);
     expect(results[0].data.stickies.edges.map((edge) => edge.node.content)).toEqual(['Batched note']);
     expect(results[1].data.stickyTags.map((tag) => tag.tag)).toEqual(['batch']);
   });
 
   it("Apollo Client's BatchHttpLink sends operations of one tick in one request", async () => {
     const counter = countingFetch();
-    const client = new ApolloClient({ cache: new InMemoryCache(), link: new BatchHttpLink({ uri: `${server.url}/graphql`, headers: { 'x-api-key': user.key }, fetch: counter.fetch, batchInterval: 20 }) });
+    const client = new ApolloClient({
+      cache: new InMemoryCache(),
+      link: new BatchHttpLink({ uri: `${server.url}/graphql`, headers: { 'x-api-key': user.key }, fetch: counter.fetch, batchInterval: 20 }),
+    });
     const [stickies, tags] = await Promise.all([client.query({ query: gql(STICKIES) }), client.query({ query: gql(TAGS) })]);
     expect((stickies.data as { stickies: { edges: unknown[] } }).stickies.edges).toHaveLength(1);
     expect((tags.data as { stickyTags: unknown[] }).stickyTags).toHaveLength(1);
@@ -67,7 +76,11 @@ describe('batching', () => {
   });
 
   it('a batch over GRAPHQL_MAX_BATCH is refused whole, with a message', async () => {
-    const response = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': user.key }, body: JSON.stringify(Array.from({ length: 4 }, () => ({ query: TAGS }))) });
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': user.key },
+      body: JSON.stringify(Array.from({ length: 4 }, () => ({ query: TAGS }))),
+    });
     expect(response.status).toBeGreaterThanOrEqual(400);
     expect(response.status).toBeLessThan(500);
     expect(JSON.stringify(await response.json())).toMatch(/batch/i);
@@ -76,7 +89,11 @@ describe('batching', () => {
   it('each operation of a batch charges its budget: a batch is no way around a rate limit', async () => {
     const owner = await createUser(budgeted.services, { scopes: ['read:returns'] });
     const comparison = { query: '{ returnComparison(first: 1) { edges { node { date } } } }' };
-    const response = await fetch(`${budgeted.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': owner.key }, body: JSON.stringify([comparison, comparison, comparison]) });
+    const response = await fetch(`${budgeted.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': owner.key },
+      body: JSON.stringify([comparison, comparison, comparison]),
+    });
     const results = (await response.json()) as { errors?: { extensions: { code: string } }[] }[];
     expect(results.map((result) => result.errors?.[0]?.extensions.code ?? 'ok')).toEqual(['ok', 'ok', 'RATE_LIMITED']);
   });
@@ -85,7 +102,10 @@ describe('batching', () => {
 describe('automatic persisted queries', () => {
   it("Apollo's PersistedQueryLink: the first use registers the document, the next sends only its hash", async () => {
     const counter = countingFetch();
-    const link = ApolloLink.from([new PersistedQueryLink({ sha256 }), new HttpLink({ uri: `${server.url}/graphql`, headers: { 'x-api-key': user.key }, fetch: counter.fetch })]);
+    const link = ApolloLink.from([
+      new PersistedQueryLink({ sha256 }),
+      new HttpLink({ uri: `${server.url}/graphql`, headers: { 'x-api-key': user.key }, fetch: counter.fetch }),
+    ]);
     const first = new ApolloClient({ cache: new InMemoryCache(), link });
     const answer = await first.query({ query: gql(STICKIES) });
     expect((answer.data as { stickies: { edges: unknown[] } }).stickies.edges).toHaveLength(1);
@@ -98,7 +118,12 @@ describe('automatic persisted queries', () => {
   });
 
   it('a document that does not match its hash is refused; an unknown hash is PERSISTED_QUERY_NOT_FOUND', async () => {
-    const post = (body: unknown) => fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': user.key }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ errors?: { message: string; extensions: { code: string } }[] }>);
+    const post = (body: unknown) =>
+      fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': user.key },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<{ errors?: { message: string; extensions: { code: string } }[] }>);
     const mismatch = await post({ query: TAGS, extensions: { persistedQuery: { version: 1, sha256Hash: sha256(STICKIES) } } });
     expect(mismatch.errors?.[0].message).toBe('The persisted query hash does not match the query');
     const unknown = await post({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256('query Unknown { __typename }') } } });
@@ -111,9 +136,15 @@ describe('trusted documents (TRUSTED_DOCUMENTS_FILE)', () => {
     // The allow-list is what the client really sends (Apollo adds __typename before hashing), as a
     // build step would collect it: here from one APQ round trip against the open server.
     const counter = countingFetch();
-    const collect = ApolloLink.from([new PersistedQueryLink({ sha256 }), new HttpLink({ uri: `${server.url}/graphql`, headers: { 'x-api-key': user.key }, fetch: counter.fetch })]);
+    const collect = ApolloLink.from([
+      new PersistedQueryLink({ sha256 }),
+      new HttpLink({ uri: `${server.url}/graphql`, headers: { 'x-api-key': user.key }, fetch: counter.fetch }),
+    ]);
     await new ApolloClient({ cache: new InMemoryCache(), link: collect }).query({ query: gql(TRUSTED), fetchPolicy: 'network-only' });
-    const sent = counter.bodies.find((body) => typeof (body as { query?: string }).query === 'string') as { query: string; extensions: { persistedQuery: { sha256Hash: string } } };
+    const sent = counter.bodies.find((body) => typeof (body as { query?: string }).query === 'string') as {
+      query: string;
+      extensions: { persistedQuery: { sha256Hash: string } };
+    };
     const file = path.join(trustedDir, 'documents.json');
     await fs.writeFile(file, JSON.stringify({ [sent.extensions.persistedQuery.sha256Hash]: sent.query }));
     const trusted = await startTestServer({ TRUSTED_DOCUMENTS_FILE: file });
@@ -123,9 +154,17 @@ describe('trusted documents (TRUSTED_DOCUMENTS_FILE)', () => {
     const client = new ApolloClient({ cache: new InMemoryCache(), link });
     const answer = await client.query({ query: gql(TRUSTED) });
     expect((answer.data as { stickies: { edges: unknown[] } }).stickies.edges).toEqual([]);
-    const arbitrary = await fetch(`${trusted.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': owner.key }, body: JSON.stringify({ query: TAGS }) });
+    const arbitrary = await fetch(`${trusted.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': owner.key },
+      body: JSON.stringify({ query: TAGS }),
+    });
     expect(JSON.stringify(await arbitrary.json())).toMatch(/PersistedQueryOnly|persisted/i);
-    const unlisted = await fetch(`${trusted.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': owner.key }, body: JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256(TAGS) } } }) });
+    const unlisted = await fetch(`${trusted.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': owner.key },
+      body: JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256(TAGS) } } }),
+    });
     expect(JSON.stringify(await unlisted.json())).toMatch(/PersistedQueryNotFound|not found/i);
     // The REST routes run the service's own operations: unaffected.
     expect((await fetch(`${trusted.url}/api/stickies`, { headers: { 'x-api-key': owner.key } })).status).toBe(200);

@@ -110,10 +110,14 @@ async function eventually<T>(probe: () => Promise<T | undefined | false>, timeou
 }
 
 const waitFinished = (server: TestServer, user: TestUser, id: string) =>
-  eventually(async () => {
-    const run = await getRun(server, user, id);
-    return run.finished ? run : undefined;
-  }, 30_000, `run ${id} to finish`);
+  eventually(
+    async () => {
+      const run = await getRun(server, user, id);
+      return run.finished ? run : undefined;
+    },
+    30_000,
+    `run ${id} to finish`,
+  );
 
 function subscribe(server: TestServer, user: TestUser | null, mode: SseMode, variables: Record<string, unknown>): Recording {
   return record(sseClient(server.url, mode, user ? { 'x-api-key': user.key } : {}), PROGRESS, variables);
@@ -220,7 +224,11 @@ describe('startGeneration input', () => {
       agent: 'run',
       status: 'queued',
       progress: 0,
-      data: { run_id: run.id, options: { days: 14, sources: ['stickies', 'tasks'], length: 'short' }, agents: ['collector', 'notes', 'tasks', 'writer', 'editor'] },
+      data: {
+        run_id: run.id,
+        options: { days: 14, sources: ['stickies', 'tasks'], length: 'short' },
+        agents: ['collector', 'notes', 'tasks', 'writer', 'editor'],
+      },
     });
   });
 });
@@ -302,7 +310,10 @@ describe.each(SSE_MODES)('a whole run followed in %s mode', (mode) => {
     const run = await waitFinished(fast, user, started.id);
     const recording = subscribe(fast, user, mode, { runId: started.id, after: run.lastSequence });
     // Nothing more will ever come: the stream must end, not wait forever (heartbeats aside).
-    const ended = await Promise.race([recording.ended, new Promise<'still open'>((resolve) => setTimeout(() => resolve('still open'), 3 * HEARTBEAT_MS + 1000))]);
+    const ended = await Promise.race([
+      recording.ended,
+      new Promise<'still open'>((resolve) => setTimeout(() => resolve('still open'), 3 * HEARTBEAT_MS + 1000)),
+    ]);
     recording.unsubscribe();
     expect(ended).toEqual({ kind: 'complete' });
     expect(eventsOf(recording)).toEqual([]);
@@ -337,7 +348,10 @@ describe.each(SSE_MODES)('a whole run followed in %s mode', (mode) => {
       const recording = record(client, PROGRESS, variables());
       const errors = await subscriptionErrors(recording);
       client.dispose();
-      expect(errors.map((error) => error.code), JSON.stringify(errors)).toEqual([code]);
+      expect(
+        errors.map((error) => error.code),
+        JSON.stringify(errors),
+      ).toEqual([code]);
       if (message) expect(errors[0].message).toMatch(message);
       expect(recording.results.filter((result) => result.data)).toEqual([]);
     });

@@ -32,7 +32,13 @@ afterAll(async () => {
 });
 
 function wsClient(connectionParams: Record<string, string> = {}): Client {
-  const client = createClient({ url: `${server.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams, retryAttempts: 0, lazy: true });
+  const client = createClient({
+    url: `${server.url.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams,
+    retryAttempts: 0,
+    lazy: true,
+  });
   clients.push(client);
   return client;
 }
@@ -48,7 +54,11 @@ type Progress = { generationProgress: { __typename: string; sequence?: number; a
 
 async function workspaceUser(): Promise<TestUser> {
   const user = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'], role: 'member' });
-  await fetch(`${server.url}/api/stickies`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': user.key }, body: JSON.stringify({ content: 'Month-end close: reconcile the custodian returns', tags: ['close'] }) });
+  await fetch(`${server.url}/api/stickies`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': user.key },
+    body: JSON.stringify({ content: 'Month-end close: reconcile the custodian returns', tags: ['close'] }),
+  });
   return user;
 }
 
@@ -72,7 +82,9 @@ describe('GraphQL over WebSocket (graphql-ws)', () => {
     expect(events.at(-1)).toMatchObject({ agent: 'run', status: 'complete' });
     const stored = await graphql(server.url, { 'x-api-key': user.key }, 'query ($id: UUID!) { generationRun(id: $id) { lastSequence } }', { id: runId });
     expect(events).toHaveLength((stored.body.data as { generationRun: { lastSequence: number } }).generationRun.lastSequence);
-    const resumed = (await collect(client, PROGRESS, { runId, after: 3 })).map((result) => (result.data as Progress).generationProgress).filter((item) => item.__typename === 'GenerationEvent');
+    const resumed = (await collect(client, PROGRESS, { runId, after: 3 }))
+      .map((result) => (result.data as Progress).generationProgress)
+      .filter((item) => item.__typename === 'GenerationEvent');
     expect(resumed.map((event) => event.sequence)).toEqual(events.slice(3).map((event) => event.sequence));
   });
 

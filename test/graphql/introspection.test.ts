@@ -37,7 +37,13 @@ function nestedTypeQuery(levels: number): string {
 
 describe('introspection', () => {
   it('the standard introspection query (every option on) passes, without a key too, and builds the schema', async () => {
-    const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true });
+    const query = getIntrospectionQuery({
+      descriptions: true,
+      specifiedByUrl: true,
+      directiveIsRepeatable: true,
+      schemaDescription: true,
+      inputValueDeprecation: true,
+    });
     const credentials: Record<string, string>[] = [{ 'x-api-key': user.key }, {}];
     for (const headers of credentials) {
       const response = await graphql(server.url, headers, query);
@@ -67,7 +73,11 @@ describe('introspection', () => {
     expect(tooDeep.body.data).toBeUndefined();
     expect(tooDeep.body.errors![0].message).toBe(`Introspection depth ${INTROSPECTION_MAX_DEPTH + 1} exceeds the limit of ${INTROSPECTION_MAX_DEPTH}`);
     // Through a fragment, beside an ordinary field: the same bound.
-    const viaFragment = await graphql(server.url, { 'x-api-key': user.key }, `query { me { credential } ...Deep } fragment Deep on Query ${nestedTypeQuery(INTROSPECTION_MAX_DEPTH - 3)}`);
+    const viaFragment = await graphql(
+      server.url,
+      { 'x-api-key': user.key },
+      `query { me { credential } ...Deep } fragment Deep on Query ${nestedTypeQuery(INTROSPECTION_MAX_DEPTH - 3)}`,
+    );
     expect(viaFragment.body.data).toBeUndefined();
     expect(viaFragment.body.errors![0].message).toMatch(/^Introspection depth \d+ exceeds the limit of 20$/);
   });

@@ -9,7 +9,11 @@ describe('links: unfiled and linkCounts', () => {
   let folderId: string;
 
   const graphql = (key: string, query: string, variables: Record<string, unknown> = {}) =>
-    getJson(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ query, variables }) });
+    getJson(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({ query, variables }),
+    });
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -17,8 +21,14 @@ describe('links: unfiled and linkCounts', () => {
     const other = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'] });
     const folder = await graphql(user.key, 'mutation { createLinkFolder(input: { name: "Research" }) { id } }');
     folderId = folder.body.data.createLinkFolder.id;
-    for (const [url, inFolder, starred] of [['https://a.example', true, true], ['https://b.example', false, true], ['https://c.example', false, false]] as const) {
-      const created = await graphql(user.key, 'mutation ($input: CreateLinkInput!) { createLink(input: $input) { id } }', { input: { url, starred, ...(inFolder ? { folderId } : {}) } });
+    for (const [url, inFolder, starred] of [
+      ['https://a.example', true, true],
+      ['https://b.example', false, true],
+      ['https://c.example', false, false],
+    ] as const) {
+      const created = await graphql(user.key, 'mutation ($input: CreateLinkInput!) { createLink(input: $input) { id } }', {
+        input: { url, starred, ...(inFolder ? { folderId } : {}) },
+      });
       expect(created.body.errors).toBeUndefined();
     }
     expect((await callApi(server.url, other, 'POST', '/api/links', { url: 'https://theirs.example' })).status).toBe(201);

@@ -28,7 +28,10 @@ async function startRun(user: TestUser): Promise<string> {
 
 /** The sequences an Apollo HttpLink subscription receives until the run's final event (or an error). */
 function follow(key: string | undefined, runId: string, after: number): Promise<{ sequences: number[]; error?: unknown }> {
-  const apollo = new ApolloClient({ cache: new InMemoryCache(), link: new HttpLink({ uri: `${server.url}/graphql`, headers: key ? { 'x-api-key': key } : {} }) });
+  const apollo = new ApolloClient({
+    cache: new InMemoryCache(),
+    link: new HttpLink({ uri: `${server.url}/graphql`, headers: key ? { 'x-api-key': key } : {} }),
+  });
   const sequences: number[] = [];
   return new Promise((resolve) => {
     const subscription = apollo.subscribe({ query: gql(PROGRESS), variables: { runId, after } }).subscribe({

@@ -62,8 +62,14 @@ describe('same data', () => {
   it.each([
     [{}, {}],
     [{ status: 'review' }, { status: 'review' }],
-    [{ status: 'investigate', account_code: 'ACC-1001' }, { status: 'investigate', accountCode: 'ACC-1001' }],
-    [{ account_code: 'ACC-2002', limit: '3' }, { accountCode: 'ACC-2002', first: 3 }],
+    [
+      { status: 'investigate', account_code: 'ACC-1001' },
+      { status: 'investigate', accountCode: 'ACC-1001' },
+    ],
+    [
+      { account_code: 'ACC-2002', limit: '3' },
+      { accountCode: 'ACC-2002', first: 3 },
+    ],
   ])('comparison %j', async (params, variables) => {
     const viaRest = await rest(`/api/returns/comparison?${new URLSearchParams(params as Record<string, string>)}`);
     const viaGraphql = await gql(COMPARISON, variables);
@@ -108,23 +114,32 @@ describe('same data', () => {
   it.each([
     [HARBOR, '2025-03-03', '2025-03-21'],
     [NORTHWIND, '2025-03-10', '2025-03-19'],
-  ])("each day's cumulativeReturn links the days before it; the last is the period's time-weighted return (%s %s..%s)", async (entityName, startDate, endDate) => {
-    const response = await gql(
-      `query ($entityName: String!, $startDate: Date!, $endDate: Date!) { dietzDailyReturns(entityName: $entityName, startDate: $startDate, endDate: $endDate) { timeWeightedReturn { value } days { returnValue cumulativeReturn } } }`,
-      { entityName, startDate, endDate },
-    );
-    const { days, timeWeightedReturn } = response.body.data.dietzDailyReturns as { days: { returnValue: string; cumulativeReturn: string }[]; timeWeightedReturn: { value: string } };
-    expect(days.length).toBeGreaterThan(1);
-    expect(days[0]!.cumulativeReturn).toBe(new Decimal(days[0]!.returnValue).toFixed(12));
-    expect(days.at(-1)!.cumulativeReturn).toBe(timeWeightedReturn.value);
-    // Increasing by its own day: (1 + c_i) = (1 + c_{i-1})(1 + r_i), to the 12 places returned.
-    for (let i = 1; i < days.length; i++) {
-      const linked = new Decimal(days[i - 1]!.cumulativeReturn).plus(1).times(new Decimal(days[i]!.returnValue).plus(1)).minus(1);
-      expect(linked.minus(days[i]!.cumulativeReturn).abs().lessThan('1e-11')).toBe(true);
-    }
-  });
+  ])(
+    "each day's cumulativeReturn links the days before it; the last is the period's time-weighted return (%s %s..%s)",
+    async (entityName, startDate, endDate) => {
+      const response = await gql(
+        `query ($entityName: String!, $startDate: Date!, $endDate: Date!) { dietzDailyReturns(entityName: $entityName, startDate: $startDate, endDate: $endDate) { timeWeightedReturn { value } days { returnValue cumulativeReturn } } }`,
+        { entityName, startDate, endDate },
+      );
+      const { days, timeWeightedReturn } = response.body.data.dietzDailyReturns as {
+        days: { returnValue: string; cumulativeReturn: string }[];
+        timeWeightedReturn: { value: string };
+      };
+      expect(days.length).toBeGreaterThan(1);
+      expect(days[0]!.cumulativeReturn).toBe(new Decimal(days[0]!.returnValue).toFixed(12));
+      expect(days.at(-1)!.cumulativeReturn).toBe(timeWeightedReturn.value);
+      // Increasing by its own day: (1 + c_i) = (1 + c_{i-1})(1 + r_i), to the 12 places returned.
+      for (let i = 1; i < days.length; i++) {
+        const linked = new Decimal(days[i - 1]!.cumulativeReturn).plus(1).times(new Decimal(days[i]!.returnValue).plus(1)).minus(1);
+        expect(linked.minus(days[i]!.cumulativeReturn).abs().lessThan('1e-11')).toBe(true);
+      }
+    },
+  );
 
-  it.each([[HARBOR, undefined], [NORTHWIND, 2]])('cash-transactions %s (limit %s)', async (entityName, limit) => {
+  it.each([
+    [HARBOR, undefined],
+    [NORTHWIND, 2],
+  ])('cash-transactions %s (limit %s)', async (entityName, limit) => {
     const params = new URLSearchParams({ entity_name: entityName, ...(limit ? { limit: String(limit) } : {}) });
     const viaRest = await rest(`/api/returns/cash-transactions?${params}`);
     const viaGraphql = await gql(CASH, { entityName, ...(limit ? { first: limit } : {}) });
@@ -158,24 +173,106 @@ describe('same errors', () => {
   const dietzPath = (start: string, end: string, entity = HARBOR) =>
     `/api/returns/dietz-daily?${new URLSearchParams({ entity_name: entity, start_date: start, end_date: end })}`;
   const cases = (): ErrorCase[] => [
-    { name: 'limit out of range', path: '/api/returns/comparison?limit=0', query: COMPARISON, variables: { first: 0 }, code: 'BAD_USER_INPUT', field: ['first', 'limit'] },
-    { name: 'limit over the maximum', path: '/api/returns/comparison?limit=501', query: COMPARISON, variables: { first: 501 }, code: 'BAD_USER_INPUT', field: ['first', 'limit'] },
+    {
+      name: 'limit out of range',
+      path: '/api/returns/comparison?limit=0',
+      query: COMPARISON,
+      variables: { first: 0 },
+      code: 'BAD_USER_INPUT',
+      field: ['first', 'limit'],
+    },
+    {
+      name: 'limit over the maximum',
+      path: '/api/returns/comparison?limit=501',
+      query: COMPARISON,
+      variables: { first: 501 },
+      code: 'BAD_USER_INPUT',
+      field: ['first', 'limit'],
+    },
     { name: 'status not allowed', path: '/api/returns/comparison?status=bad', query: COMPARISON, variables: { status: 'bad' }, code: 'BAD_USER_INPUT' },
-    { name: 'bad cursor', path: '/api/returns/comparison?cursor=bad', query: COMPARISON, variables: { after: 'bad' }, code: 'BAD_USER_INPUT', field: ['cursor', 'cursor'] },
-    { name: 'bad date', path: dietzPath('2025-02-30', '2025-03-21'), query: DIETZ, variables: { entityName: HARBOR, startDate: '2025-02-30', endDate: '2025-03-21' }, code: 'BAD_USER_INPUT' },
-    { name: 'end before start', path: dietzPath('2025-03-21', '2025-03-03'), query: DIETZ, variables: { entityName: HARBOR, startDate: '2025-03-21', endDate: '2025-03-03' }, code: 'BAD_USER_INPUT', field: ['endDate', 'end_date'] },
+    {
+      name: 'bad cursor',
+      path: '/api/returns/comparison?cursor=bad',
+      query: COMPARISON,
+      variables: { after: 'bad' },
+      code: 'BAD_USER_INPUT',
+      field: ['cursor', 'cursor'],
+    },
+    {
+      name: 'bad date',
+      path: dietzPath('2025-02-30', '2025-03-21'),
+      query: DIETZ,
+      variables: { entityName: HARBOR, startDate: '2025-02-30', endDate: '2025-03-21' },
+      code: 'BAD_USER_INPUT',
+    },
+    {
+      name: 'end before start',
+      path: dietzPath('2025-03-21', '2025-03-03'),
+      query: DIETZ,
+      variables: { entityName: HARBOR, startDate: '2025-03-21', endDate: '2025-03-03' },
+      code: 'BAD_USER_INPUT',
+      field: ['endDate', 'end_date'],
+    },
     { name: 'no credential', path: '/api/returns/comparison', query: COMPARISON, variables: {}, headers: {}, code: 'UNAUTHENTICATED', sameMessage: true },
-    { name: 'wrong key', path: '/api/returns/comparison', query: COMPARISON, variables: {}, headers: { 'x-api-key': `sk_${'0'.repeat(32)}` }, code: 'UNAUTHENTICATED', sameMessage: true },
-    { name: 'bad session', path: '/api/returns/comparison', query: COMPARISON, variables: {}, headers: { cookie: 'sso_token=forged' }, code: 'UNAUTHENTICATED', sameMessage: true },
-    { name: 'missing scope (comparison)', path: '/api/returns/comparison', query: COMPARISON, variables: {}, headers: { 'x-api-key': pnlOnly }, code: 'FORBIDDEN', sameMessage: true },
-    { name: 'missing scope (dietz)', path: dietzPath('2025-03-03', '2025-03-21'), query: DIETZ, variables: { entityName: HARBOR, startDate: '2025-03-03', endDate: '2025-03-21' }, headers: { 'x-api-key': pnlOnly }, code: 'FORBIDDEN', sameMessage: true },
-    { name: 'unknown entity (dietz)', path: dietzPath('2025-03-03', '2025-03-21', 'Nobody'), query: DIETZ, variables: { entityName: 'Nobody', startDate: '2025-03-03', endDate: '2025-03-21' }, code: 'NOT_FOUND', sameMessage: true },
-    { name: 'unknown entity (cash)', path: '/api/returns/cash-transactions?entity_name=Nobody', query: CASH, variables: { entityName: 'Nobody' }, code: 'NOT_FOUND', sameMessage: true },
+    {
+      name: 'wrong key',
+      path: '/api/returns/comparison',
+      query: COMPARISON,
+      variables: {},
+      headers: { 'x-api-key': `sk_${'0'.repeat(32)}` },
+      code: 'UNAUTHENTICATED',
+      sameMessage: true,
+    },
+    {
+      name: 'bad session',
+      path: '/api/returns/comparison',
+      query: COMPARISON,
+      variables: {},
+      headers: { cookie: 'sso_token=forged' },
+      code: 'UNAUTHENTICATED',
+      sameMessage: true,
+    },
+    {
+      name: 'missing scope (comparison)',
+      path: '/api/returns/comparison',
+      query: COMPARISON,
+      variables: {},
+      headers: { 'x-api-key': pnlOnly },
+      code: 'FORBIDDEN',
+      sameMessage: true,
+    },
+    {
+      name: 'missing scope (dietz)',
+      path: dietzPath('2025-03-03', '2025-03-21'),
+      query: DIETZ,
+      variables: { entityName: HARBOR, startDate: '2025-03-03', endDate: '2025-03-21' },
+      headers: { 'x-api-key': pnlOnly },
+      code: 'FORBIDDEN',
+      sameMessage: true,
+    },
+    {
+      name: 'unknown entity (dietz)',
+      path: dietzPath('2025-03-03', '2025-03-21', 'Nobody'),
+      query: DIETZ,
+      variables: { entityName: 'Nobody', startDate: '2025-03-03', endDate: '2025-03-21' },
+      code: 'NOT_FOUND',
+      sameMessage: true,
+    },
+    {
+      name: 'unknown entity (cash)',
+      path: '/api/returns/cash-transactions?entity_name=Nobody',
+      query: CASH,
+      variables: { entityName: 'Nobody' },
+      code: 'NOT_FOUND',
+      sameMessage: true,
+    },
   ];
 
   it('every case below uses a code of the one table', () => {
     for (const code of ['BAD_USER_INPUT', 'UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND'] as const) expect(HTTP_STATUS_BY_CODE[code]).toBeDefined();
-    expect([HTTP_STATUS_BY_CODE.BAD_USER_INPUT, HTTP_STATUS_BY_CODE.UNAUTHENTICATED, HTTP_STATUS_BY_CODE.FORBIDDEN, HTTP_STATUS_BY_CODE.NOT_FOUND]).toEqual([400, 401, 403, 404]);
+    expect([HTTP_STATUS_BY_CODE.BAD_USER_INPUT, HTTP_STATUS_BY_CODE.UNAUTHENTICATED, HTTP_STATUS_BY_CODE.FORBIDDEN, HTTP_STATUS_BY_CODE.NOT_FOUND]).toEqual([
+      400, 401, 403, 404,
+    ]);
   });
 
   it.each(cases().map((c) => [c.name, c.name]))('%s', async (name) => {
@@ -197,7 +294,7 @@ describe('same errors', () => {
     }
   });
 
-  it('the spec\'s fixed messages are the same on both', async () => {
+  it("the spec's fixed messages are the same on both", async () => {
     const anonymous = await gql(COMPARISON, {}, {});
     expect(anonymous.body.errors![0].message).toBe('Invalid or expired API key');
     const forbidden = await gql(COMPARISON, {}, { 'x-api-key': pnlOnly });

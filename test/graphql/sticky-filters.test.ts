@@ -9,14 +9,23 @@ describe('stickies: trashedOnly and stickyTags', () => {
   let other: TestUser;
 
   const graphql = (key: string | null, query: string) =>
-    getJson(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) }, body: JSON.stringify({ query }) });
+    getJson(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) },
+      body: JSON.stringify({ query }),
+    });
 
   beforeAll(async () => {
     server = await startTestServer();
     user = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'] });
     other = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'] });
     const created: string[] = [];
-    for (const [content, tags] of [['a', ['q4', 'close']], ['b', ['q4']], ['c', ['q4', 'urgent']], ['d', ['urgent']]] as const) {
+    for (const [content, tags] of [
+      ['a', ['q4', 'close']],
+      ['b', ['q4']],
+      ['c', ['q4', 'urgent']],
+      ['d', ['urgent']],
+    ] as const) {
       const response = await callApi(server.url, user, 'POST', '/api/stickies', { content, tags });
       expect(response.status).toBe(201);
       created.push(response.body.data.id);

@@ -30,7 +30,11 @@ describe('uploadLimits', () => {
       uploadsPerMinute: 7,
       fileTypes: ['pnl', 'performance'],
       formats: [
-        { fileType: 'pnl', requiredColumns: ['account_code', 'entity_name', 'date', 'market_value', 'cash_flow'], optionalColumns: ['flow_timing', 'description'] },
+        {
+          fileType: 'pnl',
+          requiredColumns: ['account_code', 'entity_name', 'date', 'market_value', 'cash_flow'],
+          optionalColumns: ['flow_timing', 'description'],
+        },
         { fileType: 'performance', requiredColumns: ['account_code', 'entity_name', 'date', 'return', 'return_unit'], optionalColumns: [] },
       ],
     });

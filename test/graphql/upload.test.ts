@@ -14,7 +14,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTempTmpDir, type TempTmpDir } from '../helpers/temp-tmpdir.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
-import { graphqlUpload, graphqlUploadForm, restUpload, sha256, waitForFileStatus, expectNoLeftovers, storageLeftovers, type StorageLeftovers } from '../helpers/upload.ts';
+import {
+  graphqlUpload,
+  graphqlUploadForm,
+  restUpload,
+  sha256,
+  waitForFileStatus,
+  expectNoLeftovers,
+  storageLeftovers,
+  type StorageLeftovers,
+} from '../helpers/upload.ts';
 
 const LIMIT = 1024;
 
@@ -96,7 +105,10 @@ describe('uploadFile through the GraphQL multipart request spec', () => {
     const refused = await graphqlUpload(server.url, reader.key, { orgId: reader.orgId }, { name: 'small.csv', bytes: SMALL_PNL });
     expect(refused.body.errors[0]).toMatchObject({ message: 'Insufficient permissions', extensions: { code: 'FORBIDDEN' } });
 
-    const anonymous = await getJson(`${server.url}/graphql`, { method: 'POST', body: graphqlUploadForm({ orgId: reader.orgId }, { name: 'small.csv', bytes: SMALL_PNL }) });
+    const anonymous = await getJson(`${server.url}/graphql`, {
+      method: 'POST',
+      body: graphqlUploadForm({ orgId: reader.orgId }, { name: 'small.csv', bytes: SMALL_PNL }),
+    });
     expect(anonymous.body.errors[0]).toMatchObject({ message: 'Invalid or expired API key', extensions: { code: 'UNAUTHENTICATED' } });
     expect(await server.services.prisma.uploadedFile.count({ where: { orgId: reader.orgId } })).toBe(0);
   });

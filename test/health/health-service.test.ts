@@ -137,9 +137,7 @@ describe('HealthService', () => {
   });
 
   it('is unhealthy when the job queue cannot be read', async () => {
-    const health = new HealthService(
-      deps({ queueDepths: () => Promise.reject(new Error('relation "Job" does not exist at postgres://x')) }),
-    );
+    const health = new HealthService(deps({ queueDepths: () => Promise.reject(new Error('relation "Job" does not exist at postgres://x')) }));
     const result = await health.detailed();
     expect(result.status).toBe('unhealthy');
     expect(result.checks.jobQueue).toEqual({
@@ -155,16 +153,10 @@ describe('HealthService', () => {
 
 describe('shortReason', () => {
   it('maps errno and SQLSTATE codes to fixed phrases, and nothing else of the message', () => {
-    expect(shortReason(Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' }))).toBe(
-      'connection refused',
-    );
-    expect(
-      shortReason(Object.assign(new Error('password authentication failed for user "admin"'), { code: '28P01' })),
-    ).toBe('authentication failed');
+    expect(shortReason(Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' }))).toBe('connection refused');
+    expect(shortReason(Object.assign(new Error('password authentication failed for user "admin"'), { code: '28P01' }))).toBe('authentication failed');
     expect(shortReason(Object.assign(new Error('weird'), { code: 'XX000' }))).toBe('database error XX000');
-    expect(
-      shortReason(new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })], 'all failed')),
-    ).toBe('connection refused');
+    expect(shortReason(new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })], 'all failed'))).toBe('connection refused');
     expect(shortReason(new Error('postgresql://user:pw@host/db is broken'))).toBe('unavailable');
     expect(shortReason('a string')).toBe('unavailable');
   });

@@ -150,14 +150,26 @@ describe('Redis unreachable', () => {
   it('readiness fails while the configured Redis is away (liveness does not), and recovers', async () => {
     expect((await probe(server.url, '/readyz')).body.checks.redis).toBe('ok');
     await redis.kill();
-    const down = await until(() => probe(server.url, '/readyz'), (p) => p.status === 503, '/readyz 503');
-    expect(down.body).toMatchObject({ status: 'not_ready', checks: { migrations: 'ok', database: 'ok', storage: 'ok' }, reason: expect.stringContaining('redis') });
+    const down = await until(
+      () => probe(server.url, '/readyz'),
+      (p) => p.status === 503,
+      '/readyz 503',
+    );
+    expect(down.body).toMatchObject({
+      status: 'not_ready',
+      checks: { migrations: 'ok', database: 'ok', storage: 'ok' },
+      reason: expect.stringContaining('redis'),
+    });
     expect(['unreachable', 'timeout']).toContain(down.body.checks.redis);
     expect(down.headers.get('cache-control')).toBe('no-store');
     expect((await probe(server.url, '/livez')).status).toBe(200);
 
     await redis.start();
-    const back = await until(() => probe(server.url, '/readyz'), (p) => p.status === 200, '/readyz 200 again');
+    const back = await until(
+      () => probe(server.url, '/readyz'),
+      (p) => p.status === 200,
+      '/readyz 200 again',
+    );
     expect(back.body.checks.redis).toBe('ok');
   });
 });
@@ -189,13 +201,21 @@ describe.skipIf(!process.env.DATABASE_URL)('PostgreSQL unreachable', () => {
   it('readiness fails while the database is away (liveness does not), and recovers', async () => {
     expect(await probe(server.url, '/readyz')).toMatchObject({ status: 200, body: { checks: { database: 'ok' } } });
     await proxy.cut();
-    const down = await until(() => probe(server.url, '/readyz'), (p) => p.status === 503, '/readyz 503');
+    const down = await until(
+      () => probe(server.url, '/readyz'),
+      (p) => p.status === 503,
+      '/readyz 503',
+    );
     expect(down.body).toMatchObject({ status: 'not_ready', checks: { migrations: 'ok', storage: 'ok' }, reason: expect.stringContaining('database') });
     expect(['unreachable', 'timeout']).toContain(down.body.checks.database);
     expect((await probe(server.url, '/livez')).status).toBe(200);
 
     await proxy.open();
-    const back = await until(() => probe(server.url, '/readyz'), (p) => p.status === 200, '/readyz 200 again');
+    const back = await until(
+      () => probe(server.url, '/readyz'),
+      (p) => p.status === 200,
+      '/readyz 200 again',
+    );
     expect(back.body.checks.database).toBe('ok');
   });
 });
@@ -212,7 +232,10 @@ describe('object store unreachable (BLOB_STORE=s3)', () => {
   afterAll(async () => {
     await server?.close();
     await s3?.stop();
-    for (const [name, value] of [['AWS_ACCESS_KEY_ID', saved.id], ['AWS_SECRET_ACCESS_KEY', saved.secret]] as const) {
+    for (const [name, value] of [
+      ['AWS_ACCESS_KEY_ID', saved.id],
+      ['AWS_SECRET_ACCESS_KEY', saved.secret],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
@@ -221,7 +244,11 @@ describe('object store unreachable (BLOB_STORE=s3)', () => {
   it('readiness fails while the object store is away (liveness does not)', async () => {
     expect(await probe(server.url, '/readyz')).toMatchObject({ status: 200, body: { checks: { storage: 'ok' } } });
     await s3.stop();
-    const down = await until(() => probe(server.url, '/readyz'), (p) => p.status === 503, '/readyz 503');
+    const down = await until(
+      () => probe(server.url, '/readyz'),
+      (p) => p.status === 503,
+      '/readyz 503',
+    );
     expect(down.body).toMatchObject({ status: 'not_ready', checks: { migrations: 'ok', database: 'ok' }, reason: expect.stringContaining('storage') });
     expect(['unreachable', 'timeout']).toContain(down.body.checks.storage);
     expect((await probe(server.url, '/livez')).status).toBe(200);
@@ -244,14 +271,20 @@ describe('SIGTERM', () => {
     let streamText = '';
     let streamEndedAt: number | undefined;
     const stream = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      http.get(new URL('/api/generate?sources=stickies', service.url), { agent: false, headers: { 'x-api-key': key, accept: 'text/event-stream' } }, resolve).on('error', reject);
+      http
+        .get(new URL('/api/generate?sources=stickies', service.url), { agent: false, headers: { 'x-api-key': key, accept: 'text/event-stream' } }, resolve)
+        .on('error', reject);
     });
     expect(stream.statusCode).toBe(200);
     stream.setEncoding('utf8');
     stream.on('data', (chunk: string) => (streamText += chunk));
     const ended = new Promise<void>((resolve) => stream.on('close', () => resolve()));
     void ended.then(() => (streamEndedAt = Date.now()));
-    await until(async () => streamText, (text) => text.includes('event: progress'), 'the first progress event');
+    await until(
+      async () => streamText,
+      (text) => text.includes('event: progress'),
+      'the first progress event',
+    );
 
     const signalledAt = Date.now();
     process.kill(service.pid, 'SIGTERM');
@@ -264,7 +297,12 @@ describe('SIGTERM', () => {
     expect(await probe(service.url, '/livez')).toMatchObject({ status: 200, body: { status: 'ok' } });
     // The stream is still open and still carries events during the drain.
     const before = streamText.length;
-    await until(async () => streamText.length, (length) => length > before, 'another event during the drain', 2_500);
+    await until(
+      async () => streamText.length,
+      (length) => length > before,
+      'another event during the drain',
+      2_500,
+    );
     expect(streamEndedAt).toBeUndefined();
     expect(service.process.exitCode).toBeNull();
 

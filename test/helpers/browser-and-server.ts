@@ -9,7 +9,10 @@ import { launchBrowser } from './browser.ts';
 import type { TestServer } from './server.ts';
 import { startServerWithUsers, type UserOptions } from './server-with-users.ts';
 
-export async function startServerAndBrowser<K extends string>(users: Record<K, UserOptions>, env: Record<string, string> = {}): Promise<{ server: TestServer; browser: Browser } & Record<K, TestUser>> {
+export async function startServerAndBrowser<K extends string>(
+  users: Record<K, UserOptions>,
+  env: Record<string, string> = {},
+): Promise<{ server: TestServer; browser: Browser } & Record<K, TestUser>> {
   const [started, browser] = await Promise.all([startServerWithUsers(users, env), launchBrowser()]);
   return { ...started, browser };
 }

@@ -22,7 +22,16 @@ export async function launchBrowser(): Promise<Browser> {
     executablePath: CHROMIUM_PATH,
     headless: true,
     // This machine's network is closed: no background connections to Google's hosts.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
   });
 }
 
@@ -173,7 +182,9 @@ function misplacedHeaders(): { problems: string[]; tablesChecked: number } {
       });
       if (off) {
         const other = off.cell.getBoundingClientRect();
-        problems.push(`table "${name}": header "${text(header.cell)}" (column ${header.start + 1}) spans ${Math.round(box.left)}-${Math.round(box.right)} px, its cell "${text(off.cell)}" ${Math.round(other.left)}-${Math.round(other.right)} px`);
+        problems.push(
+          `table "${name}": header "${text(header.cell)}" (column ${header.start + 1}) spans ${Math.round(box.left)}-${Math.round(box.right)} px, its cell "${text(off.cell)}" ${Math.round(other.left)}-${Math.round(other.right)} px`,
+        );
       }
     }
     if (head.length > 0 && compared === head.length) tablesChecked++;
@@ -207,7 +218,8 @@ function overflowingElements(): string[] {
     const right = box.right + window.scrollX;
     // Wholly off the left edge on purpose (a skip link until focused) is not cut off.
     if (right <= 0) continue;
-    if ((right > width + 1 || left < -1) && !framed(element)) problems.push(`${describe(element)} spans ${Math.round(left)}-${Math.round(right)} px on a ${width} px screen`);
+    if ((right > width + 1 || left < -1) && !framed(element))
+      problems.push(`${describe(element)} spans ${Math.round(left)}-${Math.round(right)} px on a ${width} px screen`);
   }
   return problems.slice(0, 10);
 }

@@ -99,7 +99,11 @@ export async function startChildService(options: ChildOptions = {}): Promise<Chi
     ...options.env,
   };
   for (const name of options.unsetEnv ?? []) delete env[name];
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'server/main.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'server/main.ts'], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const stdout: string[] = [];
   const stderr: string[] = [];
   const listeners = new Set<() => void>();

@@ -5,7 +5,10 @@ import net from 'node:net';
 export class CuttableProxy {
   private server: net.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
-  constructor(readonly port: number, private readonly target: { host: string; port: number }) {}
+  constructor(
+    readonly port: number,
+    private readonly target: { host: string; port: number },
+  ) {}
 
   async open(): Promise<void> {
     const server = net.createServer((client) => {

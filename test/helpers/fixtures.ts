@@ -12,7 +12,10 @@ export interface TestUser {
 let counter = 0;
 
 /** A user in an organization (new unless named) with an API key of the given scopes. */
-export async function createUser(services: Services, options: { scopes?: string[]; org?: string; role?: 'admin' | 'member'; expiresAt?: Date } = {}): Promise<TestUser> {
+export async function createUser(
+  services: Services,
+  options: { scopes?: string[]; org?: string; role?: 'admin' | 'member'; expiresAt?: Date } = {},
+): Promise<TestUser> {
   counter += 1;
   const email = `user${counter}-${Date.now()}@test.local`;
   const password = `password-${counter}`;

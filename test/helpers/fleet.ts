@@ -112,7 +112,9 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
         if (last.startsWith('200 ')) return service;
         if (Date.now() > deadline) {
           service.process.kill('SIGKILL');
-          throw new Error(`${instance.name} not ready within 120 s (last /readyz: ${last})\nstdout:\n${service.stdout.join('\n')}\nstderr:\n${service.stderr.join('\n')}`);
+          throw new Error(
+            `${instance.name} not ready within 120 s (last /readyz: ${last})\nstdout:\n${service.stdout.join('\n')}\nstderr:\n${service.stderr.join('\n')}`,
+          );
         }
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
@@ -124,10 +126,11 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
       tmpDir: await fs.mkdtemp(path.join(os.tmpdir(), `fleet-app${index + 1}-tmp-`)),
     });
     const planned = await Promise.all(Array.from({ length: size }, (_, index) => prepare(index)));
-    for (const plan of planned) cleanups.push(async () => {
-      await fs.rm(plan.dataDir, { recursive: true, force: true });
-      await fs.rm(plan.tmpDir, { recursive: true, force: true });
-    });
+    for (const plan of planned)
+      cleanups.push(async () => {
+        await fs.rm(plan.dataDir, { recursive: true, force: true });
+        await fs.rm(plan.tmpDir, { recursive: true, force: true });
+      });
     // the first one migrates the empty schema; the others start together (they would wait on the
     // migration lock anyway)
     instances.push({ ...planned[0], service: await launch(planned[0]) });

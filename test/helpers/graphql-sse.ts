@@ -11,7 +11,15 @@ export const SSE_MODES: readonly SseMode[] = ['distinct', 'single'];
 /** A graphql-sse client of the service at `baseUrl`, without silent retries (a test wants to see every failure). */
 export function sseClient(baseUrl: string, mode: SseMode, headers: Record<string, string> = {}): Client<boolean> {
   if (mode === 'single') {
-    return createClient({ url: `${baseUrl}/graphql/stream`, singleConnection: true, headers: { ...headers }, retryAttempts: 0, lazy: true, lazyCloseTimeout: 0, fetchFn: keepingErrorBodies });
+    return createClient({
+      url: `${baseUrl}/graphql/stream`,
+      singleConnection: true,
+      headers: { ...headers },
+      retryAttempts: 0,
+      lazy: true,
+      lazyCloseTimeout: 0,
+      fetchFn: keepingErrorBodies,
+    });
   }
   return createClient({ url: `${baseUrl}/graphql`, singleConnection: false, headers, retryAttempts: 0, fetchFn: keepingErrorBodies });
 }
@@ -86,7 +94,11 @@ export function record<T = any>(client: Client<boolean>, query: string, variable
           } else if (ending) {
             clearTimeout(timer);
             waiters.delete(check);
-            reject(new Error(`subscription ended (${ending.kind}: ${describeError(ending)}) before the condition held; ${results.length} result(s), last ${JSON.stringify(results.at(-1))}`));
+            reject(
+              new Error(
+                `subscription ended (${ending.kind}: ${describeError(ending)}) before the condition held; ${results.length} result(s), last ${JSON.stringify(results.at(-1))}`,
+              ),
+            );
           }
         }
         waiters.add(check);

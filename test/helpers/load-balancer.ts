@@ -109,7 +109,10 @@ export async function startHaproxy(backends: Backend[], binary = findHaproxy()):
       for (;;) {
         try {
           last = await serverStates();
-          const up = Object.entries(last).filter(([, state]) => state === 'UP').map(([name]) => name).sort();
+          const up = Object.entries(last)
+            .filter(([, state]) => state === 'UP')
+            .map(([name]) => name)
+            .sort();
           if (JSON.stringify(up) === JSON.stringify([...names].sort())) return;
         } catch {
           /* not listening yet */

@@ -13,9 +13,15 @@ export default function setup(): () => void {
     if (!fs.existsSync(COUNTS_FILE)) return;
     const text = fs.readFileSync(COUNTS_FILE, 'utf8');
     fs.rmSync(COUNTS_FILE, { force: true });
-    const entries = text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { validated: number; streams: number });
+    const entries = text
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { validated: number; streams: number });
     const validated = entries.reduce((sum, entry) => sum + entry.validated, 0);
     const streams = entries.reduce((sum, entry) => sum + entry.streams, 0);
-    console.log(`OpenAPI: ${validated} REST responses checked against openapi.json in ${entries.length} test files (${streams} of them event streams: status and content type only)`);
+    console.log(
+      `OpenAPI: ${validated} REST responses checked against openapi.json in ${entries.length} test files (${streams} of them event streams: status and content type only)`,
+    );
   };
 }

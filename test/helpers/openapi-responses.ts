@@ -80,6 +80,9 @@ function rewriteRefs(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(rewriteRefs);
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => [key, key === '$ref' && typeof inner === 'string' ? inner.replace('#/components/', 'openapi-components#/') : rewriteRefs(inner)]),
+    Object.entries(value).map(([key, inner]) => [
+      key,
+      key === '$ref' && typeof inner === 'string' ? inner.replace('#/components/', 'openapi-components#/') : rewriteRefs(inner),
+    ]),
   );
 }

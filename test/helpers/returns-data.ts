@@ -58,7 +58,12 @@ export interface GraphQLResponse {
 }
 
 /** POST /graphql with a JSON body. */
-export async function graphql(baseUrl: string, headers: Record<string, string>, query: string, variables: Record<string, unknown> = {}): Promise<GraphQLResponse> {
+export async function graphql(
+  baseUrl: string,
+  headers: Record<string, string>,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<GraphQLResponse> {
   return getJson(`${baseUrl}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
@@ -67,7 +72,11 @@ export async function graphql(baseUrl: string, headers: Record<string, string>, 
 }
 
 /** A GET from a chosen loopback source address (another "client address" on the same machine). */
-export function getFrom(localAddress: string, url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
+export function getFrom(
+  localAddress: string,
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
   return new Promise((resolve, reject) => {
     const request = http.get(url, { localAddress, headers, agent: false }, (response) => {
       const chunks: Buffer[] = [];

@@ -14,7 +14,10 @@ export const WORKSPACE_MEMBER: UserOptions = { scopes: ['read:workspace', 'write
 /** read:workspace only */
 export const WORKSPACE_READER: UserOptions = { scopes: ['read:workspace'] };
 
-export async function startServerWithUsers<K extends string>(users: Record<K, UserOptions>, env: Record<string, string> = {}): Promise<{ server: TestServer } & Record<K, TestUser>> {
+export async function startServerWithUsers<K extends string>(
+  users: Record<K, UserOptions>,
+  env: Record<string, string> = {},
+): Promise<{ server: TestServer } & Record<K, TestUser>> {
   const server = await startTestServer(env);
   const created = {} as Record<K, TestUser>;
   for (const name of Object.keys(users) as K[]) created[name] = await createUser(server.services, users[name]);

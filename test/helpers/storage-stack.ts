@@ -16,10 +16,20 @@ export interface StorageStack {
   storage: StorageService;
 }
 
-export async function createStorageStack(options: { maxUploadBytes: number; log: Logger; queue?: ConstructorParameters<typeof JobQueue>[1] }): Promise<StorageStack> {
+export async function createStorageStack(options: {
+  maxUploadBytes: number;
+  log: Logger;
+  queue?: ConstructorParameters<typeof JobQueue>[1];
+}): Promise<StorageStack> {
   const db = await createTestDatabase();
   const blobs = new LocalBlobStore(path.join(db.tmpDir, 'blobs'));
   const jobs = new JobQueue(db.pool, options.queue);
-  const storage = new StorageService({ prisma: db.prisma, blobs, jobs, config: { storage: { dir: blobs.dir, maxUploadBytes: options.maxUploadBytes } }, log: options.log });
+  const storage = new StorageService({
+    prisma: db.prisma,
+    blobs,
+    jobs,
+    config: { storage: { dir: blobs.dir, maxUploadBytes: options.maxUploadBytes } },
+    log: options.log,
+  });
   return { db, blobs, jobs, storage };
 }

@@ -77,12 +77,21 @@ export function graphqlUpload(baseUrl: string, key: string, variables: { orgId: 
 }
 
 /** Polls the file listing until the file has one of `statuses`; returns its record. */
-export async function waitForFileStatus(baseUrl: string, key: string, orgId: string, fileId: string, statuses: string[], timeoutMs = 30_000): Promise<Record<string, any>> {
+export async function waitForFileStatus(
+  baseUrl: string,
+  key: string,
+  orgId: string,
+  fileId: string,
+  statuses: string[],
+  timeoutMs = 30_000,
+): Promise<Record<string, any>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
     for (const status of statuses) {
-      const { status: code, body } = await getJson(`${baseUrl}/api/storage/files?org_id=${orgId}&status=${status}&limit=500`, { headers: { 'x-api-key': key } });
+      const { status: code, body } = await getJson(`${baseUrl}/api/storage/files?org_id=${orgId}&status=${status}&limit=500`, {
+        headers: { 'x-api-key': key },
+      });
       if (code !== 200) throw new Error(`listing files answered ${code}: ${JSON.stringify(body)}`);
       const found = (body.data as Record<string, any>[]).find((file) => file.id === fileId);
       if (found) return found;

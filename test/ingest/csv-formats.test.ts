@@ -65,10 +65,46 @@ describe('parsePnl: valid files', () => {
     expect(errors).toEqual([]);
     expect(rows).toEqual([
       { line: 2, accountCode: 'A1', entityName: 'Alpha Fund', date: '2025-03-03', marketValue: '1000000', cashFlow: null, flowTiming: null, description: null },
-      { line: 3, accountCode: 'A1', entityName: 'Alpha Fund', date: '2025-03-04', marketValue: '1010000.5', cashFlow: '25000', flowTiming: 'start_of_day', description: 'Subscription' },
-      { line: 4, accountCode: 'A1', entityName: 'Alpha Fund', date: '2025-03-04', marketValue: null, cashFlow: '-5000', flowTiming: 'end_of_day', description: 'Redemption, partner "B"' },
-      { line: 5, accountCode: 'A1', entityName: 'Alpha Fund', date: '2025-03-05', marketValue: '1020000.1234', cashFlow: '-100', flowTiming: null, description: null },
-      { line: 6, accountCode: 'B2', entityName: 'Beta Trust', date: '2025-03-03', marketValue: '-2500.75', cashFlow: null, flowTiming: null, description: 'Short book' },
+      {
+        line: 3,
+        accountCode: 'A1',
+        entityName: 'Alpha Fund',
+        date: '2025-03-04',
+        marketValue: '1010000.5',
+        cashFlow: '25000',
+        flowTiming: 'start_of_day',
+        description: 'Subscription',
+      },
+      {
+        line: 4,
+        accountCode: 'A1',
+        entityName: 'Alpha Fund',
+        date: '2025-03-04',
+        marketValue: null,
+        cashFlow: '-5000',
+        flowTiming: 'end_of_day',
+        description: 'Redemption, partner "B"',
+      },
+      {
+        line: 5,
+        accountCode: 'A1',
+        entityName: 'Alpha Fund',
+        date: '2025-03-05',
+        marketValue: '1020000.1234',
+        cashFlow: '-100',
+        flowTiming: null,
+        description: null,
+      },
+      {
+        line: 6,
+        accountCode: 'B2',
+        entityName: 'Beta Trust',
+        date: '2025-03-03',
+        marketValue: '-2500.75',
+        cashFlow: null,
+        flowTiming: null,
+        description: 'Short book',
+      },
     ]);
   });
 
@@ -83,7 +119,14 @@ describe('parsePnl: valid files', () => {
   it('trims values, accepts a leading plus, leading zeros and trailing zeros beyond the scale', async () => {
     const { rows, errors } = await pnlFile('  A1 , Alpha Fund ,2025-03-03, +000123.450000 , -0.0000 ,  START_OF_DAY , note ');
     expect(errors).toEqual([]);
-    expect(rows[0]).toMatchObject({ accountCode: 'A1', entityName: 'Alpha Fund', marketValue: '123.45', cashFlow: null, flowTiming: null, description: 'note' });
+    expect(rows[0]).toMatchObject({
+      accountCode: 'A1',
+      entityName: 'Alpha Fund',
+      marketValue: '123.45',
+      cashFlow: null,
+      flowTiming: null,
+      description: 'note',
+    });
   });
 
   it('treats a zero cash_flow as no flow, and flow_timing on it is ignored', async () => {
@@ -271,12 +314,7 @@ describe('parsePnl: row errors', () => {
   });
 
   it('rejects a second market value for the same account and date, naming the first line', async () => {
-    const { rows, errors } = await pnlFile(
-      'A1,Alpha,2025-03-03,100,,,',
-      'B2,Beta,2025-03-03,100,,,',
-      'A1,Alpha,2025-03-03,,7,,',
-      'A1,Alpha,2025-03-03,101,,,',
-    );
+    const { rows, errors } = await pnlFile('A1,Alpha,2025-03-03,100,,,', 'B2,Beta,2025-03-03,100,,,', 'A1,Alpha,2025-03-03,,7,,', 'A1,Alpha,2025-03-03,101,,,');
     expect(rows.map((r) => r.line)).toEqual([2, 3, 4]);
     expect(errors).toEqual([{ line: 5, column: 'market_value', message: 'second market_value for account A1 on 2025-03-03 (first on line 2)' }]);
   });
@@ -402,7 +440,9 @@ describe('header errors throw FileFormatError', () => {
   it('names a missing required column and the expected columns', async () => {
     const err = await formatError(pnl('account_code,entity_name,date,market_value\nA1,Alpha,2025-03-03,1\n'));
     expect(err.message).toMatch(/missing required column: cash_flow/);
-    expect(err.message).toMatch(/Expected columns: account_code, entity_name, date, market_value, cash_flow, flow_timing \(optional\), description \(optional\)/);
+    expect(err.message).toMatch(
+      /Expected columns: account_code, entity_name, date, market_value, cash_flow, flow_timing \(optional\), description \(optional\)/,
+    );
     expect(err.line).toBe(1);
   });
 
@@ -727,7 +767,12 @@ describe('shipped samples', () => {
     const pnlRows = (await collect(parsePnl(createReadStream(`${SAMPLES}pnl-sample.csv`)))).rows;
     const { rows, errors } = await collect(parsePerformance(createReadStream(`${SAMPLES}performance-sample.csv`)));
     expect(errors).toEqual([]);
-    expect(readFileSync(`${SAMPLES}performance-sample.csv`, 'utf8').split('\n').slice(1, -1).every((l) => l.endsWith(',percent'))).toBe(true);
+    expect(
+      readFileSync(`${SAMPLES}performance-sample.csv`, 'utf8')
+        .split('\n')
+        .slice(1, -1)
+        .every((l) => l.endsWith(',percent')),
+    ).toBe(true);
     const valuationKeys = pnlRows.filter((r) => r.marketValue !== null).map((r) => `${r.accountCode} ${r.date}`);
     const firstDates = new Set(['ACC-1001 2025-03-03', 'ACC-2002 2025-03-03']);
     expect(rows.map((r) => `${r.accountCode} ${r.date}`)).toEqual(valuationKeys.filter((k) => !firstDates.has(k)));
@@ -741,7 +786,11 @@ describe('shipped samples', () => {
     expect(rows[1].description).toBe('Rebalance note:\ntrades settle T+1');
     expect(errors).toEqual([
       { line: 3, column: 'date', message: '2025-02-30 is not a real calendar date' },
-      { line: 4, column: 'market_value', message: 'market_value "12,685,535.86" is not a valid number: commas are not allowed (no thousands separators or decimal commas)' },
+      {
+        line: 4,
+        column: 'market_value',
+        message: 'market_value "12,685,535.86" is not a valid number: commas are not allowed (no thousands separators or decimal commas)',
+      },
       { line: 7, column: 'market_value', message: 'second market_value for account ACC-1001 on 2025-03-06 (first on line 5)' },
       { line: 8, column: 'cash_flow', message: 'cash_flow "$5000" is not a valid number: currency symbols are not allowed' },
       { line: 11, column: 'flow_timing', message: 'flow_timing "next_day" must be start_of_day, end_of_day or empty' },

@@ -8,7 +8,14 @@ import { createLogger, type Logger } from '../../src/log.ts';
 import { JobQueue } from '../../src/jobs/job-queue.ts';
 import { LocalBlobStore } from '../../src/storage/blob-store.ts';
 import { StorageService, type UploadInput } from '../../src/storage/storage-service.ts';
-import { IngestService, MAX_STORED_ROW_ERRORS, MAX_STORED_ROW_WARNINGS, type FileIngester, type IngestResult, type IngestServiceDeps } from '../../src/ingest/ingest-service.ts';
+import {
+  IngestService,
+  MAX_STORED_ROW_ERRORS,
+  MAX_STORED_ROW_WARNINGS,
+  type FileIngester,
+  type IngestResult,
+  type IngestServiceDeps,
+} from '../../src/ingest/ingest-service.ts';
 import { ingestJob } from '../../src/ingest/ingest-job.ts';
 import { JobWorker, type JobWorkerOptions } from '../../src/jobs/job-worker.ts';
 import { parsePnl, type PnlRow } from '../../src/ingest/csv-formats.ts';
@@ -20,7 +27,12 @@ const SAMPLES = new URL('../../samples/', import.meta.url);
 const log = createLogger('silent');
 
 /** The ingest worker as server/app.ts builds it: the generic JobWorker running the ingest job. */
-function ingestWorker(deps: { jobs: JobQueue; ingest: FileIngester; log: Logger } & Pick<JobWorkerOptions<unknown>, 'pollIntervalMs' | 'workerId' | 'staleAfterMs' | 'staleOnStartMs'>) {
+function ingestWorker(
+  deps: { jobs: JobQueue; ingest: FileIngester; log: Logger } & Pick<
+    JobWorkerOptions<unknown>,
+    'pollIntervalMs' | 'workerId' | 'staleAfterMs' | 'staleOnStartMs'
+  >,
+) {
   const { ingest, ...options } = deps;
   return new JobWorker({ ...ingestJob({ ingest, log: deps.log }), concurrency: 1, ...options });
 }
@@ -103,7 +115,8 @@ async function entityId(orgId: string, accountCode: string): Promise<string> {
 /** The stored daily returns of an entity must equal dailySeries over its stored valuations and flows. */
 async function expectReturnsMatchInputs(entity: string): Promise<number> {
   const valuations = (await db.pool.query(`SELECT date, "marketValue"::text AS "marketValue" FROM "Valuation" WHERE "entityId" = $1`, [entity])).rows;
-  const flows = (await db.pool.query(`SELECT date, amount::text AS amount, timing::text AS timing FROM "CashTransaction" WHERE "entityId" = $1`, [entity])).rows;
+  const flows = (await db.pool.query(`SELECT date, amount::text AS amount, timing::text AS timing FROM "CashTransaction" WHERE "entityId" = $1`, [entity]))
+    .rows;
   const expected = dailySeries(valuations, flows).periods;
   const stored = (
     await db.pool.query(
@@ -235,10 +248,9 @@ describe('IngestService: pnl', () => {
       ['ACC-2002', '2025-03-14', '97500.00', 'Net wire'],
       ['ACC-2002', '2025-03-19', '-15000.00', 'Tax payment'],
     ]);
-    const value = await db.pool.query(
-      `SELECT "marketValue"::text AS v FROM "Valuation" WHERE "entityId" = $1 AND date = '2025-03-05'`,
-      [await entityId(orgId, 'ACC-1001')],
-    );
+    const value = await db.pool.query(`SELECT "marketValue"::text AS v FROM "Valuation" WHERE "entityId" = $1 AND date = '2025-03-05'`, [
+      await entityId(orgId, 'ACC-1001'),
+    ]);
     expect(new Decimal(value.rows[0].v).toFixed(2)).toBe('12695535.86');
     for (const code of ['ACC-1001', 'ACC-2002']) await expectReturnsMatchInputs(await entityId(orgId, code));
     // each entity keeps its latest valuation: ACC-2002's moved to the new day, ACC-1001's stayed
@@ -251,7 +263,10 @@ describe('IngestService: pnl', () => {
     await uploadAndIngest(orgId, sampleFile('pnl-sample.csv'));
     expect(await latestValuations(orgId)).toEqual(await latestFromValuations(orgId));
     const [latest] = (await latestValuations(orgId)).filter((row) => row.accountCode === 'ACC-1001');
-    const restated = ['account_code,entity_name,date,market_value,cash_flow,flow_timing,description', `ACC-1001,Bayview Growth Fund LP,${latest.date},12999999.99,,,`].join('\n');
+    const restated = [
+      'account_code,entity_name,date,market_value,cash_flow,flow_timing,description',
+      `ACC-1001,Bayview Growth Fund LP,${latest.date},12999999.99,,,`,
+    ].join('\n');
     await uploadAndIngest(orgId, textFile(restated, 'restated.csv'));
     expect((await latestValuations(orgId)).find((row) => row.accountCode === 'ACC-1001')).toMatchObject({ date: latest.date, value: '12999999.9900' });
     expect(await latestValuations(orgId)).toEqual(await latestFromValuations(orgId));
@@ -268,7 +283,9 @@ describe('IngestService: pnl', () => {
     const before = await orgCounts(orgId);
     const clash = await uploadAndIngest(
       orgId,
-      textFile(`${header}\nACC-3003,Other Fund,2025-03-03,100.00,,,\nACC-3003,Other Fund,2025-03-04,101.00,,,\nACC-9999,Northwind Family Trust,2025-03-24,1.00,,,\n`),
+      textFile(
+        `${header}\nACC-3003,Other Fund,2025-03-03,100.00,,,\nACC-3003,Other Fund,2025-03-04,101.00,,,\nACC-9999,Northwind Family Trust,2025-03-24,1.00,,,\n`,
+      ),
     );
     expect(clash).toMatchObject({ status: 'failed', errorCount: 1, rowCount: 3 });
     expect(await storage.rowErrors(clash.id, 10)).toMatchObject([
@@ -297,13 +314,15 @@ describe('IngestService: pnl', () => {
     expect(await orgCounts(orgId)).toEqual({ entities: 0, valuations: 0, flows: 0, custodianReturns: 0, dailyReturns: 0 });
     const file = await db.prisma.uploadedFile.findUniqueOrThrow({ where: { id: result.id } });
     expect(file).toMatchObject({ status: 'failed', errorCount: 7, rowCount: 11 });
-    expect(file.statusDetail).toBe(
-      'File rejected, nothing was loaded: 7 errors in pnl rows; first on line 3 (date): 2025-02-30 is not a real calendar date',
-    );
+    expect(file.statusDetail).toBe('File rejected, nothing was loaded: 7 errors in pnl rows; first on line 3 (date): 2025-02-30 is not a real calendar date');
     const errors = (await storage.rowErrors(result.id, 100)).map(({ line, column, message }) => ({ line, column, message }));
     expect(errors).toEqual([
       { line: 3, column: 'date', message: '2025-02-30 is not a real calendar date' },
-      { line: 4, column: 'market_value', message: 'market_value "12,685,535.86" is not a valid number: commas are not allowed (no thousands separators or decimal commas)' },
+      {
+        line: 4,
+        column: 'market_value',
+        message: 'market_value "12,685,535.86" is not a valid number: commas are not allowed (no thousands separators or decimal commas)',
+      },
       { line: 7, column: 'market_value', message: 'second market_value for account ACC-1001 on 2025-03-06 (first on line 5)' },
       { line: 8, column: 'cash_flow', message: 'cash_flow "$5000" is not a valid number: currency symbols are not allowed' },
       { line: 11, column: 'flow_timing', message: 'flow_timing "next_day" must be start_of_day, end_of_day or empty' },
@@ -315,7 +334,7 @@ describe('IngestService: pnl', () => {
   it('an error after loading started (past the first batches) rolls everything back', async () => {
     const orgId = await newOrg();
     const header = 'account_code,entity_name,date,market_value,cash_flow,flow_timing,description';
-    const good = Array.from({ length: 40 }, (_, i) => `ACC-1,Fund One,2024-01-${String(i % 28 + 1).padStart(2, '0')},${1000 + i}.00,,,`);
+    const good = Array.from({ length: 40 }, (_, i) => `ACC-1,Fund One,2024-01-${String((i % 28) + 1).padStart(2, '0')},${1000 + i}.00,,,`);
     // distinct dates: 28 days of January plus 12 of February
     for (let i = 28; i < 40; i++) good[i] = `ACC-1,Fund One,2024-02-${String(i - 27).padStart(2, '0')},${1000 + i}.00,,,`;
     const text = [header, ...good, 'ACC-1,Fund One,2024-03-01,not-a-number,,,'].join('\n');
@@ -349,7 +368,10 @@ describe('IngestService: pnl', () => {
   it('a crash in the middle of the load leaves nothing; the retry loads the file', async () => {
     const orgId = await newOrg();
     const crashing = new IngestService({
-      pool: db.pool, blobs, log, batchSize: 5,
+      pool: db.pool,
+      blobs,
+      log,
+      batchSize: 5,
       onBatch: ({ batch }) => {
         if (batch === 3) throw new Error('simulated crash');
       },
@@ -436,14 +458,25 @@ describe('IngestService: warnings for rows that count in no return', () => {
     expect(file).toMatchObject({ status: 'processed', errorCount: 0, warningCount: 3 });
     expect(file!.statusDetail).toMatch(/3 warnings: cash flows that count in no return/);
     const warnings = await warningsOf(result.id);
-    expect(warnings.map((w) => [w.line, w.column])).toEqual([[2, 'cash_flow'], [5, 'cash_flow'], [6, 'cash_flow']]);
+    expect(warnings.map((w) => [w.line, w.column])).toEqual([
+      [2, 'cash_flow'],
+      [5, 'cash_flow'],
+      [6, 'cash_flow'],
+    ]);
     expect(warnings[0]!.message).toMatch(/2024-01-02, the first valuation date of account ACC-W1, counts in no return/);
     expect(warnings[1]!.message).toMatch(/2024-01-01, before the first valuation \(2024-01-02\) of account ACC-W1/);
     expect(warnings[2]!.message).toMatch(/account ACC-W2 has no valuation/);
     // the flows are stored all the same; the returns count only the 01-04 one
     expect((await orgCounts(orgId)).flows).toBe(4);
-    const days = (await db.pool.query(`SELECT date::text AS date, "netFlow"::text AS "netFlow" FROM "DailyReturn" WHERE "entityId" = $1 ORDER BY date`, [await entityId(orgId, 'ACC-W1')])).rows;
-    expect(days.map((d) => [d.date, Number(d.netFlow)])).toEqual([['2024-01-03', 0], ['2024-01-04', 50]]);
+    const days = (
+      await db.pool.query(`SELECT date::text AS date, "netFlow"::text AS "netFlow" FROM "DailyReturn" WHERE "entityId" = $1 ORDER BY date`, [
+        await entityId(orgId, 'ACC-W1'),
+      ])
+    ).rows;
+    expect(days.map((d) => [d.date, Number(d.netFlow)])).toEqual([
+      ['2024-01-03', 0],
+      ['2024-01-04', 50],
+    ]);
   });
 
   it("checks against the entity's earliest valuation over every file; every ingest replaces the file's warnings", async () => {
@@ -456,7 +489,11 @@ describe('IngestService: warnings for rows that count in no return', () => {
     // An earlier valuation from another file: the flow now counts (the recompute covers it).
     const earlier = await uploadAndIngest(orgId, textFile([HEADER, 'ACC-E,Early Fund,2024-01-31,900.00,,,'].join('\n'), 'earlier.csv'));
     expect(earlier).toMatchObject({ status: 'processed', warningCount: 0 });
-    const day = (await db.pool.query(`SELECT "netFlow"::text AS "netFlow" FROM "DailyReturn" WHERE "entityId" = $1 AND date = '2024-02-01'`, [await entityId(orgId, 'ACC-E')])).rows[0];
+    const day = (
+      await db.pool.query(`SELECT "netFlow"::text AS "netFlow" FROM "DailyReturn" WHERE "entityId" = $1 AND date = '2024-02-01'`, [
+        await entityId(orgId, 'ACC-E'),
+      ])
+    ).rows[0];
     expect(Number(day.netFlow)).toBe(100);
 
     // The same file uploaded again: its first date is no longer the entity's first valuation date.
@@ -492,20 +529,18 @@ describe('IngestService: performance', () => {
     const first = await uploadAndIngest(orgId, sampleFile('performance-sample.csv'));
     expect(first).toMatchObject({ status: 'processed', rowCount: 28, entities: 2, dailyReturns: 0 });
     expect(await orgCounts(orgId)).toEqual({ entities: 2, valuations: 0, flows: 0, custodianReturns: 28, dailyReturns: 0 });
-    const { rows } = await db.pool.query(
-      `SELECT c.date, c."returnValue"::text AS r FROM "CustodianReturn" c WHERE c."entityId" = $1 ORDER BY c.date LIMIT 2`,
-      [await entityId(orgId, 'ACC-1001')],
-    );
+    const { rows } = await db.pool.query(`SELECT c.date, c."returnValue"::text AS r FROM "CustodianReturn" c WHERE c."entityId" = $1 ORDER BY c.date LIMIT 2`, [
+      await entityId(orgId, 'ACC-1001'),
+    ]);
     expect(rows.map((r) => [r.date, new Decimal(r.r).toString()])).toEqual([
       ['2025-03-04', '-0.001874'],
       ['2025-03-05', '-0.003206'],
     ]);
     await uploadAndIngest(orgId, textFile('account_code,entity_name,date,return,return_unit\nACC-1001,Bayview Growth Fund LP,2025-03-04,-20,bps\n'));
     expect((await orgCounts(orgId)).custodianReturns).toBe(28);
-    const updated = await db.pool.query(
-      `SELECT "returnValue"::text AS r FROM "CustodianReturn" WHERE "entityId" = $1 AND date = '2025-03-04'`,
-      [await entityId(orgId, 'ACC-1001')],
-    );
+    const updated = await db.pool.query(`SELECT "returnValue"::text AS r FROM "CustodianReturn" WHERE "entityId" = $1 AND date = '2025-03-04'`, [
+      await entityId(orgId, 'ACC-1001'),
+    ]);
     expect(new Decimal(updated.rows[0].r).toString()).toBe('-0.002');
     // the pnl file for the same accounts reuses the entities
     await uploadAndIngest(orgId, sampleFile('pnl-sample.csv'));
@@ -554,7 +589,9 @@ describe('IngestWorker', () => {
     expect((await storage.get(bad.id))!.status).toBe('failed');
     expect(worker.status()).toMatchObject({ state: 'stopped', processed: 2, failed: 0, currentJobId: null });
     expect(worker.status().lastPollAt).toBeInstanceOf(Date);
-    const { rows: states } = await db.pool.query(`SELECT payload->>'fileId' AS "fileId", state::text AS state FROM "Job" WHERE payload->>'fileId' = ANY($1)`, [[good.id, bad.id]]);
+    const { rows: states } = await db.pool.query(`SELECT payload->>'fileId' AS "fileId", state::text AS state FROM "Job" WHERE payload->>'fileId' = ANY($1)`, [
+      [good.id, bad.id],
+    ]);
     expect(states.sort((a, b) => Number(a.fileId !== good.id) - Number(b.fileId !== good.id))).toEqual([
       { fileId: good.id, state: 'completed' },
       { fileId: bad.id, state: 'completed' },
@@ -592,7 +629,17 @@ describe('IngestWorker', () => {
         started.resolve();
         await release.promise;
         finished = true;
-        return { fileId, status: 'processed', rowCount: 0, errorCount: 0, warningCount: 0, entities: 0, dailyReturns: 0, detail: null, timings: { loadMs: 0, recomputeMs: 0, totalMs: 0 } };
+        return {
+          fileId,
+          status: 'processed',
+          rowCount: 0,
+          errorCount: 0,
+          warningCount: 0,
+          entities: 0,
+          dailyReturns: 0,
+          detail: null,
+          timings: { loadMs: 0, recomputeMs: 0, totalMs: 0 },
+        };
       },
       async markFailed() {},
     };

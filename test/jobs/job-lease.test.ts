@@ -15,7 +15,12 @@ import type { FileIngester } from '../../src/ingest/ingest-service.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
 /** The ingest worker as server/app.ts builds it: the generic JobWorker running the ingest job. */
-function ingestWorker(deps: { jobs: JobQueue; ingest: FileIngester; log: Logger } & Pick<JobWorkerOptions<unknown>, 'pollIntervalMs' | 'workerId' | 'staleAfterMs' | 'staleOnStartMs'>) {
+function ingestWorker(
+  deps: { jobs: JobQueue; ingest: FileIngester; log: Logger } & Pick<
+    JobWorkerOptions<unknown>,
+    'pollIntervalMs' | 'workerId' | 'staleAfterMs' | 'staleOnStartMs'
+  >,
+) {
   const { ingest, ...options } = deps;
   return new JobWorker({ ...ingestJob({ ingest, log: deps.log }), concurrency: 1, ...options });
 }
@@ -76,7 +81,12 @@ describe('job ownership', () => {
     expect(await jobs.heartbeat(id, oldOwner)).toBe(false);
     expect(await jobs.complete(id, oldOwner)).toBe(false);
     expect(await jobs.fail(id, new Error('late failure'), { retry: true, owner: oldOwner })).toBeNull();
-    expect(await jobs.get(id)).toMatchObject({ state: 'running', lockedBy: 'w-new', attempts: 2, lastError: expect.stringMatching(/abandoned by worker w-old/) });
+    expect(await jobs.get(id)).toMatchObject({
+      state: 'running',
+      lockedBy: 'w-new',
+      attempts: 2,
+      lastError: expect.stringMatching(/abandoned by worker w-old/),
+    });
 
     // the same worker id claiming again is a new attempt: the earlier attempt's owner still does not match
     expect(await jobs.heartbeat(id, newOwner)).toBe(true);
@@ -170,7 +180,11 @@ describe('job ownership', () => {
             ran.push(workerId);
             // runs until its lock has been renewed to more than twice the stale threshold after the claim
             const claimedAt = job.lockedAt!.getTime();
-            await until(async () => (await jobs.get(job.id))!.lockedAt!.getTime() - claimedAt > 2 * staleAfterMs || signal.aborted, 'the lock to be renewed', 60_000);
+            await until(
+              async () => (await jobs.get(job.id))!.lockedAt!.getTime() - claimedAt > 2 * staleAfterMs || signal.aborted,
+              'the lock to be renewed',
+              60_000,
+            );
             if (signal.aborted) aborted.push(workerId);
           },
           onAbandoned: async (job) => void abandoned.push(job.id),

@@ -86,7 +86,13 @@ describe('JobWorker retry policy and hooks', () => {
       onFailure: async (job: JobRow<Payload>) => void calls.push(`failure ${job.payload.n}`),
     };
     class Permanent extends Error {}
-    const noPolicy = worker({ queue: 'no-policy', ...hooks, handle: async () => { throw new Error('broken'); } });
+    const noPolicy = worker({
+      queue: 'no-policy',
+      ...hooks,
+      handle: async () => {
+        throw new Error('broken');
+      },
+    });
     const declines = worker({
       queue: 'declines',
       ...hooks,
@@ -156,7 +162,7 @@ describe('JobWorker retry policy and hooks', () => {
     expect(w.status().state).toBe('stopped');
   });
 
-  it('onAbandoned hears whether the sweep requeued a dead worker\'s job or failed it for good', async () => {
+  it("onAbandoned hears whether the sweep requeued a dead worker's job or failed it for good", async () => {
     const abandoned: Array<[number, string]> = [];
     const ran: number[] = [];
     const w = worker({

@@ -115,14 +115,25 @@ describe.skipIf(!onPostgres)('a killed instance (PostgreSQL only: two processes 
     const csv = path.join(dir, 'pnl.csv');
     await writePnlFile(csv, { rows: ROWS, accounts: 10, seed: 7 });
     const text = await fs.readFile(csv, 'utf8');
-    const valuations = text.split('\n').slice(1).filter((line) => line.split(',')[3]).length;
+    const valuations = text
+      .split('\n')
+      .slice(1)
+      .filter((line) => line.split(',')[3]).length;
 
     const upload = await restUpload(instances[0].url, user.key, { orgId: user.orgId, file: { name: 'takeover.csv', bytes: Buffer.from(text) } });
     expect(upload.status).toBe(201);
     const fileId = String(upload.body.data.id);
     // killed while its load transaction is open: the file says `processing` and the job runs
-    const job = await poll(() => jobRow(`payload->>'fileId' = $1`, fileId), (row) => row?.state === 'running', 'an instance to claim the ingest');
-    await poll(() => fileStatus(fileId), (status) => status === 'processing', 'the ingest to start');
+    const job = await poll(
+      () => jobRow(`payload->>'fileId' = $1`, fileId),
+      (row) => row?.state === 'running',
+      'an instance to claim the ingest',
+    );
+    await poll(
+      () => fileStatus(fileId),
+      (status) => status === 'processing',
+      'the ingest to start',
+    );
     const { holder, other } = await holderAndOther(job!.id);
     await killHard(holder);
 
@@ -133,9 +144,15 @@ describe.skipIf(!onPostgres)('a killed instance (PostgreSQL only: two processes 
     // (before this fix the stale sweep took 1.5 to 4 minutes: the 60 s ceiling fails it)
     const file = await waitForFileStatus(other.url, user.key, user.orgId, fileId, ['processed', 'failed'], 60_000);
     expect(file).toMatchObject({ status: 'processed', row_count: ROWS, error_count: 0 });
-    expect(await count(`SELECT count(*)::int AS n FROM "Valuation" v JOIN "Entity" e ON e.id = v."entityId" WHERE e."orgId" = $1`, user.orgId)).toBe(valuations);
+    expect(await count(`SELECT count(*)::int AS n FROM "Valuation" v JOIN "Entity" e ON e.id = v."entityId" WHERE e."orgId" = $1`, user.orgId)).toBe(
+      valuations,
+    );
     // the job completes just after the file's status commits (ANALYZE after a large load runs between)
-    const done = await poll(() => jobRow('id = $1', job!.id), (row) => row?.state !== 'running', 'the ingest job to finish');
+    const done = await poll(
+      () => jobRow('id = $1', job!.id),
+      (row) => row?.state !== 'running',
+      'the ingest job to finish',
+    );
     expect(done).toMatchObject({ state: 'completed', attempts: 2, lockedBy: expect.stringMatching(new RegExp(`:${other.pid}$`)) });
   }, 300_000);
 
@@ -146,7 +163,11 @@ describe.skipIf(!onPostgres)('a killed instance (PostgreSQL only: two processes 
     const runId = String((await starter.reader!.nextEvent(60_000))!.payload.data.run_id);
     let follower: SseReader | undefined;
     try {
-      const job = await poll(() => jobRow(`payload->>'runId' = $1`, runId), (row) => row?.state === 'running', 'an instance to claim the run');
+      const job = await poll(
+        () => jobRow(`payload->>'runId' = $1`, runId),
+        (row) => row?.state === 'running',
+        'an instance to claim the run',
+      );
       // the run is under way on its instance
       await starter.reader!.until((event) => event.payload.agent === 'collector', 60_000);
       const { holder, other } = await holderAndOther(job!.id);
@@ -157,8 +178,15 @@ describe.skipIf(!onPostgres)('a killed instance (PostgreSQL only: two processes 
       await killHard(holder);
 
       // (per-block timeouts restart with every heartbeat comment: the 60 s ceiling is overall)
-      const final = await within(follower.until((event) => event.event === 'done', 60_000), 60_000, 'final event');
-      expect(final).toMatchObject({ event: 'done', payload: { agent: 'run', status: 'failed', data: { run_id: runId, state: 'failed', reason: 'abandoned' } } });
+      const final = await within(
+        follower.until((event) => event.event === 'done', 60_000),
+        60_000,
+        'final event',
+      );
+      expect(final).toMatchObject({
+        event: 'done',
+        payload: { agent: 'run', status: 'failed', data: { run_id: runId, state: 'failed', reason: 'abandoned' } },
+      });
       expect(await jobRow('id = $1', job!.id)).toMatchObject({ state: 'failed', lastError: expect.stringMatching(/^abandoned by worker /) });
     } finally {
       starter.reader?.close();
@@ -176,4 +204,3 @@ async function count(sql: string, param: string): Promise<number> {
   const { rows } = await database.query<{ n: number }>(sql, [param]);
   return rows[0].n;
 }
-

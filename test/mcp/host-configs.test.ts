@@ -123,11 +123,15 @@ describe('docs/mcp.md host configurations', () => {
   }
 
   it('has the OAuth form too: a snippet that sends no header', () => {
-    expect(SNIPPETS.some(({ config }) => Object.values(config.mcpServers ?? config.servers ?? {}).some((entry) => authorization(config, entry) === undefined))).toBe(true);
+    expect(
+      SNIPPETS.some(({ config }) => Object.values(config.mcpServers ?? config.servers ?? {}).some((entry) => authorization(config, entry) === undefined)),
+    ).toBe(true);
   });
 
   it('pins the versions it says were tried: mcp-remote 0.15.1, the Inspector 0.15.0 (the newest for Node 20)', () => {
-    const commands = blocks('sh').map((block) => block.text).join('\n');
+    const commands = blocks('sh')
+      .map((block) => block.text)
+      .join('\n');
     expect(commands).toContain('npx @modelcontextprotocol/inspector@0.15.0');
     expect([...SECTION.matchAll(/mcp-remote@(\d+\.\d+\.\d+)/g)].map((match) => match[1]).every((version) => version === '0.15.1')).toBe(true);
     expect([...SECTION.matchAll(/inspector@(\d+\.\d+\.\d+)/g)].map((match) => match[1]).every((version) => version === '0.15.0')).toBe(true);

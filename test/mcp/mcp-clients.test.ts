@@ -20,13 +20,22 @@ beforeAll(async () => {
   server = await startTestServer({ RATE_LIMIT_GENERATE_PER_MINUTE: '1000' });
   const user = await createUser(server.services);
   await seedStickies(server.services, user.userId);
-  token = (await server.services.apiKeys.create({ userId: user.userId, name: 'mcp', scopes: ['read:workspace', 'write:workspace', 'read:returns', 'read:pnl'], kind: 'access_token' })).secret;
+  token = (
+    await server.services.apiKeys.create({
+      userId: user.userId,
+      name: 'mcp',
+      scopes: ['read:workspace', 'write:workspace', 'read:returns', 'read:pnl'],
+      kind: 'access_token',
+    })
+  ).secret;
   readOnlyToken = (await server.services.apiKeys.create({ userId: user.userId, name: 'ro', scopes: ['read:workspace'], kind: 'access_token' })).secret;
 }, 60_000);
 afterAll(async () => server?.close());
 
 interface ToolClient {
-  listTools(params?: { cursor?: string }): Promise<{ tools: { name: string; outputSchema?: unknown; annotations?: Record<string, unknown> }[]; nextCursor?: string }>;
+  listTools(params?: {
+    cursor?: string;
+  }): Promise<{ tools: { name: string; outputSchema?: unknown; annotations?: Record<string, unknown> }[]; nextCursor?: string }>;
   callTool(params: { name: string; arguments: Record<string, unknown> }, ...rest: unknown[]): Promise<unknown>;
   close(): Promise<void>;
 }
@@ -34,16 +43,21 @@ interface ToolClient {
 const url = () => new URL('/api/service', server.url);
 const headers = (secret: string) => ({ Authorization: `Bearer ${secret}` });
 
-async function connectLegacy(secret = token): Promise<{ client: ToolClient; call: (name: string, args: Record<string, unknown>, onprogress?: (p: unknown) => void) => Promise<CallResult> }> {
+async function connectLegacy(
+  secret = token,
+): Promise<{ client: ToolClient; call: (name: string, args: Record<string, unknown>, onprogress?: (p: unknown) => void) => Promise<CallResult> }> {
   const client = new LegacyClient({ name: 'legacy-test', version: '1.0.0' });
   await client.connect(new LegacyTransport(url(), { requestInit: { headers: headers(secret) } }));
   return {
     client: client as unknown as ToolClient,
-    call: (name, args, onprogress) => client.callTool({ name, arguments: args }, undefined, onprogress ? { onprogress, resetTimeoutOnProgress: true } : undefined) as Promise<CallResult>,
+    call: (name, args, onprogress) =>
+      client.callTool({ name, arguments: args }, undefined, onprogress ? { onprogress, resetTimeoutOnProgress: true } : undefined) as Promise<CallResult>,
   };
 }
 
-async function connectModern(secret = token): Promise<{ client: ToolClient; call: (name: string, args: Record<string, unknown>, onprogress?: (p: unknown) => void) => Promise<CallResult> }> {
+async function connectModern(
+  secret = token,
+): Promise<{ client: ToolClient; call: (name: string, args: Record<string, unknown>, onprogress?: (p: unknown) => void) => Promise<CallResult> }> {
   const client = new ModernClient({ name: 'modern-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   await client.connect(new ModernTransport(url(), { requestInit: { headers: headers(secret) } }));
   return {
@@ -95,7 +109,10 @@ describe.each([
     try {
       const created = await call('create_sticky', { content: 'Ask the custodian about the DC-1003 break', tags: ['mcp'] });
       expect(created.isError).toBeFalsy();
-      expect(TOOLS.find((t) => t.name === 'create_sticky')!.output.parse(created.structuredContent)).toMatchObject({ content: 'Ask the custodian about the DC-1003 break', tags: ['mcp'] });
+      expect(TOOLS.find((t) => t.name === 'create_sticky')!.output.parse(created.structuredContent)).toMatchObject({
+        content: 'Ask the custodian about the DC-1003 break',
+        tags: ['mcp'],
+      });
       const listed = await call('list_stickies', { tags: ['mcp'] });
       const page = TOOLS.find((t) => t.name === 'list_stickies')!.output.parse(listed.structuredContent) as { items: { id: string }[] };
       expect(page.items.map((item) => item.id)).toContain((created.structuredContent as { id: string }).id);
@@ -106,7 +123,7 @@ describe.each([
     }
   });
 
-  it('the summary tool streams the agents\' progress as notifications and returns the finished summary', async () => {
+  it("the summary tool streams the agents' progress as notifications and returns the finished summary", async () => {
     const { client, call } = await connect();
     try {
       const progress: unknown[] = [];
@@ -144,7 +161,11 @@ describe('authentication', () => {
   it('a missing, malformed or unknown token is 401 with WWW-Authenticate: Bearer and an error body', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const post = (authorization?: string) =>
-      fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(authorization ? { authorization } : {}) }, body });
+      fetch(url(), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(authorization ? { authorization } : {}) },
+        body,
+      });
     // A well-formed token that was never issued: its last character changed (to one it is not).
     const unknown = token.slice(0, -1) + (token.endsWith('0') ? '1' : '0');
     for (const authorization of [undefined, 'Bearer pat_nothex', `Bearer ${unknown}`, 'Basic abc']) {

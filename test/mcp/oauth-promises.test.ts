@@ -55,7 +55,12 @@ describe('item 8: a refresh that narrows scope narrows the access token', () => 
     }
 
     // The refresh token issued with the narrowed access token keeps the grant's scopes.
-    const widened = await tokenRequest({ grant_type: 'refresh_token', refresh_token: narrowed.body.refresh_token, client_id: clientId, scope: 'read:workspace write:workspace' });
+    const widened = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: narrowed.body.refresh_token,
+      client_id: clientId,
+      scope: 'read:workspace write:workspace',
+    });
     expect(widened).toMatchObject({ status: 200, body: { scope: 'read:workspace write:workspace' } });
     const writer = await connectWithToken(widened.body.access_token);
     try {
@@ -65,7 +70,12 @@ describe('item 8: a refresh that narrows scope narrows the access token', () => 
       await writer.close();
     }
     // Never beyond the grant.
-    const beyond = await tokenRequest({ grant_type: 'refresh_token', refresh_token: widened.body.refresh_token, client_id: clientId, scope: 'read:workspace read:returns' });
+    const beyond = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: widened.body.refresh_token,
+      client_id: clientId,
+      scope: 'read:workspace read:returns',
+    });
     expect(beyond).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
   });
 });
@@ -74,7 +84,8 @@ describe('item 9: a refused token request changes nothing', () => {
   it('keeps the refresh token after refusing a scope or a resource, and the grant alive', async () => {
     const client = (await register({ redirect_uris: [REDIRECT_URI] })).body;
     const tokens = await codeFlow(client.client_id, ['read:workspace']);
-    const refresh = (extra: Record<string, string>) => tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, ...extra });
+    const refresh = (extra: Record<string, string>) =>
+      tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, ...extra });
 
     expect(await refresh({ scope: 'write:workspace' })).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
     expect(await refresh({ scope: 'read:everything' })).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
@@ -93,7 +104,8 @@ describe('item 9: a refused token request changes nothing', () => {
   it('keeps a code after refusing a wrong code verifier', async () => {
     const client = (await register({ redirect_uris: [REDIRECT_URI] })).body;
     const code = await approvedCode(client.client_id, ['read:workspace']);
-    const exchange = (verifier: string) => tokenRequest({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: client.client_id, redirect_uri: REDIRECT_URI });
+    const exchange = (verifier: string) =>
+      tokenRequest({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: client.client_id, redirect_uri: REDIRECT_URI });
     expect(await exchange('w'.repeat(43))).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     const exchanged = await exchange(VERIFIER);
     expect(exchanged.status).toBe(200);
@@ -125,7 +137,13 @@ describe('item 10: no redirect for a client the user has not approved', () => {
       method: 'POST',
       redirect: 'manual',
       headers: { cookie, origin: server.url, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ client_id: evil.client_id, response_type: 'code', redirect_uri: 'https://evil.example/landing', decision: 'allow', scope_choice: 'read:workspace' }).toString(),
+      body: new URLSearchParams({
+        client_id: evil.client_id,
+        response_type: 'code',
+        redirect_uri: 'https://evil.example/landing',
+        decision: 'allow',
+        scope_choice: 'read:workspace',
+      }).toString(),
     });
     await expectFaultPage(posted, 'code_challenge is required');
   });
@@ -149,7 +167,7 @@ describe('item 10: no redirect for a client the user has not approved', () => {
 });
 
 describe('item 11: redirect URIs from an allow-list, never with a fragment', () => {
-  it('registers https:, http: on a loopback host, reverse domain name schemes and the MCP hosts\' own (cursor:), and refuses every other scheme', async () => {
+  it("registers https:, http: on a loopback host, reverse domain name schemes and the MCP hosts' own (cursor:), and refuses every other scheme", async () => {
     const refused = [
       'view-source:https://evil.example/',
       'jar:https://evil.example/a.jar!/',
@@ -168,7 +186,15 @@ describe('item 11: redirect URIs from an allow-list, never with a fragment', () 
       expect(answer.status, uri).toBe(400);
       expect(answer.body.error, uri).toBe('invalid_redirect_uri');
     }
-    const accepted = await register({ redirect_uris: ['https://app.example/cb', 'http://localhost:8080/cb', 'http://[::1]/cb', 'com.example.app:/oauth2redirect', 'cursor://anysphere.cursor-mcp/oauth/callback'] });
+    const accepted = await register({
+      redirect_uris: [
+        'https://app.example/cb',
+        'http://localhost:8080/cb',
+        'http://[::1]/cb',
+        'com.example.app:/oauth2redirect',
+        'cursor://anysphere.cursor-mcp/oauth/callback',
+      ],
+    });
     expect(accepted.status).toBe(201);
   });
 
@@ -261,7 +287,8 @@ describe('item 13: /graphql and REST refuse an OAuth access token as any invalid
     expect(await rpcStatus(oauthToken)).toBe(200);
 
     const query = JSON.stringify({ query: '{ stickies { edges { cursor } } }' });
-    const asGraphql = (headers: Record<string, string>) => fetch(`${server.url}/graphql`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: query });
+    const asGraphql = (headers: Record<string, string>) =>
+      fetch(`${server.url}/graphql`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: query });
     const withOAuth = await asGraphql({ authorization: `Bearer ${oauthToken}` });
     const withUnknownKey = await asGraphql({ 'x-api-key': 'gk_unknown' });
     expect(withOAuth.status).toBe(withUnknownKey.status);
@@ -379,7 +406,11 @@ function unescapeHtml(text: string): string {
 }
 
 async function register(metadata: Record<string, unknown>) {
-  const response = await fetch(`${server.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(metadata) });
+  const response = await fetch(`${server.url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(metadata),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -393,7 +424,11 @@ function authorize(overrides: Record<string, string>, signedIn = true) {
 }
 
 function form(path: string, values: Record<string, string>) {
-  return fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(values).toString() });
+  return fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(values).toString(),
+  });
 }
 
 async function tokenRequest(values: Record<string, string>) {
@@ -404,7 +439,12 @@ async function tokenRequest(values: Record<string, string>) {
 async function rpcStatus(token: string): Promise<number> {
   const response = await fetch(endpoint(), {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
   });
   await response.text();

@@ -130,7 +130,11 @@ const ERAS = [
 
 describe('discovery', () => {
   it('refuses a request without a token with a challenge that names the protected-resource metadata', async () => {
-    const response = await fetch(endpoint(), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    const response = await fetch(endpoint(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
     expect(response.status).toBe(401);
     const challenge = response.headers.get('www-authenticate')!;
     expect(challenge).toContain(`resource_metadata="${server.url}/.well-known/oauth-protected-resource/api/service"`);
@@ -172,7 +176,11 @@ describe.each(ERAS)('the official %s', (_era, connectWithOAuth) => {
     await client.close();
 
     // The token is for /api/service only: /graphql and REST refuse it.
-    const graphql = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${host.accessToken}`, 'content-type': 'application/json' }, body: '{"query":"{ me { credential } }"}' });
+    const graphql = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${host.accessToken}`, 'content-type': 'application/json' },
+      body: '{"query":"{ me { credential } }"}',
+    });
     expect((await graphql.json()).errors[0].extensions.code).toBe('UNAUTHENTICATED');
     const rest = await fetch(`${server.url}/api/stickies`, { headers: { authorization: `Bearer ${host.accessToken}` } });
     expect(rest.status).toBe(401);
@@ -195,7 +203,9 @@ describe('tokens', () => {
     const replay = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first, client_id: clientId });
     expect(replay).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect(await rpcStatus(refreshed.body.access_token)).toBe(401);
-    expect((await tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, client_id: clientId })).body.error).toBe('invalid_grant');
+    expect((await tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, client_id: clientId })).body.error).toBe(
+      'invalid_grant',
+    );
   });
 
   it('revokes (RFC 7009) and lists the grant as a connected app the user can revoke from a session', async () => {
@@ -226,13 +236,21 @@ describe('tokens', () => {
 
 describe('refusals', () => {
   it('answers at the 2025-03-26 default paths too (/register, /authorize, /token), for hosts that skip the metadata', async () => {
-    const registered = await fetch(`${server.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT_URI] }) });
+    const registered = await fetch(`${server.url}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT_URI] }),
+    });
     expect(registered.status).toBe(201);
     const client = await registered.json();
     const page = await fetch(`${server.url}/authorize?${new URLSearchParams(authorizeParams({ client_id: client.client_id }))}`, { headers: { cookie } });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Allow');
-    const token = await fetch(`${server.url}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=password&client_id=' + client.client_id });
+    const token = await fetch(`${server.url}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=password&client_id=' + client.client_id,
+    });
     expect((await token.json()).error).toBe('unsupported_grant_type');
   });
 
@@ -244,10 +262,18 @@ describe('refusals', () => {
     }
     expect((await register({ redirect_uris: [] })).body.error).toBe('invalid_client_metadata');
     expect((await register({ redirect_uris: [REDIRECT_URI], grant_types: ['client_credentials'] })).body.error).toBe('invalid_client_metadata');
-    const malformed = await fetch(`${server.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"redirect_uris":' });
+    const malformed = await fetch(`${server.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"redirect_uris":',
+    });
     expect(malformed.status).toBe(400);
     expect((await malformed.json()).error).toBe('invalid_client_metadata');
-    const accepted = await register({ redirect_uris: ['com.example.app:/callback', 'https://app.example/cb'], client_name: 'Native', token_endpoint_auth_method: 'client_secret_post' });
+    const accepted = await register({
+      redirect_uris: ['com.example.app:/callback', 'https://app.example/cb'],
+      client_name: 'Native',
+      token_endpoint_auth_method: 'client_secret_post',
+    });
     expect(accepted.status).toBe(201);
     expect(accepted.body).toMatchObject({ client_id: expect.stringMatching(/^mcp_/), token_endpoint_auth_method: 'none' });
     expect(accepted.body.client_secret).toBeUndefined();
@@ -306,12 +332,25 @@ describe('refusals', () => {
     const client = (await register({ redirect_uris: [REDIRECT_URI] })).body;
     const verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const issue = async () => (await consent(new URL(`/oauth/authorize?${new URLSearchParams(authorizeParams({ client_id: client.client_id, code_challenge: challenge }))}`, server.url), ['read:workspace'])).searchParams.get('code')!;
-    const wrong = await tokenRequest({ grant_type: 'authorization_code', code: await issue(), code_verifier: randomBytes(32).toString('base64url'), client_id: client.client_id, redirect_uri: REDIRECT_URI });
+    const issue = async () =>
+      (
+        await consent(
+          new URL(`/oauth/authorize?${new URLSearchParams(authorizeParams({ client_id: client.client_id, code_challenge: challenge }))}`, server.url),
+          ['read:workspace'],
+        )
+      ).searchParams.get('code')!;
+    const wrong = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: await issue(),
+      code_verifier: randomBytes(32).toString('base64url'),
+      client_id: client.client_id,
+      redirect_uri: REDIRECT_URI,
+    });
     expect(wrong).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
 
     const code = await issue();
-    const exchange = () => tokenRequest({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: client.client_id, redirect_uri: REDIRECT_URI });
+    const exchange = () =>
+      tokenRequest({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: client.client_id, redirect_uri: REDIRECT_URI });
     const first = await exchange();
     expect(first.status).toBe(200);
     expect(await rpcStatus(first.body.access_token)).toBe(200);
@@ -332,7 +371,11 @@ describe('refusals', () => {
       const statuses: number[] = [];
       let last: Response | undefined;
       for (let i = 0; i < 3; i++) {
-        last = await fetch(`${limited.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT_URI] }) });
+        last = await fetch(`${limited.url}/oauth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ redirect_uris: [REDIRECT_URI] }),
+        });
         statuses.push(last.status);
       }
       expect(statuses).toEqual([201, 201, 429]);
@@ -345,7 +388,11 @@ describe('refusals', () => {
 });
 
 async function register(metadata: Record<string, unknown>) {
-  const response = await fetch(`${server.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(metadata) });
+  const response = await fetch(`${server.url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(metadata),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -365,7 +412,11 @@ function authorize(overrides: Record<string, string | undefined>, signedIn = tru
 }
 
 function form(path: string, values: Record<string, string>) {
-  return fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(values).toString() });
+  return fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(values).toString(),
+  });
 }
 
 async function tokenRequest(values: Record<string, string>) {
@@ -376,7 +427,12 @@ async function tokenRequest(values: Record<string, string>) {
 async function rpcStatus(token: string): Promise<number> {
   const response = await fetch(endpoint(), {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
   });
   await response.text();
@@ -384,6 +440,10 @@ async function rpcStatus(token: string): Promise<number> {
 }
 
 async function graphqlAsUser(query: string, variables: Record<string, unknown> = {}) {
-  const response = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  const response = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
   return response.json();
 }

@@ -41,17 +41,27 @@ describe('plain JSON-RPC 2.0 at POST /api/service', () => {
   });
 
   it('tools/call writes and answers in plain JSON; the write is there', async () => {
-    const created = await rpc({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'create_sticky', arguments: { content: 'Plain JSON client note', tags: ['plain'] } } });
+    const created = await rpc({
+      jsonrpc: '2.0',
+      id: 'c1',
+      method: 'tools/call',
+      params: { name: 'create_sticky', arguments: { content: 'Plain JSON client note', tags: ['plain'] } },
+    });
     expect(created.status).toBe(200);
-    const result = (created.json as { id: string; result: { structuredContent: { id: string; content: string } } });
+    const result = created.json as { id: string; result: { structuredContent: { id: string; content: string } } };
     expect(result.id).toBe('c1');
     expect(result.result.structuredContent.content).toBe('Plain JSON client note');
     const listed = await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_stickies', arguments: { tags: ['plain'] } } });
-    expect((listed.json as { result: { structuredContent: { items: { id: string }[] } } }).result.structuredContent.items.map((item) => item.id)).toEqual([result.result.structuredContent.id]);
+    expect((listed.json as { result: { structuredContent: { items: { id: string }[] } } }).result.structuredContent.items.map((item) => item.id)).toEqual([
+      result.result.structuredContent.id,
+    ]);
   });
 
   it('a batch gets an array of answers; a notification 202; errors are JSON-RPC errors in plain JSON', async () => {
-    const batch = await rpc([{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' }]);
+    const batch = await rpc([
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ]);
     expect(batch.status).toBe(200);
     const answers = batch.json as { id: number }[];
     expect(answers.map((answer) => answer.id).sort()).toEqual([1, 2]);
@@ -73,7 +83,11 @@ describe('plain JSON-RPC 2.0 at POST /api/service', () => {
   });
 
   it('without a token: 401 with WWW-Authenticate, as before', async () => {
-    const response = await fetch(new URL('/api/service', server.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    const response = await fetch(new URL('/api/service', server.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toMatch(/^Bearer /);
   });

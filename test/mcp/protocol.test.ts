@@ -43,7 +43,10 @@ async function post(body: unknown, headers: Record<string, string> = {}, secret:
   const text = await response.text();
   let messages: Answer['messages'] = [];
   if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
-    messages = text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as Answer['messages'][number]);
+    messages = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as Answer['messages'][number]);
   } else if (text) {
     const parsed = JSON.parse(text) as Answer['messages'][number] | Answer['messages'];
     messages = Array.isArray(parsed) ? parsed : [parsed];
@@ -52,8 +55,17 @@ async function post(body: unknown, headers: Record<string, string> = {}, secret:
 }
 
 const legacy = (id: unknown, method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
-const modern = (id: unknown, method: string, params: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: MODERN_META } });
-const modernHeaders = (method: string, name?: string) => ({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) });
+const modern = (id: unknown, method: string, params: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  params: { ...params, _meta: MODERN_META },
+});
+const modernHeaders = (method: string, name?: string) => ({
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': method,
+  ...(name ? { 'mcp-name': name } : {}),
+});
 
 describe('JSON-RPC 2.0', () => {
   it('echoes ids, number or string, with jsonrpc "2.0"', async () => {
@@ -226,7 +238,12 @@ describe('MCP protocol eras', () => {
         body: JSON.stringify(legacy(pages, 'tools/list', cursor ? { cursor } : undefined)),
       });
       const text = await response.text();
-      const line = response.headers.get('content-type')?.startsWith('text/event-stream') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
+      const line = response.headers.get('content-type')?.startsWith('text/event-stream')
+        ? text
+            .split('\n')
+            .find((l) => l.startsWith('data: '))!
+            .slice(6)
+        : text;
       const result = (JSON.parse(line) as { result: { tools: { name: string }[]; nextCursor?: string } }).result;
       names.push(...result.tools.map((tool) => tool.name));
       cursor = result.nextCursor;

@@ -41,7 +41,12 @@ async function rpc(method: string, params: Json = {}): Promise<Json> {
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
   const text = await response.text();
-  const line = response.headers.get('content-type')?.startsWith('text/event-stream') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
+  const line = response.headers.get('content-type')?.startsWith('text/event-stream')
+    ? text
+        .split('\n')
+        .find((l) => l.startsWith('data: '))!
+        .slice(6)
+    : text;
   const message = JSON.parse(line) as { result?: Json; error?: Json };
   if (message.error) throw new Error(JSON.stringify(message.error));
   return message.result!;
@@ -51,7 +56,10 @@ async function listedTools(): Promise<Map<string, { inputSchema: Json; outputSch
   const tools = new Map<string, { inputSchema: Json; outputSchema: Json }>();
   let cursor: string | undefined;
   do {
-    const page = (await rpc('tools/list', cursor ? { cursor } : {})) as { tools: { name: string; inputSchema: Json; outputSchema: Json }[]; nextCursor?: string };
+    const page = (await rpc('tools/list', cursor ? { cursor } : {})) as {
+      tools: { name: string; inputSchema: Json; outputSchema: Json }[];
+      nextCursor?: string;
+    };
     for (const tool of page.tools) tools.set(tool.name, tool);
     cursor = page.nextCursor;
   } while (cursor);
@@ -87,7 +95,7 @@ function shapeOf(schema: Json): Json {
   return shape;
 }
 
-describe('MCP tool inputs are the operations\' variables', () => {
+describe("MCP tool inputs are the operations' variables", () => {
   it('every tool: the same variables, types, required, defaults and enum values', async () => {
     const listed = await listedTools();
     expect([...listed.keys()]).toEqual(TOOLS.map((tool) => tool.name));
@@ -125,7 +133,7 @@ describe('MCP tool inputs are the operations\' variables', () => {
 
   it('the limits hold when called: first at the maximum is served, one more is refused, naming first', async () => {
     const listed = await listedTools();
-    const max = ((listed.get('list_stickies')!.inputSchema as { properties: Record<string, { maximum: number }> }).properties.first).maximum;
+    const max = (listed.get('list_stickies')!.inputSchema as { properties: Record<string, { maximum: number }> }).properties.first.maximum;
     const served = (await rpc('tools/call', { name: 'list_stickies', arguments: { first: max } })) as { isError?: boolean };
     expect(served.isError).toBeFalsy();
     const refused = (await rpc('tools/call', { name: 'list_stickies', arguments: { first: max + 1 } })) as { isError?: boolean; content: { text: string }[] };

@@ -96,7 +96,8 @@ async function connectLegacy(secret: string): Promise<Connection> {
   await client.connect(new LegacyTransport(url(), { requestInit: { headers: headers(secret) } }));
   return {
     close: () => client.close(),
-    call: (name, args, onprogress) => client.callTool({ name, arguments: args }, undefined, onprogress ? { onprogress, resetTimeoutOnProgress: true } : undefined) as Promise<CallResult>,
+    call: (name, args, onprogress) =>
+      client.callTool({ name, arguments: args }, undefined, onprogress ? { onprogress, resetTimeoutOnProgress: true } : undefined) as Promise<CallResult>,
   };
 }
 
@@ -277,53 +278,66 @@ describe.each([
   /** A test that calls `tools` (each must be called successfully at least once) with the owner's token. */
   function covers(tools: ToolName[], title: string, body: (session: Session) => Promise<void>, timeout?: number) {
     for (const name of tools) DECLARED.add(name);
-    it(`${title} [${tools.join(', ')}]`, async () => {
-      const used = new Set<string>();
-      const connection = await connect(owner.token);
-      try {
-        await body(sessionFor(connection, (name) => {
-          used.add(name);
-          called.add(name);
-        }));
-      } finally {
-        await connection.close();
-      }
-      expect(tools.filter((name) => !used.has(name)), 'tools this test declares but did not call successfully').toEqual([]);
-    }, timeout);
+    it(
+      `${title} [${tools.join(', ')}]`,
+      async () => {
+        const used = new Set<string>();
+        const connection = await connect(owner.token);
+        try {
+          await body(
+            sessionFor(connection, (name) => {
+              used.add(name);
+              called.add(name);
+            }),
+          );
+        } finally {
+          await connection.close();
+        }
+        expect(
+          tools.filter((name) => !used.has(name)),
+          'tools this test declares but did not call successfully',
+        ).toEqual([]);
+      },
+      timeout,
+    );
   }
 
-  covers(['list_stickies', 'search_stickies'], 'stickies: the seeded ones listed newest first; found by a word of their content and by a tag', async ({ ok }) => {
-    const live = owner.stickies.filter((sticky) => sticky.deletedAt === null);
-    const trashed = owner.stickies.filter((sticky) => sticky.deletedAt !== null);
-    expect(live).toHaveLength(4);
-    expect(trashed).toHaveLength(1);
+  covers(
+    ['list_stickies', 'search_stickies'],
+    'stickies: the seeded ones listed newest first; found by a word of their content and by a tag',
+    async ({ ok }) => {
+      const live = owner.stickies.filter((sticky) => sticky.deletedAt === null);
+      const trashed = owner.stickies.filter((sticky) => sticky.deletedAt !== null);
+      expect(live).toHaveLength(4);
+      expect(trashed).toHaveLength(1);
 
-    const listed = await ok<Page<Sticky>>('list_stickies', { first: 100 });
-    expect(ids(listed.items)).toEqual(expect.arrayContaining(ids(live)));
-    expect(ids(listed.items)).not.toContain(trashed[0].id);
-    expect(byUpdatedDesc(listed.items)).toBe(true);
-    const agenda = live.find((sticky) => sticky.content.includes('Keystone'))!;
-    expect(listed.items.find((item) => item.id === agenda.id)).toMatchObject({ content: agenda.content, tags: ['meetings'], version: 3 });
+      const listed = await ok<Page<Sticky>>('list_stickies', { first: 100 });
+      expect(ids(listed.items)).toEqual(expect.arrayContaining(ids(live)));
+      expect(ids(listed.items)).not.toContain(trashed[0].id);
+      expect(byUpdatedDesc(listed.items)).toBe(true);
+      const agenda = live.find((sticky) => sticky.content.includes('Keystone'))!;
+      expect(listed.items.find((item) => item.id === agenda.id)).toMatchObject({ content: agenda.content, tags: ['meetings'], version: 3 });
 
-    const byTags = await ok<Page<Sticky>>('list_stickies', { tags: ['ideas', 'returns'] });
-    expect(byTags.items.map((item) => item.content)).toEqual(['Benchmark idea: compare Modified Dietz vs daily-linked TWR for accounts with large flows']);
+      const byTags = await ok<Page<Sticky>>('list_stickies', { tags: ['ideas', 'returns'] });
+      expect(byTags.items.map((item) => item.content)).toEqual(['Benchmark idea: compare Modified Dietz vs daily-linked TWR for accounts with large flows']);
 
-    const paged = await ok<Page<Sticky>>('list_stickies', { first: 2 });
-    expect(paged.items).toHaveLength(2);
-    expect(paged.nextCursor).toEqual(expect.any(String));
-    const next = await ok<Page<Sticky>>('list_stickies', { first: 2, after: paged.nextCursor });
-    expect(ids(next.items).filter((id) => ids(paged.items).includes(id))).toEqual([]);
+      const paged = await ok<Page<Sticky>>('list_stickies', { first: 2 });
+      expect(paged.items).toHaveLength(2);
+      expect(paged.nextCursor).toEqual(expect.any(String));
+      const next = await ok<Page<Sticky>>('list_stickies', { first: 2, after: paged.nextCursor });
+      expect(ids(next.items).filter((id) => ids(paged.items).includes(id))).toEqual([]);
 
-    // A word of the content, in another case.
-    const byWord = await ok<Page<Sticky>>('search_stickies', { search: 'keystone' });
-    expect(ids(byWord.items)).toEqual([agenda.id]);
-    // A tag that appears in no content.
-    const byTag = await ok<Page<Sticky>>('search_stickies', { search: 'cash-flows' });
-    expect(byTag.items.map((item) => item.content)).toEqual(['Ask Northwind about the weekend contribution on the Cedar trust (dated Saturday)']);
-    // Trashed stickies are not found.
-    const trashedWord = await ok<Page<Sticky>>('search_stickies', { search: 'vendor contract' });
-    expect(trashedWord.items).toEqual([]);
-  });
+      // A word of the content, in another case.
+      const byWord = await ok<Page<Sticky>>('search_stickies', { search: 'keystone' });
+      expect(ids(byWord.items)).toEqual([agenda.id]);
+      // A tag that appears in no content.
+      const byTag = await ok<Page<Sticky>>('search_stickies', { search: 'cash-flows' });
+      expect(byTag.items.map((item) => item.content)).toEqual(['Ask Northwind about the weekend contribution on the Cedar trust (dated Saturday)']);
+      // Trashed stickies are not found.
+      const trashedWord = await ok<Page<Sticky>>('search_stickies', { search: 'vendor contract' });
+      expect(trashedWord.items).toEqual([]);
+    },
+  );
 
   covers(['create_sticky', 'update_sticky'], 'stickies: created, then changed (content and tags, a new version)', async ({ ok }) => {
     const created = await ok<Sticky>('create_sticky', { content: `Draft from the ${tag} client`, tags: ['mcp', tag] });
@@ -343,110 +357,165 @@ describe.each([
     expect((await ok<Page<Sticky>>('search_stickies', { search: `final from the ${tag}` })).items.map((item) => item.id)).toEqual([created.id]);
   });
 
-  covers(['list_links', 'search_links', 'create_link', 'update_link'], 'links: listed, filtered, searched by a word of a title; created and changed', async ({ ok }) => {
-    const listed = await ok<Page<Link>>('list_links', { first: 100 });
-    const seededTitles = ['GIPS Standards', 'Modified Dietz method', 'RFC 9457: problem details for HTTP APIs', 'The twelve-factor app: config'];
-    expect(listed.items.map((item) => item.title)).toEqual(expect.arrayContaining(seededTitles));
-    expect(listed.items.every((item, i) => i === 0 || listed.items[i - 1].createdAt >= item.createdAt)).toBe(true);
+  covers(
+    ['list_links', 'search_links', 'create_link', 'update_link'],
+    'links: listed, filtered, searched by a word of a title; created and changed',
+    async ({ ok }) => {
+      const listed = await ok<Page<Link>>('list_links', { first: 100 });
+      const seededTitles = ['GIPS Standards', 'Modified Dietz method', 'RFC 9457: problem details for HTTP APIs', 'The twelve-factor app: config'];
+      expect(listed.items.map((item) => item.title)).toEqual(expect.arrayContaining(seededTitles));
+      expect(listed.items.every((item, i) => i === 0 || listed.items[i - 1].createdAt >= item.createdAt)).toBe(true);
 
-    const starred = await ok<Page<Link>>('list_links', { starred: true, first: 100 });
-    expect(starred.items.every((item) => item.starred)).toBe(true);
-    expect(starred.items.map((item) => item.title)).toEqual(expect.arrayContaining(['GIPS Standards', 'GraphQL pagination', 'SEC marketing rule']));
+      const starred = await ok<Page<Link>>('list_links', { starred: true, first: 100 });
+      expect(starred.items.every((item) => item.starred)).toBe(true);
+      expect(starred.items.map((item) => item.title)).toEqual(expect.arrayContaining(['GIPS Standards', 'GraphQL pagination', 'SEC marketing rule']));
 
-    const research = listed.items.find((item) => item.title === 'GIPS Standards')!.folderId!;
-    const inFolder = await ok<Page<Link>>('list_links', { folderId: research });
-    expect(inFolder.items.every((item) => item.folderId === research)).toBe(true);
-    expect(inFolder.items.map((item) => item.title)).toEqual(expect.arrayContaining(['GIPS Standards', 'Modified Dietz method', 'Time-weighted return']));
-    expect(inFolder.items.map((item) => item.title)).not.toContain('GraphQL pagination');
+      const research = listed.items.find((item) => item.title === 'GIPS Standards')!.folderId!;
+      const inFolder = await ok<Page<Link>>('list_links', { folderId: research });
+      expect(inFolder.items.every((item) => item.folderId === research)).toBe(true);
+      expect(inFolder.items.map((item) => item.title)).toEqual(expect.arrayContaining(['GIPS Standards', 'Modified Dietz method', 'Time-weighted return']));
+      expect(inFolder.items.map((item) => item.title)).not.toContain('GraphQL pagination');
 
-    const byTitleWord = await ok<Page<Link>>('search_links', { search: 'dietz' });
-    expect(byTitleWord.items.map((item) => item.url)).toEqual(['https://en.wikipedia.org/wiki/Modified_Dietz_method']);
-    const byTag = await ok<Page<Link>>('search_links', { search: 'security' });
-    expect(byTag.items.map((item) => item.title)).toEqual(['OWASP: server-side request forgery']);
+      const byTitleWord = await ok<Page<Link>>('search_links', { search: 'dietz' });
+      expect(byTitleWord.items.map((item) => item.url)).toEqual(['https://en.wikipedia.org/wiki/Modified_Dietz_method']);
+      const byTag = await ok<Page<Link>>('search_links', { search: 'security' });
+      expect(byTag.items.map((item) => item.title)).toEqual(['OWASP: server-side request forgery']);
 
-    const created = await ok<Link>('create_link', { url: `https://example.com/${tag}/notes`, title: `Notes of the ${tag} client`, tags: ['mcp'] });
-    expect(created).toMatchObject({ url: `https://example.com/${tag}/notes`, title: `Notes of the ${tag} client`, tags: ['mcp'], starred: false, folderId: null });
+      const created = await ok<Link>('create_link', { url: `https://example.com/${tag}/notes`, title: `Notes of the ${tag} client`, tags: ['mcp'] });
+      expect(created).toMatchObject({
+        url: `https://example.com/${tag}/notes`,
+        title: `Notes of the ${tag} client`,
+        tags: ['mcp'],
+        starred: false,
+        folderId: null,
+      });
 
-    const updated = await ok<Link>('update_link', { id: created.id, title: `Reference notes (${tag})`, starred: true, folderId: research, tags: ['mcp', 'reference'] });
-    expect(updated).toMatchObject({ id: created.id, url: created.url, title: `Reference notes (${tag})`, starred: true, folderId: research, tags: ['mcp', 'reference'] });
+      const updated = await ok<Link>('update_link', {
+        id: created.id,
+        title: `Reference notes (${tag})`,
+        starred: true,
+        folderId: research,
+        tags: ['mcp', 'reference'],
+      });
+      expect(updated).toMatchObject({
+        id: created.id,
+        url: created.url,
+        title: `Reference notes (${tag})`,
+        starred: true,
+        folderId: research,
+        tags: ['mcp', 'reference'],
+      });
 
-    expect(ids((await ok<Page<Link>>('list_links', { starred: true, first: 100 })).items)).toContain(created.id);
-    expect(ids((await ok<Page<Link>>('list_links', { folderId: research })).items)).toContain(created.id);
-    expect(ids((await ok<Page<Link>>('search_links', { search: `reference notes (${tag})` })).items)).toEqual([created.id]);
-    expect((await ok<Page<Link>>('search_links', { search: `Notes of the ${tag}` })).items).toEqual([]);
-  });
+      expect(ids((await ok<Page<Link>>('list_links', { starred: true, first: 100 })).items)).toContain(created.id);
+      expect(ids((await ok<Page<Link>>('list_links', { folderId: research })).items)).toContain(created.id);
+      expect(ids((await ok<Page<Link>>('search_links', { search: `reference notes (${tag})` })).items)).toEqual([created.id]);
+      expect((await ok<Page<Link>>('search_links', { search: `Notes of the ${tag}` })).items).toEqual([]);
+    },
+  );
 
-  covers(['list_transcripts', 'get_transcript'], 'transcripts: listed newest meeting first; one read with every sentence, speaker and timestamps', async ({ ok }) => {
-    const listed = await ok<Page<TranscriptSummary>>('list_transcripts', {});
-    const newestFirst = [...owner.transcripts].sort((a, b) => b.occurredAt.getTime() - a.occurredAt.getTime());
-    expect(ids(listed.items)).toEqual(ids(newestFirst));
-    expect(listed.nextCursor).toBeNull();
-    const committee = listed.items[0];
-    expect(committee.title).toMatch(/Weekly Investment Committee/);
-    expect(committee.participants).toContain('Margaret Okonkwo');
+  covers(
+    ['list_transcripts', 'get_transcript'],
+    'transcripts: listed newest meeting first; one read with every sentence, speaker and timestamps',
+    async ({ ok }) => {
+      const listed = await ok<Page<TranscriptSummary>>('list_transcripts', {});
+      const newestFirst = [...owner.transcripts].sort((a, b) => b.occurredAt.getTime() - a.occurredAt.getTime());
+      expect(ids(listed.items)).toEqual(ids(newestFirst));
+      expect(listed.nextCursor).toBeNull();
+      const committee = listed.items[0];
+      expect(committee.title).toMatch(/Weekly Investment Committee/);
+      expect(committee.participants).toContain('Margaret Okonkwo');
 
-    const seeded = owner.transcripts.find((t) => t.id === committee.id)!;
-    const transcript = await ok<Transcript>('get_transcript', { id: committee.id });
-    expect(transcript).toMatchObject({ id: committee.id, title: committee.title, sentenceCount: seeded.sentences.length, durationSeconds: seeded.durationSeconds });
-    expect(transcript.sentences).toHaveLength(transcript.sentenceCount);
-    expect(transcript.sentences).toEqual(seeded.sentences);
-    expect(transcript.sentences[0]).toEqual({ speaker: 'Margaret Okonkwo', text: expect.stringContaining("Let's get started"), startSeconds: 4, endSeconds: 11.98 });
-    for (const [i, sentence] of transcript.sentences.entries()) {
-      expect(sentence.speaker.length).toBeGreaterThan(0);
-      expect(sentence.startSeconds).toBeGreaterThanOrEqual(i === 0 ? 0 : transcript.sentences[i - 1].startSeconds);
-      if (sentence.endSeconds !== null) expect(sentence.endSeconds).toBeGreaterThanOrEqual(sentence.startSeconds);
-    }
-    expect(new Set(transcript.sentences.map((s) => s.speaker)).size).toBeGreaterThan(1);
+      const seeded = owner.transcripts.find((t) => t.id === committee.id)!;
+      const transcript = await ok<Transcript>('get_transcript', { id: committee.id });
+      expect(transcript).toMatchObject({
+        id: committee.id,
+        title: committee.title,
+        sentenceCount: seeded.sentences.length,
+        durationSeconds: seeded.durationSeconds,
+      });
+      expect(transcript.sentences).toHaveLength(transcript.sentenceCount);
+      expect(transcript.sentences).toEqual(seeded.sentences);
+      expect(transcript.sentences[0]).toEqual({
+        speaker: 'Margaret Okonkwo',
+        text: expect.stringContaining("Let's get started"),
+        startSeconds: 4,
+        endSeconds: 11.98,
+      });
+      for (const [i, sentence] of transcript.sentences.entries()) {
+        expect(sentence.speaker.length).toBeGreaterThan(0);
+        expect(sentence.startSeconds).toBeGreaterThanOrEqual(i === 0 ? 0 : transcript.sentences[i - 1].startSeconds);
+        if (sentence.endSeconds !== null) expect(sentence.endSeconds).toBeGreaterThanOrEqual(sentence.startSeconds);
+      }
+      expect(new Set(transcript.sentences.map((s) => s.speaker)).size).toBeGreaterThan(1);
 
-    // Paging: one per page, then the next.
-    const first = await ok<Page<TranscriptSummary>>('list_transcripts', { first: 1 });
-    expect(ids(first.items)).toEqual([newestFirst[0].id]);
-    const second = await ok<Page<TranscriptSummary>>('list_transcripts', { first: 1, after: first.nextCursor });
-    expect(ids(second.items)).toEqual([newestFirst[1].id]);
-  });
+      // Paging: one per page, then the next.
+      const first = await ok<Page<TranscriptSummary>>('list_transcripts', { first: 1 });
+      expect(ids(first.items)).toEqual([newestFirst[0].id]);
+      const second = await ok<Page<TranscriptSummary>>('list_transcripts', { first: 1, after: first.nextCursor });
+      expect(ids(second.items)).toEqual([newestFirst[1].id]);
+    },
+  );
 
-  covers(['list_tasks', 'get_task', 'create_task', 'add_task_comment'], 'tasks: filtered by status, assignee and label; created, commented on, read back with its comments', async ({ ok }) => {
-    const title = (status: string) => owner.tasks.filter((task) => task.status === status).map((task) => task.title);
+  covers(
+    ['list_tasks', 'get_task', 'create_task', 'add_task_comment'],
+    'tasks: filtered by status, assignee and label; created, commented on, read back with its comments',
+    async ({ ok }) => {
+      const title = (status: string) => owner.tasks.filter((task) => task.status === status).map((task) => task.title);
 
-    const inProgress = await ok<Page<Task>>('list_tasks', { status: ['in_progress'] });
-    expect(inProgress.items.map((task) => task.title)).toEqual(title('in_progress'));
-    expect(inProgress.items.map((task) => task.title)).toEqual(['Reconcile DC-1003 custodian returns for month-end']);
+      const inProgress = await ok<Page<Task>>('list_tasks', { status: ['in_progress'] });
+      expect(inProgress.items.map((task) => task.title)).toEqual(title('in_progress'));
+      expect(inProgress.items.map((task) => task.title)).toEqual(['Reconcile DC-1003 custodian returns for month-end']);
 
-    const closed = await ok<Page<Task>>('list_tasks', { status: ['done', 'cancelled'] });
-    expect(closed.items.map((task) => task.title).sort()).toEqual([...title('done'), ...title('cancelled')].sort());
-    expect(closed.items.every((task) => ['done', 'cancelled'].includes(task.status))).toBe(true);
+      const closed = await ok<Page<Task>>('list_tasks', { status: ['done', 'cancelled'] });
+      expect(closed.items.map((task) => task.title).sort()).toEqual([...title('done'), ...title('cancelled')].sort());
+      expect(closed.items.every((task) => ['done', 'cancelled'].includes(task.status))).toBe(true);
 
-    const blocked = await ok<Page<Task>>('list_tasks', { status: ['blocked'] });
-    expect(blocked.items).toHaveLength(1);
-    expect(blocked.items[0]).toMatchObject({ title: 'Get the Northwind custodian feed switched to daily files', assignee: 'Ben Okafor', labels: ['data', 'northwind'] });
+      const blocked = await ok<Page<Task>>('list_tasks', { status: ['blocked'] });
+      expect(blocked.items).toHaveLength(1);
+      expect(blocked.items[0]).toMatchObject({
+        title: 'Get the Northwind custodian feed switched to daily files',
+        assignee: 'Ben Okafor',
+        labels: ['data', 'northwind'],
+      });
 
-    expect((await ok<Page<Task>>('list_tasks', { assignee: 'Ana Silva' })).items.map((task) => task.title)).toEqual(['Prepare the investment committee pack']);
-    expect((await ok<Page<Task>>('list_tasks', { label: 'returns' })).items.map((task) => task.title).sort()).toEqual(
-      ['Reconcile DC-1003 custodian returns for month-end', 'Review comparison thresholds for Demo Capital'],
-    );
+      expect((await ok<Page<Task>>('list_tasks', { assignee: 'Ana Silva' })).items.map((task) => task.title)).toEqual([
+        'Prepare the investment committee pack',
+      ]);
+      expect((await ok<Page<Task>>('list_tasks', { label: 'returns' })).items.map((task) => task.title).sort()).toEqual([
+        'Reconcile DC-1003 custodian returns for month-end',
+        'Review comparison thresholds for Demo Capital',
+      ]);
 
-    const created = await ok<Task>('create_task', {
-      title: `Follow up from the ${tag} client`,
-      description: 'Created through the JSON-RPC tool endpoint.',
-      priority: 'high',
-      assignee: 'Dana Reyes',
-      dueDate: '2031-01-15',
-      labels: [`mcp-${tag}`],
-    });
-    expect(created).toMatchObject({ title: `Follow up from the ${tag} client`, status: 'todo', priority: 'high', assignee: 'Dana Reyes', dueDate: '2031-01-15', labels: [`mcp-${tag}`] });
+      const created = await ok<Task>('create_task', {
+        title: `Follow up from the ${tag} client`,
+        description: 'Created through the JSON-RPC tool endpoint.',
+        priority: 'high',
+        assignee: 'Dana Reyes',
+        dueDate: '2031-01-15',
+        labels: [`mcp-${tag}`],
+      });
+      expect(created).toMatchObject({
+        title: `Follow up from the ${tag} client`,
+        status: 'todo',
+        priority: 'high',
+        assignee: 'Dana Reyes',
+        dueDate: '2031-01-15',
+        labels: [`mcp-${tag}`],
+      });
 
-    const comment = await ok<Comment>('add_task_comment', { taskId: created.id, body: `Checked with the ${tag} client` });
-    expect(comment).toMatchObject({ body: `Checked with the ${tag} client`, authorId: owner.user.userId });
-    const stored = await server.services.tasks.get(owner.user.userId, created.id);
-    expect(stored.comments?.map((c) => c.body)).toEqual([`Checked with the ${tag} client`]);
-    const read = await ok<Task & { comments: Comment[] }>('get_task', { id: created.id });
-    expect(read).toMatchObject({ id: created.id, title: `Follow up from the ${tag} client` });
-    expect(read.comments.map((c) => c.body)).toEqual([`Checked with the ${tag} client`]);
+      const comment = await ok<Comment>('add_task_comment', { taskId: created.id, body: `Checked with the ${tag} client` });
+      expect(comment).toMatchObject({ body: `Checked with the ${tag} client`, authorId: owner.user.userId });
+      const stored = await server.services.tasks.get(owner.user.userId, created.id);
+      expect(stored.comments?.map((c) => c.body)).toEqual([`Checked with the ${tag} client`]);
+      const read = await ok<Task & { comments: Comment[] }>('get_task', { id: created.id });
+      expect(read).toMatchObject({ id: created.id, title: `Follow up from the ${tag} client` });
+      expect(read.comments.map((c) => c.body)).toEqual([`Checked with the ${tag} client`]);
 
-    const todo = await ok<Page<Task>>('list_tasks', { status: ['todo'], label: `mcp-${tag}` });
-    expect(ids(todo.items)).toEqual([created.id]);
-    expect((await ok<Page<Task>>('list_tasks', { status: ['done'], label: `mcp-${tag}` })).items).toEqual([]);
-  });
+      const todo = await ok<Page<Task>>('list_tasks', { status: ['todo'], label: `mcp-${tag}` });
+      expect(ids(todo.items)).toEqual([created.id]);
+      expect((await ok<Page<Task>>('list_tasks', { status: ['done'], label: `mcp-${tag}` })).items).toEqual([]);
+    },
+  );
 
   covers(['list_news', 'get_news_digest'], 'news: filtered by tag and source; the digest of the last seven days with its top articles', async ({ ok }) => {
     const all = await ok<Page<News>>('list_news', { first: 100 });
@@ -461,7 +530,10 @@ describe.each([
       'Time-weighted or money-weighted? A practitioner guide',
     ]);
     const regWatch = await ok<Page<News>>('list_news', { source: 'Reg Watch' });
-    expect(regWatch.items.map((item) => item.title)).toEqual(['Regulator publishes FAQ on performance advertising', 'Operational resilience rules take effect']);
+    expect(regWatch.items.map((item) => item.title)).toEqual([
+      'Regulator publishes FAQ on performance advertising',
+      'Operational resilience rules take effect',
+    ]);
 
     const digest = await ok<Digest>('get_news_digest', {});
     expect(digest.week).toBeNull();
@@ -475,49 +547,67 @@ describe.each([
 
     // An ISO week long before the seeds: an empty digest for that week.
     const old = await ok<Digest>('get_news_digest', { week: '2020-W10' });
-    expect(old).toMatchObject({ week: '2020-W10', totalArticles: 0, topArticles: [], periodStart: '2020-03-02T00:00:00.000Z', periodEnd: '2020-03-09T00:00:00.000Z' });
-  });
-
-  covers(['get_returns_comparison', 'get_daily_returns'], 'returns: custodian vs computed rows with a status; daily Modified Dietz returns and the linked period return', async ({ ok }) => {
-    const rows = await ok<Page<Comparison>>('get_returns_comparison', { first: 100 });
-    expect(rows.items).toHaveLength(performance.length);
-    expect(rows.nextCursor).toBeNull();
-    for (const custodian of performance) {
-      const row = rows.items.find((r) => r.accountCode === custodian.accountCode && r.date === custodian.date);
-      expect(row, `${custodian.accountCode} ${custodian.date}`).toBeDefined();
-      expect(row).toMatchObject({ entityName: custodian.entityName, custodianReturn: custodian.value.toFixed(12), status: expect.stringMatching(/^(match|review|investigate)$/) });
-      const entity = pnl.get(custodian.entityName)!;
-      const index = entity.valuations.findIndex((v) => v.date === custodian.date);
-      expect(row!.computedReturn).toBe(modifiedDietz(entity, entity.valuations[index - 1].date, custodian.date).returnValue!.toFixed(12));
-      expect(row!.reason.length).toBeGreaterThan(0);
-    }
-
-    const northwind = await ok<Page<Comparison>>('get_returns_comparison', { accountCode: 'ACC-2002', first: 100 });
-    expect(northwind.items).toHaveLength(performance.filter((p) => p.accountCode === 'ACC-2002').length);
-    expect(northwind.items.every((row) => row.accountCode === 'ACC-2002' && row.entityName === NORTHWIND)).toBe(true);
-
-    for (const status of ['match', 'review', 'investigate'] as const) {
-      const filtered = await ok<Page<Comparison>>('get_returns_comparison', { status, first: 100 });
-      expect(filtered.items.every((row) => row.status === status)).toBe(true);
-      expect(filtered.items.length).toBe(rows.items.filter((row) => row.status === status).length);
-    }
-
-    const entity = pnl.get(HARBOR)!;
-    const first = entity.valuations[0].date;
-    const last = entity.valuations.at(-1)!.date;
-    const daily = await ok<DailyReturns>('get_daily_returns', { entityName: HARBOR, startDate: first, endDate: last });
-    expect(daily).toMatchObject({ entityName: HARBOR, accountCode: 'ACC-1001', startDate: first, endDate: last });
-    const expected = dailyReturns(entity);
-    expect(daily.days.map((day) => day.date)).toEqual(expected.map((period) => period.date));
-    expected.forEach((period, i) => {
-      expect(daily.days[i].returnValue, period.date).toBe(period.returnValue!.toFixed(12));
-      expect(daily.days[i].nullReason).toBeNull();
+    expect(old).toMatchObject({
+      week: '2020-W10',
+      totalArticles: 0,
+      topArticles: [],
+      periodStart: '2020-03-02T00:00:00.000Z',
+      periodEnd: '2020-03-09T00:00:00.000Z',
     });
-    const linked = link(daily.days.map((day) => Rational.parse(day.returnValue!)));
-    expect(daily.timeWeightedReturn).toMatchObject({ value: linked.toFixed(12), weighting: 'time-weighted', nullReason: null });
-    expect(daily.timeWeightedReturn.method).toMatch(/link/i);
-    expect(daily.modifiedDietzReturn).toMatchObject({ value: modifiedDietz(entity, first, last).returnValue!.toFixed(12), weighting: 'money-weighted', nullReason: null });
   });
+
+  covers(
+    ['get_returns_comparison', 'get_daily_returns'],
+    'returns: custodian vs computed rows with a status; daily Modified Dietz returns and the linked period return',
+    async ({ ok }) => {
+      const rows = await ok<Page<Comparison>>('get_returns_comparison', { first: 100 });
+      expect(rows.items).toHaveLength(performance.length);
+      expect(rows.nextCursor).toBeNull();
+      for (const custodian of performance) {
+        const row = rows.items.find((r) => r.accountCode === custodian.accountCode && r.date === custodian.date);
+        expect(row, `${custodian.accountCode} ${custodian.date}`).toBeDefined();
+        expect(row).toMatchObject({
+          entityName: custodian.entityName,
+          custodianReturn: custodian.value.toFixed(12),
+          status: expect.stringMatching(/^(match|review|investigate)$/),
+        });
+        const entity = pnl.get(custodian.entityName)!;
+        const index = entity.valuations.findIndex((v) => v.date === custodian.date);
+        expect(row!.computedReturn).toBe(modifiedDietz(entity, entity.valuations[index - 1].date, custodian.date).returnValue!.toFixed(12));
+        expect(row!.reason.length).toBeGreaterThan(0);
+      }
+
+      const northwind = await ok<Page<Comparison>>('get_returns_comparison', { accountCode: 'ACC-2002', first: 100 });
+      expect(northwind.items).toHaveLength(performance.filter((p) => p.accountCode === 'ACC-2002').length);
+      expect(northwind.items.every((row) => row.accountCode === 'ACC-2002' && row.entityName === NORTHWIND)).toBe(true);
+
+      for (const status of ['match', 'review', 'investigate'] as const) {
+        const filtered = await ok<Page<Comparison>>('get_returns_comparison', { status, first: 100 });
+        expect(filtered.items.every((row) => row.status === status)).toBe(true);
+        expect(filtered.items.length).toBe(rows.items.filter((row) => row.status === status).length);
+      }
+
+      const entity = pnl.get(HARBOR)!;
+      const first = entity.valuations[0].date;
+      const last = entity.valuations.at(-1)!.date;
+      const daily = await ok<DailyReturns>('get_daily_returns', { entityName: HARBOR, startDate: first, endDate: last });
+      expect(daily).toMatchObject({ entityName: HARBOR, accountCode: 'ACC-1001', startDate: first, endDate: last });
+      const expected = dailyReturns(entity);
+      expect(daily.days.map((day) => day.date)).toEqual(expected.map((period) => period.date));
+      expected.forEach((period, i) => {
+        expect(daily.days[i].returnValue, period.date).toBe(period.returnValue!.toFixed(12));
+        expect(daily.days[i].nullReason).toBeNull();
+      });
+      const linked = link(daily.days.map((day) => Rational.parse(day.returnValue!)));
+      expect(daily.timeWeightedReturn).toMatchObject({ value: linked.toFixed(12), weighting: 'time-weighted', nullReason: null });
+      expect(daily.timeWeightedReturn.method).toMatch(/link/i);
+      expect(daily.modifiedDietzReturn).toMatchObject({
+        value: modifiedDietz(entity, first, last).returnValue!.toFixed(12),
+        weighting: 'money-weighted',
+        nullReason: null,
+      });
+    },
+  );
 
   covers(['list_files'], "files: the organization's uploaded sample files, processed", async ({ ok }) => {
     const files = await ok<Page<UploadedFile>>('list_files', { orgId: owner.user.orgId });
@@ -625,7 +715,10 @@ describe.each([
         const strangerIds = ids((await stranger.ok<Page<{ id: string }>>(name, args)).items);
         expect(ownerIds.length, `${name}: the owner's`).toBeGreaterThan(0);
         expect(strangerIds.length, `${name}: the other user's own`).toBeGreaterThan(0);
-        expect(strangerIds.filter((id) => ownerIds.includes(id)), `${name}: the owner's records in the other user's list`).toEqual([]);
+        expect(
+          strangerIds.filter((id) => ownerIds.includes(id)),
+          `${name}: the owner's records in the other user's list`,
+        ).toEqual([]);
       }
       const digest = await stranger.ok<Digest>('get_news_digest', {});
       const ownerDigest = await owned.ok<Digest>('get_news_digest', {});

@@ -122,7 +122,11 @@ describe('GET /metrics on the main port (no token outside production)', () => {
   });
 
   it('a REST request counts once under its route template (never the raw path), and its operation once with front="rest"', async () => {
-    const created = await getJson(`${server.url}/api/stickies`, { method: 'POST', headers: { 'x-api-key': user.key, 'content-type': 'application/json' }, body: JSON.stringify({ content: 'metrics' }) });
+    const created = await getJson(`${server.url}/api/stickies`, {
+      method: 'POST',
+      headers: { 'x-api-key': user.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'metrics' }),
+    });
     expect(created.status).toBe(201);
     const id = created.body.data.id as string;
     const route = restRoutes.find((candidate) => candidate.path === '/api/stickies/:id' && candidate.method === 'GET')!;
@@ -163,7 +167,8 @@ describe('GET /metrics on the main port (no token outside production)', () => {
     expect(anonymous.body.errors).toBeUndefined();
     const after = await scrape(server.url);
 
-    const delta = (labels: Record<string, string>) => sum(after, 'gateway_graphql_operations_total', labels) - sum(before, 'gateway_graphql_operations_total', labels);
+    const delta = (labels: Record<string, string>) =>
+      sum(after, 'gateway_graphql_operations_total', labels) - sum(before, 'gateway_graphql_operations_total', labels);
     expect(delta({ operation: 'MetricsStickies', type: 'query', front: 'graphql', outcome: 'ok', code: '' })).toBe(1);
     expect(delta({ operation: 'MetricsAnonymous', type: 'query', front: 'graphql', outcome: 'error', code: 'UNAUTHENTICATED' })).toBe(1);
     expect(delta({ operation: 'anonymous', type: 'query', front: 'graphql', outcome: 'ok' })).toBe(1);
@@ -171,7 +176,9 @@ describe('GET /metrics on the main port (no token outside production)', () => {
     const requests = (labels: Record<string, string>) => sum(after, 'gateway_http_requests_total', labels) - sum(before, 'gateway_http_requests_total', labels);
     expect(requests({ route: '/graphql', method: 'POST' })).toBe(3);
     const duration = { operation: 'MetricsStickies', type: 'query', front: 'graphql', outcome: 'ok' };
-    expect(sum(after, 'gateway_graphql_operation_duration_seconds_count', duration) - sum(before, 'gateway_graphql_operation_duration_seconds_count', duration)).toBe(1);
+    expect(
+      sum(after, 'gateway_graphql_operation_duration_seconds_count', duration) - sum(before, 'gateway_graphql_operation_duration_seconds_count', duration),
+    ).toBe(1);
   });
 
   it('an MCP tool call counts under route="/api/service" with front="mcp"', async () => {
@@ -200,7 +207,9 @@ describe('GET /metrics on the main port (no token outside production)', () => {
     for (let i = 0; i < 3; i++) statuses.push((await getJson(`${server.url}/api/returns/comparison`, { headers: { 'x-api-key': secret } })).status);
     expect(statuses).toEqual([200, 200, 429]);
     const after = await scrape(server.url);
-    expect(sum(after, 'gateway_rate_limit_refusals_total', { budget: 'returns' }) - sum(before, 'gateway_rate_limit_refusals_total', { budget: 'returns' })).toBe(1);
+    expect(
+      sum(after, 'gateway_rate_limit_refusals_total', { budget: 'returns' }) - sum(before, 'gateway_rate_limit_refusals_total', { budget: 'returns' }),
+    ).toBe(1);
     expect(sum(after, 'gateway_rate_limit_refusals_total') - sum(before, 'gateway_rate_limit_refusals_total')).toBe(1);
     const refused = { route: '/api/returns/comparison', method: 'GET', status: '429' };
     expect(sum(after, 'gateway_http_requests_total', refused) - sum(before, 'gateway_http_requests_total', refused)).toBe(1);
@@ -219,7 +228,11 @@ describe('GET /metrics on the main port (no token outside production)', () => {
       expect(sum(after, 'gateway_ingest_duration_seconds_count', { phase }) - sum(before, 'gateway_ingest_duration_seconds_count', { phase }), phase).toBe(1);
     }
     expect(sum(after, 'gateway_job_queue_depth', { queue: 'ingest', state: 'completed' })).toBeGreaterThanOrEqual(1);
-    expect(after.samples.some((sample) => sample.name === 'gateway_job_queue_oldest_age_seconds' && sample.labels.queue === 'ingest' && sample.labels.state === 'queued')).toBe(true);
+    expect(
+      after.samples.some(
+        (sample) => sample.name === 'gateway_job_queue_oldest_age_seconds' && sample.labels.queue === 'ingest' && sample.labels.state === 'queued',
+      ),
+    ).toBe(true);
   });
 
   it('an open event stream holds gateway_open_streams{transport="rest-sse"} at 1 until it closes; the run it started is counted when it ends', async () => {
@@ -249,8 +262,14 @@ describe('GET /metrics on the main port (no token outside production)', () => {
     // The run goes on without its follower and ends completed.
     const ended = await scrapeUntil(server.url, (page) => sum(page, 'gateway_generation_runs_total') > sum(before, 'gateway_generation_runs_total'), 30_000);
     expect(sum(ended, 'gateway_generation_runs_total', { state: 'completed' }) - sum(before, 'gateway_generation_runs_total', { state: 'completed' })).toBe(1);
-    expect(sum(ended, 'gateway_generation_run_duration_seconds_count', { state: 'completed' }) - sum(before, 'gateway_generation_run_duration_seconds_count', { state: 'completed' })).toBe(1);
-    expect(sum(ended, 'gateway_generation_agent_duration_seconds_count', { agent: 'collector', status: 'complete' }) - sum(before, 'gateway_generation_agent_duration_seconds_count', { agent: 'collector', status: 'complete' })).toBe(1);
+    expect(
+      sum(ended, 'gateway_generation_run_duration_seconds_count', { state: 'completed' }) -
+        sum(before, 'gateway_generation_run_duration_seconds_count', { state: 'completed' }),
+    ).toBe(1);
+    expect(
+      sum(ended, 'gateway_generation_agent_duration_seconds_count', { agent: 'collector', status: 'complete' }) -
+        sum(before, 'gateway_generation_agent_duration_seconds_count', { agent: 'collector', status: 'complete' }),
+    ).toBe(1);
   }, 60_000);
 });
 
@@ -285,10 +304,18 @@ describe('gateway_open_streams on the GraphQL subscription transports', () => {
     }
     const client =
       transport === 'graphql-ws'
-        ? createWsClient({ url: `${server.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'x-api-key': key }, retryAttempts: 0 })
+        ? createWsClient({
+            url: `${server.url.replace(/^http/, 'ws')}/graphql`,
+            webSocketImpl: WebSocket,
+            connectionParams: { 'x-api-key': key },
+            retryAttempts: 0,
+          })
         : sseClient(server.url, 'distinct', { 'x-api-key': key });
     const first = new Promise<void>((resolve, reject) => {
-      client.subscribe({ query: PROGRESS, variables: { runId } }, { next: () => resolve(), error: reject, complete: () => reject(new Error('completed before a result')) });
+      client.subscribe(
+        { query: PROGRESS, variables: { runId } },
+        { next: () => resolve(), error: reject, complete: () => reject(new Error('completed before a result')) },
+      );
     });
     await first;
     return () => void client.dispose();

@@ -155,7 +155,11 @@ function expectedDefault(field: DmmfField, columnType: string): string | null {
 function expectedSchema(dm: Datamodel): SchemaShape {
   const shape: SchemaShape = { enums: new Map(), tables: new Map(), primaryKeys: new Map(), indexes: new Map(), foreignKeys: new Map() };
   const enumDbName = (name: string) => dm.enums.find((e) => e.name === name)?.dbName ?? name;
-  for (const e of dm.enums) shape.enums.set(e.dbName ?? e.name, e.values.map((v) => v.dbName ?? v.name));
+  for (const e of dm.enums)
+    shape.enums.set(
+      e.dbName ?? e.name,
+      e.values.map((v) => v.dbName ?? v.name),
+    );
 
   const models = new Map(dm.models.map((m) => [m.name, m]));
   const tableOf = (model: string) => models.get(model)!.dbName ?? model;
@@ -238,7 +242,16 @@ async function introspect(db: Queryable): Promise<SchemaShape> {
     shape.tables.get(c.table)!.set(c.column, { type: c.type, nullable: !c.notnull, default: c.default });
   }
 
-  const indexes = await db.query<{ table: string; name: string; unique: boolean; primary: boolean; columns: string[]; method: string; partial: boolean; expression: boolean }>(`
+  const indexes = await db.query<{
+    table: string;
+    name: string;
+    unique: boolean;
+    primary: boolean;
+    columns: string[];
+    method: string;
+    partial: boolean;
+    expression: boolean;
+  }>(`
     SELECT t.relname::text AS table, i.relname::text AS name, ix.indisunique AS unique, ix.indisprimary AS primary,
            am.amname::text AS method, ix.indpred IS NOT NULL AS partial, ix.indexprs IS NOT NULL AS expression,
            array(SELECT a.attname::text FROM unnest(ix.indkey::int2[]) WITH ORDINALITY k(attnum, ord)
@@ -252,11 +265,23 @@ async function introspect(db: Queryable): Promise<SchemaShape> {
   for (const ix of indexes.rows) {
     if (ix.primary) continue; // compared through the constraint below
     // Prisma creates plain B-tree indexes on columns; anything else is drift as far as this guard knows.
-    const columns = ix.method === 'btree' && !ix.partial && !ix.expression ? ix.columns : [`<${ix.method}${ix.partial ? ' partial' : ''}${ix.expression ? ' expression' : ''} index>`, ...ix.columns];
+    const columns =
+      ix.method === 'btree' && !ix.partial && !ix.expression
+        ? ix.columns
+        : [`<${ix.method}${ix.partial ? ' partial' : ''}${ix.expression ? ' expression' : ''} index>`, ...ix.columns];
     shape.indexes.set(ix.name, { table: ix.table, columns, unique: ix.unique });
   }
 
-  const constraints = await db.query<{ name: string; type: string; table: string; ref_table: string | null; on_delete: string; on_update: string; columns: string[]; ref_columns: string[] }>(`
+  const constraints = await db.query<{
+    name: string;
+    type: string;
+    table: string;
+    ref_table: string | null;
+    on_delete: string;
+    on_update: string;
+    columns: string[];
+    ref_columns: string[];
+  }>(`
     SELECT con.conname::text AS name, con.contype::text AS type, t.relname::text AS table, rt.relname::text AS ref_table,
            con.confdeltype::text AS on_delete, con.confupdtype::text AS on_update,
            array(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY k(attnum, ord)
@@ -420,18 +445,20 @@ describe('prisma/migrations reproduce prisma/schema.prisma (PGlite)', () => {
         CREATE TABLE "Stray" ("id" INTEGER PRIMARY KEY);
       `);
       const diff = diffSchemas(expectedSchema(datamodel), await introspect(db));
-      expect([...diff].sort()).toEqual([
-        `enum "JobState": schema.prisma has queued, running, completed, failed; the database has queued, running, completed, dead`,
-        `column "ApiKey"."stray": in the database but not in schema.prisma (text NULL)`,
-        `column "Entity"."currency": schema.prisma has text NOT NULL DEFAULT 'USD'::text; the database has text NOT NULL`,
-        `column "User"."name": schema.prisma has text NULL; the database has text NOT NULL`,
-        `column "Valuation"."marketValue": schema.prisma has numeric(20,4) NOT NULL; the database has numeric(20,2) NOT NULL`,
-        `table "Stray": in the database but not in schema.prisma`,
-        `primary key of "Stray": in the database but not in schema.prisma ("Stray_pkey" (id))`,
-        `index "Entity_accountCode_idx": missing from the database (schema.prisma has index on "Entity"(accountCode))`,
-        `index "Entity_orgId_entityName_key": schema.prisma has unique index on "Entity"(orgId, entityName); the database has index on "Entity"(orgId, entityName)`,
-        `foreign key "UploadedFile_uploaderId_fkey": schema.prisma has "UploadedFile"(uploaderId) -> "User"(id) ON DELETE SetNull ON UPDATE Cascade; the database has "UploadedFile"(uploaderId) -> "User"(id) ON DELETE Cascade ON UPDATE Cascade`,
-      ].sort());
+      expect([...diff].sort()).toEqual(
+        [
+          `enum "JobState": schema.prisma has queued, running, completed, failed; the database has queued, running, completed, dead`,
+          `column "ApiKey"."stray": in the database but not in schema.prisma (text NULL)`,
+          `column "Entity"."currency": schema.prisma has text NOT NULL DEFAULT 'USD'::text; the database has text NOT NULL`,
+          `column "User"."name": schema.prisma has text NULL; the database has text NOT NULL`,
+          `column "Valuation"."marketValue": schema.prisma has numeric(20,4) NOT NULL; the database has numeric(20,2) NOT NULL`,
+          `table "Stray": in the database but not in schema.prisma`,
+          `primary key of "Stray": in the database but not in schema.prisma ("Stray_pkey" (id))`,
+          `index "Entity_accountCode_idx": missing from the database (schema.prisma has index on "Entity"(accountCode))`,
+          `index "Entity_orgId_entityName_key": schema.prisma has unique index on "Entity"(orgId, entityName); the database has index on "Entity"(orgId, entityName)`,
+          `foreign key "UploadedFile_uploaderId_fkey": schema.prisma has "UploadedFile"(uploaderId) -> "User"(id) ON DELETE SetNull ON UPDATE Cascade; the database has "UploadedFile"(uploaderId) -> "User"(id) ON DELETE Cascade ON UPDATE Cascade`,
+        ].sort(),
+      );
       expect(driftMessage(diff)).toContain('differs from prisma/schema.prisma (10 difference(s)):\n  - ');
     } finally {
       await db.query('ROLLBACK');

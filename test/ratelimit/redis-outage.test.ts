@@ -96,7 +96,12 @@ describe('a Redis outage while the service runs', () => {
     email = `outage-${randomBytes(4).toString('hex')}@test.local`;
     const user = await service.cli(['user:create', '--email', email, '--org', `Outage ${email}`, '--admin', '--password', PASSWORD, '--json']);
     expect(user.code, user.stderr).toBe(0);
-    for (const [name, scopes] of [['before', 'admin'], ['outage', 'admin'], ['generate', 'read:workspace,write:workspace'], ['after', 'admin']] as const) {
+    for (const [name, scopes] of [
+      ['before', 'admin'],
+      ['outage', 'admin'],
+      ['generate', 'read:workspace,write:workspace'],
+      ['after', 'admin'],
+    ] as const) {
       const created = await service.cli(['key:create', '--email', email, '--scopes', scopes, '--json']);
       expect(created.code, created.stderr).toBe(0);
       keys[name] = (JSON.parse(created.stdout) as { key: string }).key;
@@ -193,7 +198,10 @@ describe('a Redis outage while the service runs', () => {
     expect(response.status, response.text).toBe(200);
     expect(response.headers.get('ratelimit')).toMatch(new RegExp(`^"returns";r=${RETURNS_PER_MINUTE - 1};t=\\d+$`));
     expect((await budgetKeys()).length).toBeGreaterThan(0);
-    await until(() => parsedLog().some((line) => line.component === 'ratelimit' && line.level === 30 && /Redis again/.test(line.msg)), 'the limiter recovery line');
+    await until(
+      () => parsedLog().some((line) => line.component === 'ratelimit' && line.level === 30 && /Redis again/.test(line.msg)),
+      'the limiter recovery line',
+    );
     expect((await signIn()).status).toBe(303);
 
     // Live progress goes through Redis again: with the subscriber connection back (and the
@@ -220,7 +228,11 @@ describe('a Redis outage while the service runs', () => {
     } finally {
       redis.pause(false);
     }
-    await until(async () => (await returnsWith(keys.before)).status === 200 && parsedLog().filter((line) => /Rate limits are counted in Redis again/.test(line.msg)).length >= 2, 'the limiter to use Redis again');
+    await until(
+      async () =>
+        (await returnsWith(keys.before)).status === 200 && parsedLog().filter((line) => /Rate limits are counted in Redis again/.test(line.msg)).length >= 2,
+      'the limiter to use Redis again',
+    );
   });
 });
 
@@ -275,7 +287,9 @@ describe('Redis configured but down at start', () => {
       expect(code).toBe(1);
       const lines = service.stdout.map((line) => JSON.parse(line) as LogLine);
       const fatal = lines.find((line) => line.msg === 'failed to start');
-      expect((fatal?.err as { message?: string } | undefined)?.message).toMatch(new RegExp(`^Redis at redis://127\\.0\\.0\\.1:${port} is unreachable: .*ECONNREFUSED`));
+      expect((fatal?.err as { message?: string } | undefined)?.message).toMatch(
+        new RegExp(`^Redis at redis://127\\.0\\.0\\.1:${port} is unreachable: .*ECONNREFUSED`),
+      );
       expect([...service.stdout, ...service.stderr].join('\n')).not.toContain('hunter2');
       expect(service.stderr.filter((line) => /ioredis/i.test(line))).toEqual([]);
     } finally {

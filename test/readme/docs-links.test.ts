@@ -59,9 +59,7 @@ function headings(text: string): { level: number; text: string; anchor: string }
 
 /** Markdown links `[text](target)` in prose, without inline code spans. */
 function links(text: string): string[] {
-  return proseLines(text).flatMap((line) =>
-    [...line.replace(/`[^`]*`/g, '').matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((match) => match[1]),
-  );
+  return proseLines(text).flatMap((line) => [...line.replace(/`[^`]*`/g, '').matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((match) => match[1]));
 }
 
 describe('documentation links', () => {

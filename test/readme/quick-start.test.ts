@@ -23,7 +23,12 @@ function quickStartBlocks(): string[][] {
   const end = README.indexOf('\n## ', start + 1);
   const section = README.slice(start, end === -1 ? undefined : end);
   const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1].replace(/\\\n\s*/g, ' '));
-  return blocks.map((block) => block.split('\n').map((line) => line.trim()).filter((line) => line.length > 0));
+  return blocks.map((block) =>
+    block
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line.length > 0),
+  );
 }
 
 /** The values of the credentials block (a line each: "| <label> <value> |"). */
@@ -50,24 +55,33 @@ interface Answer {
 function runCommand(command: string, env: Record<string, string>): Promise<Answer> {
   const script = `curl() { command curl -sS --max-time 120 -w '\\n%{http_code}' "$@"; }\n${command}\n`;
   return new Promise((resolve, reject) => {
-    execFile('bash', ['-c', script], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`${command}\nfailed: ${error.message}\n${stderr}`));
-      const cut = stdout.lastIndexOf('\n');
-      resolve({ status: Number(stdout.slice(cut + 1)), body: stdout.slice(0, cut) });
-    });
+    execFile(
+      'bash',
+      ['-c', script],
+      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`${command}\nfailed: ${error.message}\n${stderr}`));
+        const cut = stdout.lastIndexOf('\n');
+        resolve({ status: Number(stdout.slice(cut + 1)), body: stdout.slice(0, cut) });
+      },
+    );
   });
 }
 
 /** Runs one README shell line (not a single curl) with bash; it must exit 0 within the timeout. */
 function runShell(command: string, env: Record<string, string>): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile('bash', ['-c', command], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, timeout: 180_000 }, (error, _stdout, stderr) => {
-      if (error) return reject(new Error(`${command}\nfailed: ${error.message}\n${stderr}`));
-      resolve();
-    });
+    execFile(
+      'bash',
+      ['-c', command],
+      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, timeout: 180_000 },
+      (error, _stdout, stderr) => {
+        if (error) return reject(new Error(`${command}\nfailed: ${error.message}\n${stderr}`));
+        resolve();
+      },
+    );
   });
 }
-
 
 describe('README Quick start, against a fresh start', () => {
   let service: ChildService;

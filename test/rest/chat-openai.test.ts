@@ -35,7 +35,12 @@ const fake = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
-    received.push({ method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+    received.push({
+      method: req.method ?? '',
+      path: req.url ?? '',
+      authorization: req.headers.authorization,
+      body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+    });
     const json = (status: number, payload: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(payload));
@@ -89,7 +94,11 @@ beforeEach(() => {
 });
 
 const chat = (messages: unknown) =>
-  getJson(`${server.url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': user.key }, body: JSON.stringify({ messages }) });
+  getJson(`${server.url}/api/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': user.key },
+    body: JSON.stringify({ messages }),
+  });
 
 const SEND = `mutation($input: SendChatMessageInput!) { sendChatMessage(input: $input) { conversation { id messageCount } reply { role content provider } } }`;
 

@@ -15,14 +15,29 @@ let owner: TestUser, other: TestUser, reader: TestUser, outsider: TestUser;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  ({ server, owner, other, reader, outsider } = await startServerWithUsers({ owner: WORKSPACE_MEMBER, other: WORKSPACE_MEMBER, reader: { ...WORKSPACE_READER, role: 'member' }, outsider: { scopes: ['read:returns'], role: 'member' } }));
+  ({ server, owner, other, reader, outsider } = await startServerWithUsers({
+    owner: WORKSPACE_MEMBER,
+    other: WORKSPACE_MEMBER,
+    reader: { ...WORKSPACE_READER, role: 'member' },
+    outsider: { scopes: ['read:returns'], role: 'member' },
+  }));
   const prisma = server.services.prisma;
 
   // The owner's workspace.
-  ids.sticky = (await prisma.sticky.create({ data: { userId: owner.userId, content: 'Rebalance the Harbor growth sleeve before the Q3 close; check cash drag first.', tags: ['harbor', 'q3'] } })).id;
-  ids.trashed = (await prisma.sticky.create({ data: { userId: owner.userId, content: 'Old rebalance idea, thrown away', tags: [], deletedAt: new Date() } })).id;
+  ids.sticky = (
+    await prisma.sticky.create({
+      data: { userId: owner.userId, content: 'Rebalance the Harbor growth sleeve before the Q3 close; check cash drag first.', tags: ['harbor', 'q3'] },
+    })
+  ).id;
+  ids.trashed = (
+    await prisma.sticky.create({ data: { userId: owner.userId, content: 'Old rebalance idea, thrown away', tags: [], deletedAt: new Date() } })
+  ).id;
   ids.plain = (await prisma.sticky.create({ data: { userId: owner.userId, content: 'Lunch with the auditors on Friday', tags: ['admin'] } })).id;
-  ids.link = (await prisma.link.create({ data: { userId: owner.userId, url: 'https://example.com/research/rebalancing-bands', title: 'Rebalancing bands explained', tags: ['research'] } })).id;
+  ids.link = (
+    await prisma.link.create({
+      data: { userId: owner.userId, url: 'https://example.com/research/rebalancing-bands', title: 'Rebalancing bands explained', tags: ['research'] },
+    })
+  ).id;
   const transcript = await prisma.transcript.create({
     data: {
       userId: owner.userId,
@@ -40,11 +55,33 @@ beforeAll(async () => {
     },
   });
   ids.transcript = transcript.id;
-  const task = await prisma.task.create({ data: { userId: owner.userId, title: 'Prepare the committee pack', description: 'Include the fee comparison.', status: 'in_progress', priority: 'high', dueDate: new Date('2026-12-01T00:00:00Z'), labels: ['committee'] } });
+  const task = await prisma.task.create({
+    data: {
+      userId: owner.userId,
+      title: 'Prepare the committee pack',
+      description: 'Include the fee comparison.',
+      status: 'in_progress',
+      priority: 'high',
+      dueDate: new Date('2026-12-01T00:00:00Z'),
+      labels: ['committee'],
+    },
+  });
   ids.task = task.id;
   await prisma.taskComment.create({ data: { taskId: task.id, authorId: owner.userId, body: 'Ben wants the rebalance timeline in the pack.' } });
   ids.doneTask = (await prisma.task.create({ data: { userId: owner.userId, title: 'Book the room', status: 'done', labels: [] } })).id;
-  ids.news = (await prisma.newsArticle.create({ data: { userId: owner.userId, title: 'Pension funds rebalance into bonds', url: 'https://news.example.com/a1', source: 'Example Wire', summary: 'Large funds moved money.', tags: ['markets'], publishedAt: new Date('2026-11-19T08:00:00Z') } })).id;
+  ids.news = (
+    await prisma.newsArticle.create({
+      data: {
+        userId: owner.userId,
+        title: 'Pension funds rebalance into bonds',
+        url: 'https://news.example.com/a1',
+        source: 'Example Wire',
+        summary: 'Large funds moved money.',
+        tags: ['markets'],
+        publishedAt: new Date('2026-11-19T08:00:00Z'),
+      },
+    })
+  ).id;
 
   // Someone else's workspace, with the same words.
   ids.otherSticky = (await prisma.sticky.create({ data: { userId: other.userId, content: 'Rebalance secret plan of the other user', tags: ['q3'] } })).id;
@@ -68,7 +105,12 @@ const ask = async (content: string, user = owner) => {
 
 describe('POST /api/chat (offline assistant)', () => {
   it('answers exactly {"message": {"role": "assistant", "content": ...}}, saying first that it is the offline assistant', async () => {
-    const response = await chat(owner, { messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'What do I have on rebalancing?' }] });
+    const response = await chat(owner, {
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'What do I have on rebalancing?' },
+      ],
+    });
     expect(response.status).toBe(200);
     expect(Object.keys(response.body)).toEqual(['message']);
     expect(Object.keys(response.body.message)).toEqual(['role', 'content']);
@@ -78,7 +120,7 @@ describe('POST /api/chat (offline assistant)', () => {
     expect(OFFLINE_INTRO).toMatch(/no language model is configured/);
   });
 
-  it('cites the caller\'s matching stickies, links, transcripts, tasks (comments included) and news', async () => {
+  it("cites the caller's matching stickies, links, transcripts, tasks (comments included) and news", async () => {
     const answer = await ask('What do I have on rebalancing?');
     expect(answer).toContain(`[sticky ${ids.sticky.slice(0, 8)}…]`);
     expect(answer).toContain('Rebalance the Harbor growth sleeve');
@@ -140,7 +182,10 @@ describe('POST /api/chat (offline assistant)', () => {
       [{ messages: [user('')] }, /^Invalid messages: message 1: content must not be empty$/],
       [{ messages: [user('ok'), { role: 'assistant', content: '   ' }, user('ok')] }, /^Invalid messages: message 2: content must not be empty$/],
       [{ messages: [user('x'.repeat(20_001))] }, /^Invalid messages: message 1: content must be at most 20000 characters$/],
-      [{ messages: Array.from({ length: 6 }, () => user('x'.repeat(20_000))) }, /^Invalid messages: the messages may hold at most 100000 characters in all, got 120000$/],
+      [
+        { messages: Array.from({ length: 6 }, () => user('x'.repeat(20_000))) },
+        /^Invalid messages: the messages may hold at most 100000 characters in all, got 120000$/,
+      ],
       [{ messages: [user('hello'), { role: 'assistant', content: 'hi' }] }, /^Invalid messages: the last message must be from the user$/],
       [{ messages: [{ role: 'robot', content: 'beep' }] }, /^Invalid messages: .*role.*robot/],
       [{ messages: [{ role: 'user' }] }, /^Invalid messages: .*content/],
@@ -163,7 +208,10 @@ describe('POST /api/chat (offline assistant)', () => {
     expect(await chat(null, body, { authorization: 'Bearer nope' })).toMatchObject({ status: 401 });
     expect(await chat(reader, body)).toMatchObject({ status: 403, body: { error: 'Insufficient permissions' } });
     expect(await chat(outsider, body)).toMatchObject({ status: 403 });
-    expect(await chat(owner, JSON.stringify(body), { 'content-type': 'text/plain' })).toMatchObject({ status: 415, body: { error: 'Content-Type must be application/json' } });
+    expect(await chat(owner, JSON.stringify(body), { 'content-type': 'text/plain' })).toMatchObject({
+      status: 415,
+      body: { error: 'Content-Type must be application/json' },
+    });
     expect((await getJson(`${server.url}/api/chat`, { headers: { 'x-api-key': owner.key } })).status).toBe(405);
   });
 });
@@ -177,7 +225,9 @@ describe('GraphQL chat and conversations', () => {
 
   it('chat(messages) is the same stateless reply as POST /api/chat', async () => {
     const messages = [{ role: 'user', content: 'committee pack' }];
-    const result = await gql(owner, 'mutation($messages: [ChatMessageInput!]!) { chat(messages: $messages) { message { role content } provider } }', { messages });
+    const result = await gql(owner, 'mutation($messages: [ChatMessageInput!]!) { chat(messages: $messages) { message { role content } provider } }', {
+      messages,
+    });
     expect(result.body.errors).toBeUndefined();
     expect(result.body.data.chat.provider).toBe('offline');
     const rest = await chat(owner, { messages });
@@ -204,7 +254,12 @@ describe('GraphQL chat and conversations', () => {
     expect(second.body.data.sendChatMessage.conversation).toMatchObject({ id, messageCount: 4 });
 
     const read = await gql(owner, 'query($id: UUID!) { conversation(id: $id) { id title messages { position role content provider } } }', { id });
-    expect(read.body.data.conversation.messages.map((m: { position: number; role: string }) => `${m.position}:${m.role}`)).toEqual(['1:user', '2:assistant', '3:user', '4:assistant']);
+    expect(read.body.data.conversation.messages.map((m: { position: number; role: string }) => `${m.position}:${m.role}`)).toEqual([
+      '1:user',
+      '2:assistant',
+      '3:user',
+      '4:assistant',
+    ]);
     expect(read.body.data.conversation.messages[2].content).toBe('and the fee comparison?');
 
     // The newest messages, still oldest first; first and last together, or out of range, are refused.
@@ -228,13 +283,14 @@ describe('GraphQL chat and conversations', () => {
     for (let i = 0; i < rows.length; i += 2) expect([rows[i].role, rows[i + 1].role]).toEqual(['user', 'assistant']);
   });
 
-  it('conversations(first, after) lists the caller\'s own, most recently active first, with pagination', async () => {
+  it("conversations(first, after) lists the caller's own, most recently active first, with pagination", async () => {
     const user = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'], role: 'member' });
     const made: string[] = [];
     for (const content of ['one', 'two', 'three']) made.push((await gql(user, SEND, { input: { content } })).body.data.sendChatMessage.conversation.id);
     // Activity moves a conversation to the top.
     await gql(user, SEND, { input: { conversationId: made[0], content: 'one again' } });
-    const LIST = 'query($first: Int, $after: String) { conversations(first: $first, after: $after) { edges { node { id title } } pageInfo { hasNextPage endCursor } } }';
+    const LIST =
+      'query($first: Int, $after: String) { conversations(first: $first, after: $after) { edges { node { id title } } pageInfo { hasNextPage endCursor } } }';
     const page1 = await gql(user, LIST, { first: 2 });
     expect(page1.body.data.conversations.edges.map((e: { node: { title: string } }) => e.node.title)).toEqual(['one', 'three']);
     expect(page1.body.data.conversations.pageInfo.hasNextPage).toBe(true);
@@ -248,7 +304,7 @@ describe('GraphQL chat and conversations', () => {
     expect(others.body.data.conversations.edges.map((e: { node: { id: string } }) => e.node.id)).not.toContain(made[0]);
   });
 
-  it('another user\'s conversation is NOT_FOUND, for reading and for appending', async () => {
+  it("another user's conversation is NOT_FOUND, for reading and for appending", async () => {
     const mine = (await gql(owner, SEND, { input: { content: 'private thoughts' } })).body.data.sendChatMessage.conversation.id;
     const read = await gql(other, 'query($id: UUID!) { conversation(id: $id) { id } }', { id: mine });
     expect(read.body.errors![0]).toMatchObject({ message: 'Conversation not found', extensions: { code: 'NOT_FOUND' } });

@@ -12,7 +12,8 @@ let server: TestServer;
 let user: TestUser;
 let headers: Record<string, string>;
 
-const request = (path: string, init: RequestInit = {}) => getJson(`${server.url}${path}`, { ...init, headers: { ...headers, ...(init.headers as Record<string, string>) } });
+const request = (path: string, init: RequestInit = {}) =>
+  getJson(`${server.url}${path}`, { ...init, headers: { ...headers, ...(init.headers as Record<string, string>) } });
 
 function expectErrorBody(body: unknown): asserts body is { error: string } {
   expect(body).toEqual({ error: expect.any(String) });
@@ -30,7 +31,13 @@ afterAll(async () => {
 
 describe('REST error statuses and bodies', () => {
   it('404: an unknown path is {"error": ...} for API clients', async () => {
-    for (const [path, accept] of [['/api/nope', 'application/json'], ['/api/returns', '*/*'], ['/nope', '*/*'], ['/nope', 'application/json'], ['/api/nope', 'text/html']]) {
+    for (const [path, accept] of [
+      ['/api/nope', 'application/json'],
+      ['/api/returns', '*/*'],
+      ['/nope', '*/*'],
+      ['/nope', 'application/json'],
+      ['/api/nope', 'text/html'],
+    ]) {
       const response = await getJson(`${server.url}${path}`, { headers: { ...headers, accept } });
       expect(response.status, `${path} ${accept}`).toBe(404);
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
@@ -63,7 +70,11 @@ describe('REST error statuses and bodies', () => {
   });
 
   it('415: the upload route needs multipart/form-data', async () => {
-    for (const [contentType, body] of [['application/json', '{"org_id":"x"}'], ['text/csv', 'a,b\n1,2\n'], ['application/x-www-form-urlencoded', 'org_id=x']]) {
+    for (const [contentType, body] of [
+      ['application/json', '{"org_id":"x"}'],
+      ['text/csv', 'a,b\n1,2\n'],
+      ['application/x-www-form-urlencoded', 'org_id=x'],
+    ]) {
       const response = await request('/api/storage/upload', { method: 'POST', headers: { 'content-type': contentType }, body });
       expect(response.status, contentType).toBe(415);
       expect(response.body).toEqual({ error: 'Content-Type must be multipart/form-data' });
@@ -241,7 +252,9 @@ describe('500: generic to the client, details only in the log', () => {
     expect(response.status).toBe(500);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     const text = await response.text();
-    expect(JSON.parse(text)).toEqual({ errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: 'req-gql-500' } }] });
+    expect(JSON.parse(text)).toEqual({
+      errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: 'req-gql-500' } }],
+    });
     expect(text).not.toMatch(/pool|node_modules|at |Error:/);
   });
 

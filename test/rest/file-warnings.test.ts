@@ -53,7 +53,12 @@ describe('warnings of a processed file', () => {
 
   it('GraphQL UploadedFile: warningCount and rowWarnings(first:) say the same', async () => {
     await waitForFileStatus(server.url, user.key, user.orgId, fileId, ['processed', 'failed'], 120_000);
-    const response = await graphql(server.url, headers(), `query ($id: UUID!) { file(id: $id) { status warningCount rowWarnings(first: 10) { line column message } rowErrors { line } } }`, { id: fileId });
+    const response = await graphql(
+      server.url,
+      headers(),
+      `query ($id: UUID!) { file(id: $id) { status warningCount rowWarnings(first: 10) { line column message } rowErrors { line } } }`,
+      { id: fileId },
+    );
     expect(response.body.errors).toBeUndefined();
     const file = response.body.data.file;
     expect(file).toMatchObject({ status: 'processed', warningCount: 1, rowErrors: [] });
@@ -64,10 +69,18 @@ describe('warnings of a processed file', () => {
     await waitForFileStatus(server.url, user.key, user.orgId, fileId, ['processed', 'failed'], 120_000);
     const cash = await getJson(`${server.url}/api/returns/cash-transactions?entity_name=Warning%20Fund`, { headers: headers() });
     expect(cash.status).toBe(200);
-    expect(cash.body.data.map((t: { date: string; amount: string }) => [t.date, Number(t.amount)])).toEqual([['2024-05-03', 100], ['2024-05-01', 2500]]);
-    const dietz = await getJson(`${server.url}/api/returns/dietz-daily?entity_name=Warning%20Fund&start_date=2024-05-01&end_date=2024-05-03`, { headers: headers() });
+    expect(cash.body.data.map((t: { date: string; amount: string }) => [t.date, Number(t.amount)])).toEqual([
+      ['2024-05-03', 100],
+      ['2024-05-01', 2500],
+    ]);
+    const dietz = await getJson(`${server.url}/api/returns/dietz-daily?entity_name=Warning%20Fund&start_date=2024-05-01&end_date=2024-05-03`, {
+      headers: headers(),
+    });
     expect(dietz.status).toBe(200);
-    expect(dietz.body.data.days.map((d: { date: string; net_flow: string }) => [d.date, Number(d.net_flow)])).toEqual([['2024-05-02', 0], ['2024-05-03', 100]]);
+    expect(dietz.body.data.days.map((d: { date: string; net_flow: string }) => [d.date, Number(d.net_flow)])).toEqual([
+      ['2024-05-02', 0],
+      ['2024-05-03', 100],
+    ]);
   });
 
   it('a file without such rows has warning_count 0 and no row_warnings', async () => {

@@ -78,13 +78,14 @@ const fake = http.createServer((req, res) => {
       upstream.chatRequests.push({ authorization: req.headers.authorization, body });
       if (upstream.chat.mode === 'status500') return json(500, { error: { message: `model overloaded; key ${req.headers.authorization}` } });
       const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
-      const answer = () => json(200, {
-        id: 'chatcmpl-gen-1',
-        object: 'chat.completion',
-        created: 1_700_000_000,
-        model: CHAT_MODEL,
-        choices: [{ index: 0, message: { role: 'assistant', content: upstream.chat.reply(prompt) }, finish_reason: 'stop' }],
-      });
+      const answer = () =>
+        json(200, {
+          id: 'chatcmpl-gen-1',
+          object: 'chat.completion',
+          created: 1_700_000_000,
+          model: CHAT_MODEL,
+          choices: [{ index: 0, message: { role: 'assistant', content: upstream.chat.reply(prompt) }, finish_reason: 'stop' }],
+        });
       return upstream.chat.mode === 'hang' ? later(answer) : answer();
     }
     if (path.startsWith('/v1/transcripts')) {
@@ -179,7 +180,12 @@ async function start(server: TestServer, user: TestUser, query = ''): Promise<{ 
 }
 
 /** Reads a whole stream over fetch (to the server closing it). */
-async function readAll(server: TestServer, user: TestUser, query = '', headers: Record<string, string> = {}): Promise<{ reader: SseReader; events: SseEvent[] }> {
+async function readAll(
+  server: TestServer,
+  user: TestUser,
+  query = '',
+  headers: Record<string, string> = {},
+): Promise<{ reader: SseReader; events: SseEvent[] }> {
   const reader = await open(server, user, query, headers);
   await reader.readToEnd();
   return { reader, events: reader.events };
@@ -290,7 +296,9 @@ function expectPayloadShape(events: SseEvent[]): void {
     expect(typeof event.payload.message).toBe('string');
     expect(event.payload.message.length).toBeGreaterThan(0);
     expect(typeof event.payload.data).toBe('object');
-    expect(event.event).toBe(event.payload.agent !== 'run' ? 'progress' : event === events.at(-1) && ['complete', 'failed'].includes(event.payload.status) ? 'done' : 'run');
+    expect(event.event).toBe(
+      event.payload.agent !== 'run' ? 'progress' : event === events.at(-1) && ['complete', 'failed'].includes(event.payload.status) ? 'done' : 'run',
+    );
   }
 }
 
@@ -298,7 +306,6 @@ function expectPayloadShape(events: SseEvent[]): void {
 function expectSameAsLog(events: SseEvent[], log: ({ sequence: number } & GenerationPayload)[]): void {
   expect(events.map(({ id, payload }) => ({ sequence: id, ...payload }))).toEqual(log);
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // A successful run
@@ -374,7 +381,16 @@ describe('GET /api/generate: a successful run', () => {
 
     // The stream is the run's stored log, and the run holds the same result.
     const run = await runById(main, user, runId);
-    expect(run).toMatchObject({ state: 'completed', finished: true, lastSequence: events.length, summary: data.summary, summaryProvider: 'offline', degraded: false, failedAgents: [], error: null });
+    expect(run).toMatchObject({
+      state: 'completed',
+      finished: true,
+      lastSequence: events.length,
+      summary: data.summary,
+      summaryProvider: 'offline',
+      degraded: false,
+      failedAgents: [],
+      error: null,
+    });
     expect(run.references).toEqual(data.references);
     expectSameAsLog(events, run.events);
   });
@@ -640,7 +656,13 @@ describe('GET /api/generate: long runs', () => {
     const done = events.at(-1)!;
     expect(done).toMatchObject({
       event: 'done',
-      payload: { agent: 'run', status: 'failed', progress: 100, message: 'Generation cancelled by its owner', data: { run_id: runId, state: 'cancelled', reason: 'cancelled', error: 'Cancelled by its owner' } },
+      payload: {
+        agent: 'run',
+        status: 'failed',
+        progress: 100,
+        message: 'Generation cancelled by its owner',
+        data: { run_id: runId, state: 'cancelled', reason: 'cancelled', error: 'Cancelled by its owner' },
+      },
     });
 
     const run = await runById(slow, user, runId);
@@ -733,7 +755,7 @@ describe('GET /api/generate: long runs', () => {
     }
   });
 
-  it('a 4th run in progress for the same user is 409 (whichever of the user\'s keys starts it)', async () => {
+  it("a 4th run in progress for the same user is 409 (whichever of the user's keys starts it)", async () => {
     const user = await seededUser(slow, ['stickies']);
     const second = await extraKey(slow, user, RW);
     const ids: string[] = [];
@@ -762,7 +784,13 @@ describe('GET /api/generate: long runs', () => {
         {
           id: 2,
           event: 'done',
-          payload: { agent: 'run', status: 'failed', progress: 100, message: 'Generation cancelled by its owner', data: { run_id: third, failed_agents: [], state: 'cancelled', error: 'Cancelled by its owner', reason: 'cancelled', duration_ms: null } },
+          payload: {
+            agent: 'run',
+            status: 'failed',
+            progress: 100,
+            message: 'Generation cancelled by its owner',
+            data: { run_id: third, failed_agents: [], state: 'cancelled', error: 'Cancelled by its owner', reason: 'cancelled', duration_ms: null },
+          },
         },
       ]);
       // Another user is not held up by them.
@@ -833,7 +861,9 @@ describe('GET /api/generate: failing agents', () => {
     const done = events.at(-1)!.payload;
     expect(done.data).toMatchObject({ state: 'completed', degraded: false, failed_agents: [], summary_provider: 'openai' });
     const summary = done.data.summary as string;
-    expect(summary.startsWith('# Workspace summary\n\n## Highlights\n\n- The second record matters most [1].\n- Then the first [2], and a made-up one.\n')).toBe(true);
+    expect(
+      summary.startsWith('# Workspace summary\n\n## Highlights\n\n- The second record matters most [1].\n- Then the first [2], and a made-up one.\n'),
+    ).toBe(true);
     expect(summary).not.toContain('[999]');
     const references = done.data.references as { kind: string; id: string; title: string }[];
     const labels: Record<string, string> = { sticky: 'Sticky', link: 'Link', transcript: 'Meeting', task: 'Task', news: 'News' };
@@ -858,14 +888,26 @@ describe('GET /api/generate: failing agents', () => {
     expect(failed.message).toBe('Transcript service error: the service answered HTTP 500');
     expect(failed.data).toEqual({ reason: 'error' });
     expect(JSON.stringify(events)).not.toContain(TRANSCRIPT_KEY);
-    for (const agent of ['notes', 'meetings', 'tasks', 'news', 'writer', 'editor']) expect(ofAgent(events, agent).map((e) => e.payload.status)).toEqual(['queued']);
+    for (const agent of ['notes', 'meetings', 'tasks', 'news', 'writer', 'editor'])
+      expect(ofAgent(events, agent).map((e) => e.payload.status)).toEqual(['queued']);
     const done = events.at(-1)!;
     expect(done).toMatchObject({
       event: 'done',
-      payload: { agent: 'run', status: 'failed', progress: 100, data: { state: 'failed', failed_agents: ['collector'], error: `The collector failed: ${failed.message}` } },
+      payload: {
+        agent: 'run',
+        status: 'failed',
+        progress: 100,
+        data: { state: 'failed', failed_agents: ['collector'], error: `The collector failed: ${failed.message}` },
+      },
     });
     const run = await runById(providers, user, done.payload.data.run_id);
-    expect(run).toMatchObject({ state: 'failed', finished: true, summary: null, failedAgents: ['collector'], error: `The collector failed: ${failed.message}` });
+    expect(run).toMatchObject({
+      state: 'failed',
+      finished: true,
+      summary: null,
+      failedAgents: ['collector'],
+      error: `The collector failed: ${failed.message}`,
+    });
   });
 
   it('GENERATION_AGENT_TIMEOUT: a writer model slower than that fails the writer "Timed out after ..."; the run completes degraded', async () => {
@@ -875,9 +917,16 @@ describe('GET /api/generate: failing agents', () => {
     expect(Date.now() - started).toBeLessThan(HANG_MS);
     expect(upstream.chatRequests).toHaveLength(1);
     expectLifecycle(events, 'writer', 'failed');
-    expect(ofAgent(events, 'writer').at(-1)!.payload).toMatchObject({ status: 'failed', message: `Timed out after ${AGENT_TIMEOUT_MS / 1000} s`, data: { reason: 'timeout' } });
+    expect(ofAgent(events, 'writer').at(-1)!.payload).toMatchObject({
+      status: 'failed',
+      message: `Timed out after ${AGENT_TIMEOUT_MS / 1000} s`,
+      data: { reason: 'timeout' },
+    });
     expectLifecycle(events, 'editor');
-    expect(events.at(-1)!.payload).toMatchObject({ status: 'complete', data: { state: 'completed', degraded: true, failed_agents: ['writer'], summary_provider: 'offline' } });
+    expect(events.at(-1)!.payload).toMatchObject({
+      status: 'complete',
+      data: { state: 'completed', degraded: true, failed_agents: ['writer'], summary_provider: 'offline' },
+    });
   });
 
   it('GENERATION_AGENT_TIMEOUT: a transcript service slower than that fails the collector "Timed out after ..."; the run fails', async () => {
@@ -893,7 +942,10 @@ describe('GET /api/generate: failing agents', () => {
     expect(failed.progress).toBeGreaterThan(0);
     expect(events.at(-1)).toMatchObject({
       event: 'done',
-      payload: { status: 'failed', data: { state: 'failed', failed_agents: ['collector'], error: `The collector failed: Timed out after ${AGENT_TIMEOUT_MS / 1000} s` } },
+      payload: {
+        status: 'failed',
+        data: { state: 'failed', failed_agents: ['collector'], error: `The collector failed: Timed out after ${AGENT_TIMEOUT_MS / 1000} s` },
+      },
     });
   });
 });
@@ -924,7 +976,10 @@ describe('GET /api/generate: errors before the stream are JSON', () => {
       expect(none.status, query).toBe(401);
       expect(none.headers.get('content-type')).toMatch(/^application\/json/);
       expect(none.body).toEqual({ error: 'Invalid or expired API key' });
-      expect(await get(null, query, { 'x-api-key': 'sk_00000000000000000000000000000000' })).toMatchObject({ status: 401, body: { error: 'Invalid or expired API key' } });
+      expect(await get(null, query, { 'x-api-key': 'sk_00000000000000000000000000000000' })).toMatchObject({
+        status: 401,
+        body: { error: 'Invalid or expired API key' },
+      });
     }
     const outsider = await createUser(main.services, { scopes: ['read:returns'] });
     expect(await get(outsider, '')).toEqual(expect.objectContaining({ status: 403, body: { error: 'Insufficient permissions' } }));
@@ -981,14 +1036,17 @@ describe('GET /api/generate: errors before the stream are JSON', () => {
     }
   });
 
-  it('400 for a Last-Event-ID that is not an event id, or is beyond the run\'s last event', async () => {
+  it("400 for a Last-Event-ID that is not an event id, or is beyond the run's last event", async () => {
     for (const value of ['abc', '-1', '1.5']) {
       expect(await get(owner, `?run_id=${runId}`, { 'Last-Event-ID': value })).toMatchObject({
         status: 400,
         body: { error: 'Invalid Last-Event-ID: must be the id (a non-negative integer) of an event of the stream' },
       });
     }
-    expect(await get(owner, `?run_id=${runId}&last_event_id=abc`)).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^Invalid Last-Event-ID: /) } });
+    expect(await get(owner, `?run_id=${runId}&last_event_id=abc`)).toMatchObject({
+      status: 400,
+      body: { error: expect.stringMatching(/^Invalid Last-Event-ID: /) },
+    });
     expect(await get(owner, `?run_id=${runId}`, { 'Last-Event-ID': String(lastSequence + 1) })).toMatchObject({
       status: 400,
       body: { error: `Invalid Last-Event-ID: the run's last event is ${lastSequence}` },

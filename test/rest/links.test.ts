@@ -16,7 +16,12 @@ const FOLDER_KEYS = ['id', 'name', 'link_count', 'created_at', 'updated_at'];
 let server: TestServer;
 let owner: TestUser, stranger: TestUser, reader: TestUser, outsider: TestUser;
 beforeAll(async () => {
-  ({ server, owner, stranger, reader, outsider } = await startServerWithUsers({ owner: WORKSPACE_MEMBER, stranger: EVERY_SCOPE, reader: WORKSPACE_READER, outsider: { scopes: ['read:pnl'] } }));
+  ({ server, owner, stranger, reader, outsider } = await startServerWithUsers({
+    owner: WORKSPACE_MEMBER,
+    stranger: EVERY_SCOPE,
+    reader: WORKSPACE_READER,
+    outsider: { scopes: ['read:pnl'] },
+  }));
 });
 afterAll(() => server?.close());
 
@@ -58,12 +63,22 @@ function expectNewestFirst(links: { created_at: string; id: string }[]) {
 
 describe('POST /api/links', () => {
   it('saves a link: 201 with the record, url normalised, tags normalised', async () => {
-    const response = await call(owner, 'POST', '/api/links', { url: '  HTTPS://Example.COM:443/Docs Page?q=1#intro ', title: '  Example docs ', tags: [' Docs', 'docs', 'API '] });
+    const response = await call(owner, 'POST', '/api/links', {
+      url: '  HTTPS://Example.COM:443/Docs Page?q=1#intro ',
+      title: '  Example docs ',
+      tags: [' Docs', 'docs', 'API '],
+    });
     expect(response.status).toBe(201);
     expect(Object.keys(response.body)).toEqual(['data']);
     const link = response.body.data;
     expect(Object.keys(link).sort()).toEqual([...LINK_KEYS].sort());
-    expect(link).toMatchObject({ url: 'https://example.com/Docs%20Page?q=1#intro', title: 'Example docs', folder_id: null, tags: ['docs', 'api'], starred: false });
+    expect(link).toMatchObject({
+      url: 'https://example.com/Docs%20Page?q=1#intro',
+      title: 'Example docs',
+      folder_id: null,
+      tags: ['docs', 'api'],
+      starred: false,
+    });
     expect(link.id).toMatch(UUID);
     expect(link.created_at).toMatch(ISO);
     expect(link.updated_at).toBe(link.created_at);
@@ -150,12 +165,17 @@ describe('GET /api/links', () => {
     lister = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'] });
     folder = await createFolder(lister, 'Listed');
     for (let i = 0; i < 7; i += 1) {
-      const link = await createLink(lister, { url: `https://example.com/list/${i}`, title: `Link ${i}`, starred: i % 3 === 0, ...(i < 4 ? { folder_id: folder.id } : {}) });
+      const link = await createLink(lister, {
+        url: `https://example.com/list/${i}`,
+        title: `Link ${i}`,
+        starred: i % 3 === 0,
+        ...(i < 4 ? { folder_id: folder.id } : {}),
+      });
       ids.push(link.id);
     }
   });
 
-  it('lists newest first with the default page, and only the caller\'s links', async () => {
+  it("lists newest first with the default page, and only the caller's links", async () => {
     const response = await call(lister, 'GET', '/api/links');
     expect(response.status).toBe(200);
     expect(response.body.pagination).toEqual({ has_more: false, next_cursor: null });
@@ -189,7 +209,7 @@ describe('GET /api/links', () => {
     expect(both.map((link: { title: string }) => link.title).sort()).toEqual(['Link 0', 'Link 3']);
   });
 
-  it('400 for a bad limit, cursor, starred or folder_id; 404 for a folder that is not the caller\'s', async () => {
+  it("400 for a bad limit, cursor, starred or folder_id; 404 for a folder that is not the caller's", async () => {
     for (const [query, error] of [
       ['limit=0', 'Invalid limit: must be an integer between 1 and 200'],
       ['limit=201', 'Invalid limit: must be an integer between 1 and 200'],
@@ -227,7 +247,7 @@ describe('GET /api/links', () => {
 });
 
 describe('GET, PATCH and DELETE /api/links/{id}', () => {
-  it('GET answers one link; another user\'s or an unknown one is 404, a malformed id 400', async () => {
+  it("GET answers one link; another user's or an unknown one is 404, a malformed id 400", async () => {
     const link = await createLink(owner, { url: 'https://example.com/one' });
     const response = await call(owner, 'GET', `/api/links/${link.id}`);
     expect(response.status).toBe(200);
@@ -242,9 +262,23 @@ describe('GET, PATCH and DELETE /api/links/{id}', () => {
   it('PATCH changes any writable field and starred, and answers the record', async () => {
     const folder = await createFolder(owner, 'Patch target');
     const link = await createLink(owner, { url: 'https://example.com/patch', title: 'Before', tags: ['a'] });
-    const response = await call(owner, 'PATCH', `/api/links/${link.id}`, { url: 'https://EXAMPLE.com/patched', title: 'After', folder_id: folder.id, tags: ['B', 'c'], starred: true });
+    const response = await call(owner, 'PATCH', `/api/links/${link.id}`, {
+      url: 'https://EXAMPLE.com/patched',
+      title: 'After',
+      folder_id: folder.id,
+      tags: ['B', 'c'],
+      starred: true,
+    });
     expect(response.status).toBe(200);
-    expect(response.body.data).toMatchObject({ id: link.id, url: 'https://example.com/patched', title: 'After', folder_id: folder.id, tags: ['b', 'c'], starred: true, created_at: link.created_at });
+    expect(response.body.data).toMatchObject({
+      id: link.id,
+      url: 'https://example.com/patched',
+      title: 'After',
+      folder_id: folder.id,
+      tags: ['b', 'c'],
+      starred: true,
+      created_at: link.created_at,
+    });
     expect(response.body.data.updated_at >= link.updated_at).toBe(true);
 
     // Only the fields given change; null moves the link out of its folder and clears title and tags.
@@ -264,7 +298,7 @@ describe('GET, PATCH and DELETE /api/links/{id}', () => {
     }
   });
 
-  it('PATCH errors: 400 naming the field, 404 for another user\'s link or folder', async () => {
+  it("PATCH errors: 400 naming the field, 404 for another user's link or folder", async () => {
     const link = await createLink(owner, { url: 'https://example.com/patch-errors' });
     for (const [body, error] of [
       [{ url: null }, 'Invalid url: must not be null'],
@@ -280,7 +314,10 @@ describe('GET, PATCH and DELETE /api/links/{id}', () => {
       expect(response.body).toEqual({ error });
     }
     const theirFolder = await createFolder(stranger, 'Not a target');
-    expect(await call(owner, 'PATCH', `/api/links/${link.id}`, { folder_id: theirFolder.id })).toMatchObject({ status: 404, body: { error: 'Folder not found' } });
+    expect(await call(owner, 'PATCH', `/api/links/${link.id}`, { folder_id: theirFolder.id })).toMatchObject({
+      status: 404,
+      body: { error: 'Folder not found' },
+    });
     expect(await call(stranger, 'PATCH', `/api/links/${link.id}`, { title: 'hijack' })).toMatchObject({ status: 404, body: { error: 'Link not found' } });
     expect(await call(owner, 'PATCH', `/api/links/${MISSING}`, { title: 'x' })).toMatchObject({ status: 404, body: { error: 'Link not found' } });
     expect(await call(reader, 'PATCH', `/api/links/${link.id}`, { title: 'x' })).toMatchObject({ status: 403 });
@@ -356,7 +393,7 @@ describe('/api/links/folders', () => {
     expect((await call(foldersUser, 'POST', '/api/links/folders', 'name=x', { 'content-type': 'text/plain' })).status).toBe(415);
   });
 
-  it('GET lists all the caller\'s folders in case-insensitive name order with link_count', async () => {
+  it("GET lists all the caller's folders in case-insensitive name order with link_count", async () => {
     const user = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'] });
     const beta = await createFolder(user, 'beta');
     const alpha = await createFolder(user, 'Alpha');
@@ -368,7 +405,11 @@ describe('/api/links/folders', () => {
     const response = await call(user, 'GET', '/api/links/folders');
     expect(response.status).toBe(200);
     expect(Object.keys(response.body)).toEqual(['data']);
-    expect(response.body.data.map((f: { name: string; link_count: number }) => [f.name, f.link_count])).toEqual([['Alpha', 1], ['beta', 2], ['gamma', 0]]);
+    expect(response.body.data.map((f: { name: string; link_count: number }) => [f.name, f.link_count])).toEqual([
+      ['Alpha', 1],
+      ['beta', 2],
+      ['gamma', 0],
+    ]);
     expect(Object.keys(response.body.data[0]).sort()).toEqual([...FOLDER_KEYS].sort());
     // Another user's folders are never listed.
     const theirs = await call(stranger, 'GET', '/api/links/folders');
@@ -377,25 +418,43 @@ describe('/api/links/folders', () => {
     expect((await call(null, 'GET', '/api/links/folders')).status).toBe(401);
   });
 
-  it('PATCH renames (409 on a clash, a change of case is fine); another user\'s folder is 404', async () => {
+  it("PATCH renames (409 on a clash, a change of case is fine); another user's folder is 404", async () => {
     const folder = await createFolder(foldersUser, 'Old name');
     await createFolder(foldersUser, 'Taken');
     const renamed = await call(foldersUser, 'PATCH', `/api/links/folders/${folder.id}`, { name: 'New name' });
     expect(renamed.status).toBe(200);
     expect(renamed.body.data).toMatchObject({ id: folder.id, name: 'New name', link_count: 0 });
     expect((await call(foldersUser, 'PATCH', `/api/links/folders/${folder.id}`, { name: 'NEW NAME' })).body.data.name).toBe('NEW NAME');
-    expect(await call(foldersUser, 'PATCH', `/api/links/folders/${folder.id}`, { name: 'taken' })).toMatchObject({ status: 409, body: { error: 'A folder named "taken" already exists' } });
-    expect(await call(foldersUser, 'PATCH', `/api/links/folders/${folder.id}`, { name: '' })).toMatchObject({ status: 400, body: { error: 'Invalid name: must not be empty' } });
-    expect(await call(foldersUser, 'PATCH', `/api/links/folders/${folder.id}`, {})).toMatchObject({ status: 400, body: { error: 'Missing required parameter: name' } });
-    expect(await call(stranger, 'PATCH', `/api/links/folders/${folder.id}`, { name: 'Mine now' })).toMatchObject({ status: 404, body: { error: 'Folder not found' } });
-    expect(await call(foldersUser, 'PATCH', `/api/links/folders/${MISSING}`, { name: 'x' })).toMatchObject({ status: 404, body: { error: 'Folder not found' } });
+    expect(await call(foldersUser, 'PATCH', `/api/links/folders/${folder.id}`, { name: 'taken' })).toMatchObject({
+      status: 409,
+      body: { error: 'A folder named "taken" already exists' },
+    });
+    expect(await call(foldersUser, 'PATCH', `/api/links/folders/${folder.id}`, { name: '' })).toMatchObject({
+      status: 400,
+      body: { error: 'Invalid name: must not be empty' },
+    });
+    expect(await call(foldersUser, 'PATCH', `/api/links/folders/${folder.id}`, {})).toMatchObject({
+      status: 400,
+      body: { error: 'Missing required parameter: name' },
+    });
+    expect(await call(stranger, 'PATCH', `/api/links/folders/${folder.id}`, { name: 'Mine now' })).toMatchObject({
+      status: 404,
+      body: { error: 'Folder not found' },
+    });
+    expect(await call(foldersUser, 'PATCH', `/api/links/folders/${MISSING}`, { name: 'x' })).toMatchObject({
+      status: 404,
+      body: { error: 'Folder not found' },
+    });
     expect((await call(foldersUser, 'PATCH', '/api/links/folders/xyz', { name: 'x' })).status).toBe(400);
     expect((await call(reader, 'PATCH', `/api/links/folders/${folder.id}`, { name: 'x' })).status).toBe(403);
   });
 
   it('DELETE removes the folder (204) and keeps its links, moved out of it', async () => {
     const folder = await createFolder(foldersUser, 'Doomed');
-    const links = [await createLink(foldersUser, { url: 'https://example.com/d1', folder_id: folder.id }), await createLink(foldersUser, { url: 'https://example.com/d2', folder_id: folder.id })];
+    const links = [
+      await createLink(foldersUser, { url: 'https://example.com/d1', folder_id: folder.id }),
+      await createLink(foldersUser, { url: 'https://example.com/d2', folder_id: folder.id }),
+    ];
     expect(await call(stranger, 'DELETE', `/api/links/folders/${folder.id}`)).toMatchObject({ status: 404, body: { error: 'Folder not found' } });
     expect((await call(reader, 'DELETE', `/api/links/folders/${folder.id}`)).status).toBe(403);
     const response = await fetch(`${server.url}/api/links/folders/${folder.id}`, { method: 'DELETE', headers: { 'x-api-key': foldersUser.key } });
@@ -439,7 +498,11 @@ describe('GraphQL parity', () => {
     const folder = await createFolder(user, 'Parity');
     for (let i = 0; i < 3; i += 1) await createLink(user, { url: `https://example.com/parity/${i}`, folder_id: folder.id, starred: true });
     const rest = await call(user, 'GET', `/api/links?folder_id=${folder.id}&starred=true&limit=2`);
-    const result = await gql(user, `query ($folderId: UUID, $first: Int) { links(folderId: $folderId, starred: true, first: $first) { edges { node { ${FIELDS} } } pageInfo { hasNextPage endCursor } } }`, { folderId: folder.id, first: 2 });
+    const result = await gql(
+      user,
+      `query ($folderId: UUID, $first: Int) { links(folderId: $folderId, starred: true, first: $first) { edges { node { ${FIELDS} } } pageInfo { hasNextPage endCursor } } }`,
+      { folderId: folder.id, first: 2 },
+    );
     expect(result.status).toBe(200);
     expect(result.body.errors).toBeUndefined();
     expect(rest.body.data).toEqual(snake(result.body.data.links.edges.map((edge: { node: unknown }) => edge.node)));
@@ -450,7 +513,9 @@ describe('GraphQL parity', () => {
 
   it('createLink / updateLink / deleteLink and the folder mutations; errors carry the REST status code', async () => {
     const user = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'] });
-    const created = await gql(user, `mutation ($input: CreateLinkInput!) { createLink(input: $input) { ${FIELDS} } }`, { input: { url: 'HTTPS://Example.com/gql', tags: ['GraphQL'] } });
+    const created = await gql(user, `mutation ($input: CreateLinkInput!) { createLink(input: $input) { ${FIELDS} } }`, {
+      input: { url: 'HTTPS://Example.com/gql', tags: ['GraphQL'] },
+    });
     expect(created.body.errors).toBeUndefined();
     const link = created.body.data.createLink;
     expect(link).toMatchObject({ url: 'https://example.com/gql', tags: ['graphql'], folderId: null, starred: false });
@@ -458,7 +523,11 @@ describe('GraphQL parity', () => {
 
     const folder = await gql(user, 'mutation { createLinkFolder(input: { name: "Via GraphQL" }) { id name linkCount } }');
     const folderId = folder.body.data.createLinkFolder.id;
-    const moved = await gql(user, 'mutation ($id: UUID!, $folderId: UUID) { updateLink(input: { id: $id, folderId: $folderId, starred: true }) { folderId starred } }', { id: link.id, folderId });
+    const moved = await gql(
+      user,
+      'mutation ($id: UUID!, $folderId: UUID) { updateLink(input: { id: $id, folderId: $folderId, starred: true }) { folderId starred } }',
+      { id: link.id, folderId },
+    );
     expect(moved.body.data.updateLink).toEqual({ folderId, starred: true });
     const renamed = await gql(user, 'mutation ($id: UUID!) { renameLinkFolder(input: { id: $id, name: "Renamed" }) { name linkCount } }', { id: folderId });
     expect(renamed.body.data.renameLinkFolder).toEqual({ name: 'Renamed', linkCount: 1 });
@@ -469,7 +538,10 @@ describe('GraphQL parity', () => {
     expect((await gql(user, 'query ($id: UUID!) { link(id: $id) { folderId } }', { id: link.id })).body.data.link).toEqual({ folderId: null });
 
     const badUrl = await gql(user, 'mutation { createLink(input: { url: "ftp://x" }) { id } }');
-    expect(badUrl.body.errors?.[0]).toMatchObject({ message: 'Invalid url: only http and https URLs are accepted', extensions: { code: 'BAD_USER_INPUT', field: 'url' } });
+    expect(badUrl.body.errors?.[0]).toMatchObject({
+      message: 'Invalid url: only http and https URLs are accepted',
+      extensions: { code: 'BAD_USER_INPUT', field: 'url' },
+    });
     const foreign = await gql(stranger, 'query ($id: UUID!) { link(id: $id) { id } }', { id: link.id });
     expect(foreign.body.data.link).toBeNull();
     expect(foreign.body.errors?.[0]).toMatchObject({ message: 'Link not found', extensions: { code: 'NOT_FOUND' } });

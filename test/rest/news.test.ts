@@ -19,7 +19,12 @@ let server: TestServer;
 let owner: TestUser, stranger: TestUser, reader: TestUser, outsider: TestUser;
 let urlCounter = 0;
 beforeAll(async () => {
-  ({ server, owner, stranger, reader, outsider } = await startServerWithUsers({ owner: WORKSPACE_MEMBER, stranger: EVERY_SCOPE, reader: WORKSPACE_READER, outsider: { scopes: ['read:pnl'] } }));
+  ({ server, owner, stranger, reader, outsider } = await startServerWithUsers({
+    owner: WORKSPACE_MEMBER,
+    stranger: EVERY_SCOPE,
+    reader: WORKSPACE_READER,
+    outsider: { scopes: ['read:pnl'] },
+  }));
 });
 afterAll(() => server?.close());
 
@@ -27,7 +32,12 @@ const call = (...args: ApiCallArgs) => callApi(server.url, ...args);
 
 async function post(user: TestUser, fields: Record<string, unknown> = {}) {
   urlCounter += 1;
-  const response = await call(user, 'POST', '/api/news', { title: `Article ${urlCounter}`, url: `https://news.example.com/a/${urlCounter}`, source: 'Wire', ...fields });
+  const response = await call(user, 'POST', '/api/news', {
+    title: `Article ${urlCounter}`,
+    url: `https://news.example.com/a/${urlCounter}`,
+    source: 'Wire',
+    ...fields,
+  });
   expect(response.status, JSON.stringify(response.body)).toBe(201);
   return response.body.data;
 }
@@ -142,11 +152,13 @@ describe('GET /api/news', () => {
     const tags = [['rates'], ['tech', 'ai'], ['rates', 'macro'], [], ['macro'], ['AI'], ['rates']];
     const sources = ['Reuters', 'reuters', 'Bloomberg', 'REUTERS', '100% Tech', 'Bloomberg', 'FT'];
     for (let i = 0; i < hoursAgo.length; i += 1) {
-      created.push(await post(lister, { title: `L${i}`, published_at: new Date(Date.now() - hoursAgo[i] * HOUR).toISOString(), tags: tags[i], source: sources[i] }));
+      created.push(
+        await post(lister, { title: `L${i}`, published_at: new Date(Date.now() - hoursAgo[i] * HOUR).toISOString(), tags: tags[i], source: sources[i] }),
+      );
     }
   });
 
-  it('lists the caller\'s articles, most recently published first, without body', async () => {
+  it("lists the caller's articles, most recently published first, without body", async () => {
     const response = await call(lister, 'GET', '/api/news');
     expect(response.status).toBe(200);
     expect(response.body.pagination).toEqual({ has_more: false, next_cursor: null });
@@ -218,7 +230,7 @@ describe('GET /api/news', () => {
 });
 
 describe('GET /api/news/{id}', () => {
-  it('answers one article with its body; another user\'s or an unknown one is 404; a malformed id 400', async () => {
+  it("answers one article with its body; another user's or an unknown one is 404; a malformed id 400", async () => {
     const article = await post(owner, { body: 'The whole story.' });
     const response = await call(owner, 'GET', `/api/news/${article.id}`);
     expect(response.status).toBe(200);
@@ -252,7 +264,8 @@ describe('GET /api/news/digest', () => {
       ['B1', '2026-03-09T00:00:00.000Z', 'Reuters', ['markets']],
       ['B2', '2026-03-01T23:59:59.999Z', 'Reuters', ['markets']],
     ];
-    for (const [title, publishedAt, source, tags] of rows) at[title] = await post(digester, { title, published_at: publishedAt, source, tags, summary: `Summary of ${title}` });
+    for (const [title, publishedAt, source, tags] of rows)
+      at[title] = await post(digester, { title, published_at: publishedAt, source, tags, summary: `Summary of ${title}` });
     // Another user's article in the same week counts for them only.
     await post(stranger, { title: 'X', published_at: '2026-03-04T12:00:00.000Z', source: 'Reuters', tags: ['markets'] });
   });
@@ -289,7 +302,15 @@ describe('GET /api/news/digest', () => {
     const previous = (await call(digester, 'GET', '/api/news/digest?week=2026-W09')).body.data;
     expect(titlesOf(previous.top_articles)).toEqual(['B2']);
     const empty = (await call(digester, 'GET', '/api/news/digest?week=2030-W01')).body.data;
-    expect(empty).toEqual({ period_start: '2029-12-31T00:00:00.000Z', period_end: '2030-01-07T00:00:00.000Z', week: '2030-W01', total_articles: 0, by_tag: [], by_source: [], top_articles: [] });
+    expect(empty).toEqual({
+      period_start: '2029-12-31T00:00:00.000Z',
+      period_end: '2030-01-07T00:00:00.000Z',
+      week: '2030-W01',
+      total_articles: 0,
+      by_tag: [],
+      by_source: [],
+      top_articles: [],
+    });
   });
 
   it('by default: the seven days ending now (week null)', async () => {
@@ -306,7 +327,10 @@ describe('GET /api/news/digest', () => {
     expect(Date.parse(digest.period_end) - Date.parse(digest.period_start)).toBe(7 * 24 * HOUR);
     expect(Math.abs(Date.parse(digest.period_end) - Date.now())).toBeLessThan(60_000);
     expect(digest.total_articles).toBe(2);
-    expect(digest.by_tag.map((g: { tag: string; count: number }) => [g.tag, g.count])).toEqual([['x', 2], ['y', 1]]);
+    expect(digest.by_tag.map((g: { tag: string; count: number }) => [g.tag, g.count])).toEqual([
+      ['x', 2],
+      ['y', 1],
+    ]);
     expect(titlesOf(digest.top_articles)).toEqual(['fresh', 'six days']);
   });
 
@@ -338,9 +362,14 @@ describe('GET /api/news/digest', () => {
 
   it('GraphQL newsDigest(week) gives the same digest', async () => {
     const fields = 'id title url source summary tags publishedAt createdAt';
-    const result = await graphql(server.url, { 'x-api-key': digester.key }, `query ($week: String) { newsDigest(week: $week) {
+    const result = await graphql(
+      server.url,
+      { 'x-api-key': digester.key },
+      `query ($week: String) { newsDigest(week: $week) {
       periodStart periodEnd week totalArticles
-      byTag { tag count top { ${fields} } } bySource { source count top { ${fields} } } topArticles { ${fields} } } }`, { week: '2026-W10' });
+      byTag { tag count top { ${fields} } } bySource { source count top { ${fields} } } topArticles { ${fields} } } }`,
+      { week: '2026-W10' },
+    );
     expect(result.body.errors).toBeUndefined();
     const rest = await call(digester, 'GET', '/api/news/digest?week=2026-W10');
     expect(rest.body.data).toEqual(snake(result.body.data.newsDigest));
@@ -358,7 +387,8 @@ function snake(value: unknown): unknown {
 describe('GraphQL parity', () => {
   it('newsArticles and newsArticle match REST; createNewsArticle reports CONFLICT and NOT_FOUND like REST', async () => {
     const user = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'] });
-    const gql = (query: string, variables: Record<string, unknown> = {}, who: TestUser = user) => graphql(server.url, { 'x-api-key': who.key }, query, variables);
+    const gql = (query: string, variables: Record<string, unknown> = {}, who: TestUser = user) =>
+      graphql(server.url, { 'x-api-key': who.key }, query, variables);
     const created = await gql('mutation ($input: CreateNewsArticleInput!) { createNewsArticle(input: $input) { id title url source tags publishedAt } }', {
       input: { title: 'Via GraphQL', url: 'https://Example.com/gql#x', source: 'Graph', tags: ['One'], publishedAt: '2026-02-01T09:00:00Z' },
     });

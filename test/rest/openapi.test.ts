@@ -31,15 +31,19 @@ describe('the document', () => {
     expect(validator.version).toBe('3.1');
   });
 
-  it('lints clean with Redocly\'s recommended ruleset: no errors, no warnings', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [`${ROOT}node_modules/@redocly/cli/bin/cli.js`, 'lint', 'openapi.json', '--format=json'], { cwd: ROOT, maxBuffer: 20 * 1024 * 1024 });
+  it("lints clean with Redocly's recommended ruleset: no errors, no warnings", async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [`${ROOT}node_modules/@redocly/cli/bin/cli.js`, 'lint', 'openapi.json', '--format=json'], {
+      cwd: ROOT,
+      maxBuffer: 20 * 1024 * 1024,
+    });
     const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { totals: { errors: number; warnings: number } };
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   }, 120_000);
 
   it('describes every route of the table, and the JSON-RPC endpoint', () => {
     const paths = JSON.parse(committed).paths as Record<string, Record<string, unknown>>;
-    for (const route of restRoutes) expect(paths[route.path.replace(/:([A-Za-z_]+)/g, '{$1}')]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
+    for (const route of restRoutes)
+      expect(paths[route.path.replace(/:([A-Za-z_]+)/g, '{$1}')]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
     expect(paths['/api/service']?.post).toBeDefined();
   });
 });
@@ -71,7 +75,11 @@ describe('served and true', () => {
       const response = await fetch(`${server.url}${path}`, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
       const text = await response.text();
       const body = text && (response.headers.get('content-type') ?? '').includes('json') ? (JSON.parse(text) as unknown) : undefined;
-      return { problems: responseProblems({ method, path: new URL(path, server.url).pathname, status: response.status, headers: response.headers, body }), status: response.status, body };
+      return {
+        problems: responseProblems({ method, path: new URL(path, server.url).pathname, status: response.status, headers: response.headers, body }),
+        status: response.status,
+        body,
+      };
     };
     const observed = [
       await call('GET', '/health', { key: null }),

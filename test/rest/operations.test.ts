@@ -42,7 +42,10 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const withKey = (user: TestUser, init: RequestInit = {}): RequestInit => ({ ...init, headers: { ...(init.headers as Record<string, string>), 'x-api-key': user.key } });
+const withKey = (user: TestUser, init: RequestInit = {}): RequestInit => ({
+  ...init,
+  headers: { ...(init.headers as Record<string, string>), 'x-api-key': user.key },
+});
 const UNAUTHENTICATED = { error: 'Invalid or expired API key' };
 const FORBIDDEN = { error: 'Insufficient permissions' };
 
@@ -126,7 +129,10 @@ describe('/status', () => {
 describe('/api/benchmark', () => {
   beforeAll(async () => {
     // something to measure: a year is not needed, the reader's organization gets the sample files
-    const uploader = await createUser(server.services, { scopes: ['write:upload', 'read:pnl'], org: (await server.services.prisma.organization.findUniqueOrThrow({ where: { id: reader.orgId } })).name });
+    const uploader = await createUser(server.services, {
+      scopes: ['write:upload', 'read:pnl'],
+      org: (await server.services.prisma.organization.findUniqueOrThrow({ where: { id: reader.orgId } })).name,
+    });
     for (const name of ['pnl-sample.csv', 'performance-sample.csv']) {
       const upload = await restUpload(server.url, uploader.key, { orgId: reader.orgId, file: { name, bytes: await sample(name) } });
       expect(upload.status).toBe(201);
@@ -181,7 +187,11 @@ describe('self-test scheduler', () => {
   });
 
   it('401 without credentials on every scheduler path', async () => {
-    for (const [method, path] of [['GET', '/test-scheduler'], ['GET', '/test-scheduler/history'], ['POST', '/test-scheduler/trigger']]) {
+    for (const [method, path] of [
+      ['GET', '/test-scheduler'],
+      ['GET', '/test-scheduler/history'],
+      ['POST', '/test-scheduler/trigger'],
+    ]) {
       const { status, body } = await getJson(`${server.url}${path}`, { method });
       expect({ path, status, body }).toEqual({ path, status: 401, body: UNAUTHENTICATED });
     }
@@ -196,9 +206,7 @@ describe('self-test scheduler', () => {
 
   it('trigger: 202 with the running run; a trigger while it runs is 409; the finished run passes every check', async () => {
     // Three triggers at once: exactly one starts the run, the others find it running.
-    const responses = await Promise.all(
-      [0, 1, 2].map(() => getJson(`${server.url}/test-scheduler/trigger`, withKey(admin, { method: 'POST' }))),
-    );
+    const responses = await Promise.all([0, 1, 2].map(() => getJson(`${server.url}/test-scheduler/trigger`, withKey(admin, { method: 'POST' }))));
     expect(responses.map((r) => r.status).sort(), JSON.stringify(responses.map((r) => r.body))).toEqual([202, 409, 409]);
     const started = responses.filter((r) => r.status === 202);
     const conflicts = responses.filter((r) => r.status === 409);

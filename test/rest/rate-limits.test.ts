@@ -11,7 +11,14 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
 import { partialMultipartUpload } from '../helpers/upload.ts';
 import { getFrom, graphql, loadSamples, readSample, SAMPLE_PNL, uploadCsv } from '../helpers/returns-data.ts';
-import { createRateLimitStore, rateLimitHeaders, RequestBudgets, type Budget, type BudgetPolicy, type RateLimitStore } from '../../src/ratelimit/rate-limiter.ts';
+import {
+  createRateLimitStore,
+  rateLimitHeaders,
+  RequestBudgets,
+  type Budget,
+  type BudgetPolicy,
+  type RateLimitStore,
+} from '../../src/ratelimit/rate-limiter.ts';
 
 const RETURNS_PER_MINUTE = 5;
 const UPLOADS_PER_MINUTE = 2;
@@ -163,19 +170,27 @@ describe('returns budget through GraphQL', () => {
 
   it('every field that reads returns data costs a point: aliases are no way around the budget', async () => {
     const key = await freshKey();
-    const three = await graphql(server.url, { 'x-api-key': key }, `{
+    const three = await graphql(
+      server.url,
+      { 'x-api-key': key },
+      `{
       a: returnComparison(first: 1) { edges { node { date } } }
       b: returnComparison(first: 1) { edges { node { date } } }
       c: dietzDailyReturns(entityName: "Bayview Growth Fund LP", startDate: "2025-03-03", endDate: "2025-03-05") { entityName }
-    }`);
+    }`,
+    );
     expect(three.body.errors).toBeUndefined();
     expect(parseRateLimit(three.headers.get('ratelimit'), 'returns').r).toBe(RETURNS_PER_MINUTE - 3);
 
-    const overBudget = await graphql(server.url, { 'x-api-key': key }, `{
+    const overBudget = await graphql(
+      server.url,
+      { 'x-api-key': key },
+      `{
       a: returnComparison(first: 1) { edges { node { date } } }
       b: returnComparison(first: 1) { edges { node { date } } }
       c: returnComparison(first: 1) { edges { node { date } } }
-    }`);
+    }`,
+    );
     // two points were left: two fields got them, the third was refused (and, the fields being
     // non-null, the refusal nulls the whole result)
     const codes = (overBudget.body.errors ?? []).map((error) => error.extensions?.code);
@@ -226,10 +241,13 @@ describe('unlimited and separate budgets', () => {
     const csv = readSample(SAMPLE_PNL);
     expect((await uploadCsv(server.url, { 'x-api-key': key }, owner.orgId, 'pnl.csv', csv)).status).toBe(201);
     const form = new FormData();
-    form.set('operations', JSON.stringify({
-      query: 'mutation Upload($file: Upload!, $orgId: UUID!) { uploadFile(file: $file, orgId: $orgId) { id status } }',
-      variables: { file: null, orgId: owner.orgId },
-    }));
+    form.set(
+      'operations',
+      JSON.stringify({
+        query: 'mutation Upload($file: Upload!, $orgId: UUID!) { uploadFile(file: $file, orgId: $orgId) { id status } }',
+        variables: { file: null, orgId: owner.orgId },
+      }),
+    );
     form.set('map', JSON.stringify({ 0: ['variables.file'] }));
     form.set('0', new Blob([csv], { type: 'text/csv' }), 'pnl.csv');
     const viaGraphql = await getJson(`${server.url}/graphql`, { method: 'POST', headers: { 'x-api-key': key }, body: form });
@@ -390,7 +408,7 @@ describe('Redis store (createRateLimitStore with ioredis)', () => {
 });
 
 describe('RequestBudgets (one request)', () => {
-  it('a prepaid point covers the operation\'s own charge; every further charge costs one more', async () => {
+  it("a prepaid point covers the operation's own charge; every further charge costs one more", async () => {
     const store = createRateLimitStore(POLICIES);
     const budgets = new RequestBudgets(store, () => 'api_key:one-request');
     await budgets.prepay('returns');
@@ -399,7 +417,10 @@ describe('RequestBudgets (one request)', () => {
     await budgets.charge('returns');
     expect((await budgets.settled())[0].remaining).toBe(1);
     await budgets.charge('returns');
-    await expect(budgets.charge('returns')).rejects.toMatchObject({ code: 'RATE_LIMITED', extensions: { budget: 'returns', retryAfterSeconds: expect.any(Number) } });
+    await expect(budgets.charge('returns')).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      extensions: { budget: 'returns', retryAfterSeconds: expect.any(Number) },
+    });
     const headers = rateLimitHeaders(await budgets.settled());
     expect(headers['RateLimit-Policy']).toBe('"returns";q=3;w=60');
     expect(headers.RateLimit).toMatch(/^"returns";r=0;t=\d+$/);

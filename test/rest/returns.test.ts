@@ -307,16 +307,20 @@ describe('GET /api/returns/dietz-daily', () => {
     expect(byDate['2025-03-17'].start_date).toBe('2025-03-14');
     expect(byDate['2025-03-17'].return_value).toBe(r17.toFixed(12));
     // 2025-03-19: -15000 explicitly start of day (the default for an outflow is end of day): weight 1
-    const r19 = Rational.parse('3364511.53').minus(Rational.parse('3370200.16')).plus(Rational.parse('15000')).div(Rational.parse('3370200.16').minus(Rational.parse('15000')));
+    const r19 = Rational.parse('3364511.53')
+      .minus(Rational.parse('3370200.16'))
+      .plus(Rational.parse('15000'))
+      .div(Rational.parse('3370200.16').minus(Rational.parse('15000')));
     expect(byDate['2025-03-19'].return_value).toBe(r19.toFixed(12));
     expect(Number(byDate['2025-03-19'].weighted_flow)).toBe(-15000);
     // The range's money-weighted return starts at the 2025-03-13 valuation: CD = 6, three flows
     const whole = modifiedDietz(pnl.get(NORTHWIND)!, '2025-03-13', '2025-03-19');
     const cd = 6;
     const by = (amount: string, d: number) => Rational.parse(amount).times(new Rational(BigInt(cd - d), BigInt(cd)));
-    const expected = Rational.parse('3364511.53').minus(Rational.parse('3266868.54')).minus(Rational.parse('82500')).div(
-      Rational.parse('3266868.54').plus(by('100000', 1)).plus(by('-2500', 1)).plus(by('-15000', 5)),
-    );
+    const expected = Rational.parse('3364511.53')
+      .minus(Rational.parse('3266868.54'))
+      .minus(Rational.parse('82500'))
+      .div(Rational.parse('3266868.54').plus(by('100000', 1)).plus(by('-2500', 1)).plus(by('-15000', 5)));
     expect(whole.returnValue!.compare(expected)).toBe(0);
     expect(response.body.data.modified_dietz_return.value).toBe(expected.toFixed(12));
   });

@@ -15,7 +15,12 @@ const VERSION_KEYS = ['version', 'action', 'content', 'tags', 'created_at'];
 let server: TestServer;
 let owner: TestUser, stranger: TestUser, reader: TestUser, outsider: TestUser;
 beforeAll(async () => {
-  ({ server, owner, stranger, reader, outsider } = await startServerWithUsers({ owner: EVERY_SCOPE, stranger: EVERY_SCOPE, reader: WORKSPACE_READER, outsider: { scopes: ['read:pnl'] } }));
+  ({ server, owner, stranger, reader, outsider } = await startServerWithUsers({
+    owner: EVERY_SCOPE,
+    stranger: EVERY_SCOPE,
+    reader: WORKSPACE_READER,
+    outsider: { scopes: ['read:pnl'] },
+  }));
 });
 afterAll(() => server?.close());
 
@@ -24,7 +29,15 @@ const call = (...args: ApiCallArgs) => callApi(server.url, ...args);
 async function create(user: TestUser, content: string, tags?: string[]) {
   const response = await call(user, 'POST', '/api/stickies', tags ? { content, tags } : { content });
   expect(response.status).toBe(201);
-  return response.body.data as { id: string; content: string; tags: string[]; version: number; created_at: string; updated_at: string; deleted_at: string | null };
+  return response.body.data as {
+    id: string;
+    content: string;
+    tags: string[];
+    version: number;
+    created_at: string;
+    updated_at: string;
+    deleted_at: string | null;
+  };
 }
 
 async function graphql(user: TestUser, query: string, variables: Record<string, unknown> = {}) {
@@ -122,7 +135,7 @@ describe('GET /api/stickies', () => {
     await create(stranger, 'stranger alpha', ['alpha']);
   });
 
-  it('lists only the caller\'s active stickies, most recently updated first, with pagination', async () => {
+  it("lists only the caller's active stickies, most recently updated first, with pagination", async () => {
     const response = await call(lister, 'GET', '/api/stickies');
     expect(response.status).toBe(200);
     expect(Object.keys(response.body)).toEqual(['data', 'pagination']);
@@ -130,7 +143,7 @@ describe('GET /api/stickies', () => {
     const data = response.body.data as { id: string; updated_at: string }[];
     expect(new Set(data.map((s) => s.id))).toEqual(new Set([ids.ab, ids.a, ids.b, ids.none]));
     for (const sticky of data) expect(Object.keys(sticky)).toEqual(STICKY_KEYS);
-    const sorted = [...data].sort((x, y) => (y.updated_at.localeCompare(x.updated_at) || y.id.localeCompare(x.id)));
+    const sorted = [...data].sort((x, y) => y.updated_at.localeCompare(x.updated_at) || y.id.localeCompare(x.id));
     expect(data.map((s) => s.id)).toEqual(sorted.map((s) => s.id));
 
     // An update moves a sticky to the top.
@@ -215,7 +228,7 @@ describe('GET /api/stickies', () => {
 });
 
 describe('GET /api/stickies/{id}', () => {
-  it('answers the caller\'s sticky, also from the trash', async () => {
+  it("answers the caller's sticky, also from the trash", async () => {
     const sticky = await create(owner, 'find me', ['x']);
     expect(await call(owner, 'GET', `/api/stickies/${sticky.id}`)).toMatchObject({ status: 200, body: { data: sticky } });
     expect((await call(reader, 'GET', `/api/stickies/${sticky.id}`)).status).toBe(404);
@@ -224,7 +237,7 @@ describe('GET /api/stickies/{id}', () => {
     expect(trashed.body.data.deleted_at).toMatch(ISO);
   });
 
-  it('404 for an unknown id and for another user\'s sticky; 400 for a malformed id; 401/403', async () => {
+  it("404 for an unknown id and for another user's sticky; 400 for a malformed id; 401/403", async () => {
     const sticky = await create(owner, 'mine');
     expect(await call(stranger, 'GET', `/api/stickies/${sticky.id}`)).toEqual(expect.objectContaining({ status: 404, body: { error: 'Sticky not found' } }));
     expect(await call(owner, 'GET', `/api/stickies/${MISSING}`)).toMatchObject({ status: 404, body: { error: 'Sticky not found' } });
@@ -297,9 +310,12 @@ describe('PATCH /api/stickies/{id}', () => {
     });
   });
 
-  it('404 for another user\'s sticky (which stays unchanged) and an unknown id; 400 malformed id; 401; 403; 415', async () => {
+  it("404 for another user's sticky (which stays unchanged) and an unknown id; 400 malformed id; 401; 403; 415", async () => {
     const sticky = await create(owner, 'not yours');
-    expect(await call(stranger, 'PATCH', `/api/stickies/${sticky.id}`, { content: 'mine now' })).toMatchObject({ status: 404, body: { error: 'Sticky not found' } });
+    expect(await call(stranger, 'PATCH', `/api/stickies/${sticky.id}`, { content: 'mine now' })).toMatchObject({
+      status: 404,
+      body: { error: 'Sticky not found' },
+    });
     expect((await call(owner, 'GET', `/api/stickies/${sticky.id}`)).body.data.content).toBe('not yours');
     expect((await call(owner, 'PATCH', `/api/stickies/${MISSING}`, { content: 'x' })).status).toBe(404);
     expect((await call(owner, 'PATCH', '/api/stickies/123', { content: 'x' })).body.error).toMatch(/^Invalid id: must be a UUID/);
@@ -335,7 +351,7 @@ describe('DELETE /api/stickies/{id} and POST /api/stickies/{id}/restore', () => 
     expect(await call(owner, 'POST', `/api/stickies/${sticky.id}/restore`)).toMatchObject({ status: 409, body: { error: 'Sticky is not in the trash' } });
   });
 
-  it('404 for another user\'s sticky and unknown ids; 400 malformed; 401; 403', async () => {
+  it("404 for another user's sticky and unknown ids; 400 malformed; 401; 403", async () => {
     const sticky = await create(owner, 'guarded');
     expect(await call(stranger, 'DELETE', `/api/stickies/${sticky.id}`)).toMatchObject({ status: 404, body: { error: 'Sticky not found' } });
     expect((await call(owner, 'GET', `/api/stickies/${sticky.id}`)).body.data.deleted_at).toBeNull();
@@ -392,11 +408,17 @@ describe('GET /api/stickies/{id}/versions', () => {
     const second = await call(owner, 'GET', `/api/stickies/${sticky.id}/versions?limit=4&cursor=${first.body.pagination.next_cursor}`);
     expect(second.body.data.map((v: { version: number }) => v.version)).toEqual([2, 1]);
     expect(second.body.pagination).toEqual({ has_more: false, next_cursor: null });
-    expect(await call(owner, 'GET', `/api/stickies/${sticky.id}/versions?limit=201`)).toMatchObject({ status: 400, body: { error: 'Invalid limit: must be an integer between 1 and 200' } });
-    expect(await call(owner, 'GET', `/api/stickies/${sticky.id}/versions?cursor=abc`)).toMatchObject({ status: 400, body: { error: 'Invalid cursor: is not a cursor this list issued' } });
+    expect(await call(owner, 'GET', `/api/stickies/${sticky.id}/versions?limit=201`)).toMatchObject({
+      status: 400,
+      body: { error: 'Invalid limit: must be an integer between 1 and 200' },
+    });
+    expect(await call(owner, 'GET', `/api/stickies/${sticky.id}/versions?cursor=abc`)).toMatchObject({
+      status: 400,
+      body: { error: 'Invalid cursor: is not a cursor this list issued' },
+    });
   });
 
-  it('404 for another user\'s sticky and an unknown id; 400 malformed; 401; 403', async () => {
+  it("404 for another user's sticky and an unknown id; 400 malformed; 401; 403", async () => {
     const sticky = await create(owner, 'history');
     expect(await call(stranger, 'GET', `/api/stickies/${sticky.id}/versions`)).toMatchObject({ status: 404, body: { error: 'Sticky not found' } });
     expect((await call(owner, 'GET', `/api/stickies/${MISSING}/versions`)).status).toBe(404);
@@ -410,9 +432,7 @@ describe('GET /api/stickies/{id}/versions', () => {
 describe('concurrent writers', () => {
   it('20 concurrent PATCHes: 21 versions numbered 1..21 without gaps; the sticky holds the newest', async () => {
     const sticky = await create(owner, 'start');
-    const responses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => call(owner, 'PATCH', `/api/stickies/${sticky.id}`, { content: `writer ${i}` })),
-    );
+    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => call(owner, 'PATCH', `/api/stickies/${sticky.id}`, { content: `writer ${i}` })));
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
     // Each writer saw its own version number.
     expect(new Set(responses.map((r) => r.body.data.version)).size).toBe(20);
@@ -455,7 +475,15 @@ describe('GraphQL parity', () => {
     const nodes = gql.body.data.stickies.edges.map((edge: { node: Record<string, unknown> }) => edge.node);
     expect(nodes.map((n: { id: string }) => n.id)).toEqual(rest.body.data.map((s: { id: string }) => s.id));
     const restFirst = rest.body.data.find((s: { id: string }) => s.id === node.id);
-    expect(restFirst).toEqual({ id: node.id, content: node.content, tags: node.tags, version: 1, created_at: node.createdAt, updated_at: node.updatedAt, deleted_at: null });
+    expect(restFirst).toEqual({
+      id: node.id,
+      content: node.content,
+      tags: node.tags,
+      version: 1,
+      created_at: node.createdAt,
+      updated_at: node.updatedAt,
+      deleted_at: null,
+    });
     expect(gql.body.data.stickies.pageInfo.hasNextPage).toBe(false);
 
     const filtered = await graphql(user, '{ stickies(tags: ["GQL"]) { edges { node { id } } } }');

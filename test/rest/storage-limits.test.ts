@@ -19,7 +19,10 @@ let server: TestServer, user: TestUser;
 let spool: TempTmpDir;
 beforeAll(async () => {
   spool = await useTempTmpDir('upload-limits-tmp-');
-  ({ server, user } = await startServerWithUsers({ user: { scopes: ['read:pnl', 'write:upload'] } }, { UPLOAD_MAX_BYTES: String(LIMIT), RATE_LIMIT_UPLOAD_PER_MINUTE: '1000' }));
+  ({ server, user } = await startServerWithUsers(
+    { user: { scopes: ['read:pnl', 'write:upload'] } },
+    { UPLOAD_MAX_BYTES: String(LIMIT), RATE_LIMIT_UPLOAD_PER_MINUTE: '1000' },
+  ));
 });
 afterAll(async () => {
   await server?.close();

@@ -11,7 +11,6 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
 import { filesUnder, partialMultipartUpload, restUpload, sample, sha256, waitForFileStatus } from '../helpers/upload.ts';
 
-
 let server: TestServer;
 let owner: TestUser;
 /** same organization as owner, but no write:upload */
@@ -92,7 +91,11 @@ describe('POST /api/storage/upload', () => {
   });
 
   it('400 naming file_type when file_type contradicts the header; nothing stored', async () => {
-    await expectRejected({ orgId: owner.orgId, fileType: 'pnl', file: { name: 'perf.csv', bytes: performance } }, 400, /^Invalid file_type: .*performance header/);
+    await expectRejected(
+      { orgId: owner.orgId, fileType: 'pnl', file: { name: 'perf.csv', bytes: performance } },
+      400,
+      /^Invalid file_type: .*performance header/,
+    );
     await expectRejected({ orgId: owner.orgId, fileType: 'performance', file: { name: 'p.csv', bytes: pnl } }, 400, /^Invalid file_type: .*pnl header/);
   });
 
@@ -101,7 +104,11 @@ describe('POST /api/storage/upload', () => {
     await expectRejected({ fileType: 'pnl', file: { name: 'p.csv', bytes: pnl } }, 400, 'Missing required parameter: org_id');
     await expectRejected({ orgId: 'not-a-uuid', file: { name: 'p.csv', bytes: pnl } }, 400, /^Invalid org_id: .*UUID/);
     await expectRejected({ orgId: `${owner.orgId}0`, file: { name: 'p.csv', bytes: pnl } }, 400, /^Invalid org_id/);
-    await expectRejected({ orgId: owner.orgId, fileType: 'xlsx', file: { name: 'p.csv', bytes: pnl } }, 400, /^Invalid file_type: must be one of pnl, performance/);
+    await expectRejected(
+      { orgId: owner.orgId, fileType: 'xlsx', file: { name: 'p.csv', bytes: pnl } },
+      400,
+      /^Invalid file_type: must be one of pnl, performance/,
+    );
     await expectRejected({ orgId: owner.orgId, extra: { folder: 'x' }, file: { name: 'p.csv', bytes: pnl } }, 400, /folder/);
   });
 
@@ -214,7 +221,10 @@ describe('ingest through the worker', () => {
   }
 
   async function returnsSnapshot() {
-    const dietz = await getJson(`${server.url}/api/returns/dietz-daily?entity_name=${encodeURIComponent(harbor)}&start_date=2025-03-03&end_date=2025-03-21`, auth(user));
+    const dietz = await getJson(
+      `${server.url}/api/returns/dietz-daily?entity_name=${encodeURIComponent(harbor)}&start_date=2025-03-03&end_date=2025-03-21`,
+      auth(user),
+    );
     const comparison = await getJson(`${server.url}/api/returns/comparison?limit=500`, auth(user));
     expect(dietz.status).toBe(200);
     expect(comparison.status).toBe(200);
@@ -241,7 +251,10 @@ describe('ingest through the worker', () => {
     expect(file.processed_at).not.toBeNull();
     expect(await cashFlows(harbor)).toEqual(HARBOR_FLOWS);
     expect(await cashFlows(northwind)).toEqual(NORTHWIND_FLOWS);
-    const dietz = await getJson(`${server.url}/api/returns/dietz-daily?entity_name=${encodeURIComponent(harbor)}&start_date=2025-03-03&end_date=2025-03-21`, auth(user));
+    const dietz = await getJson(
+      `${server.url}/api/returns/dietz-daily?entity_name=${encodeURIComponent(harbor)}&start_date=2025-03-03&end_date=2025-03-21`,
+      auth(user),
+    );
     expect(dietz.status).toBe(200);
     expect(dietz.body.data.days.length).toBe(14); // 15 valuation days -> 14 daily sub-periods
   });
@@ -350,7 +363,7 @@ describe('GET /api/storage/files', () => {
     }
   });
 
-  it('org isolation: 403 for an organization the caller is not in; never another organization\'s files', async () => {
+  it("org isolation: 403 for an organization the caller is not in; never another organization's files", async () => {
     const theirs = await list(`org_id=${owner.orgId}`);
     expect(theirs.status).toBe(403);
     expect(theirs.body).toEqual({ error: 'Insufficient permissions' });
@@ -376,7 +389,9 @@ describe('GET /api/storage/files', () => {
     let cursor: string | null = null;
     const pages: number[] = [];
     do {
-      const { status, body }: { status: number; body: any } = await list(`org_id=${lister.orgId}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const { status, body }: { status: number; body: any } = await list(
+        `org_id=${lister.orgId}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       expect(status).toBe(200);
       pages.push(body.data.length);
       seen.push(...body.data.map((f: { id: string }) => f.id));

@@ -95,7 +95,10 @@ class FakePmTool {
     if (req.headers.authorization !== `Bearer ${PM_KEY}`) return send(401, { error: 'bad key' });
 
     const url = new URL(req.url ?? '/', this.url);
-    const parts = url.pathname.replace(/^\/api\/v1/, '').split('/').filter(Boolean);
+    const parts = url.pathname
+      .replace(/^\/api\/v1/, '')
+      .split('/')
+      .filter(Boolean);
     if (parts[0] !== 'tasks') return send(404, { error: 'no route' });
     if (parts.length === 1 && req.method === 'GET') {
       const owner = url.searchParams.get('owner');
@@ -188,7 +191,7 @@ describe('the http task provider against the fake tool', () => {
     expect(fake.tasks.get(task.id)?.owner).toBe(owner.userId);
   });
 
-  it('lists the caller\'s tasks with the filters passed on, and pages with the tool\'s cursors', async () => {
+  it("lists the caller's tasks with the filters passed on, and pages with the tool's cursors", async () => {
     const user = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'], role: 'member' });
     for (const title of ['one', 'two', 'three']) await createTask(user, { title, assignee: 'Ana', labels: ['q4'] });
     fake.requests = [];
@@ -203,7 +206,7 @@ describe('the http task provider against the fake tool', () => {
     expect(second.body.pagination).toEqual({ has_more: false, next_cursor: null });
   });
 
-  it('never lists another owner\'s task, even when the tool returns one', async () => {
+  it("never lists another owner's task, even when the tool returns one", async () => {
     const user = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace'], role: 'member' });
     const secret = await createTask(other, { title: 'Other owner' });
     fake.leakOwner = other.userId;
@@ -217,7 +220,11 @@ describe('the http task provider against the fake tool', () => {
     const added = await api(owner, `/api/pm/tasks/${task.id}/comments`, { method: 'POST', body: { body: 'First' } });
     expect(added.status).toBe(201);
     expect(added.body.data).toMatchObject({ author_id: owner.userId, author_name: owner.email, body: 'First' });
-    expect(fake.requests.at(-1)).toMatchObject({ method: 'POST', url: `/api/v1/tasks/${task.id}/comments`, body: { author_id: owner.userId, author_name: owner.email, body: 'First' } });
+    expect(fake.requests.at(-1)).toMatchObject({
+      method: 'POST',
+      url: `/api/v1/tasks/${task.id}/comments`,
+      body: { author_id: owner.userId, author_name: owner.email, body: 'First' },
+    });
     await api(owner, `/api/pm/tasks/${task.id}/comments`, { method: 'POST', body: { body: 'Second' } });
     const read = await api(owner, `/api/pm/tasks/${task.id}`);
     expect(read.status).toBe(200);
@@ -252,7 +259,10 @@ describe('the http task provider against the fake tool', () => {
 
   it('bad input is refused with 400 before the tool is asked', async () => {
     fake.requests = [];
-    expect(await api(owner, '/api/pm/tasks', { method: 'POST', body: { title: '' } })).toMatchObject({ status: 400, body: { error: 'Invalid title: must not be empty' } });
+    expect(await api(owner, '/api/pm/tasks', { method: 'POST', body: { title: '' } })).toMatchObject({
+      status: 400,
+      body: { error: 'Invalid title: must not be empty' },
+    });
     expect(fake.requests).toEqual([]);
   });
 

@@ -18,7 +18,12 @@ const TASK_KEYS = ['id', 'title', 'description', 'status', 'priority', 'assignee
 let server: TestServer;
 let owner: TestUser, other: TestUser, reader: TestUser, outsider: TestUser;
 beforeAll(async () => {
-  ({ server, owner, other, reader, outsider } = await startServerWithUsers({ owner: WORKSPACE_MEMBER, other: WORKSPACE_MEMBER, reader: { ...WORKSPACE_READER, role: 'member' }, outsider: { scopes: ['read:returns'], role: 'member' } }));
+  ({ server, owner, other, reader, outsider } = await startServerWithUsers({
+    owner: WORKSPACE_MEMBER,
+    other: WORKSPACE_MEMBER,
+    reader: { ...WORKSPACE_READER, role: 'member' },
+    outsider: { scopes: ['read:returns'], role: 'member' },
+  }));
 });
 afterAll(() => server?.close());
 
@@ -129,9 +134,15 @@ describe('POST /api/pm/tasks', () => {
   });
 
   it('401 without or with a bad credential, 403 without write:workspace, 415 with another content type', async () => {
-    expect(await api(null, '/api/pm/tasks', { method: 'POST', body: { title: 'x' } })).toMatchObject({ status: 401, body: { error: 'Invalid or expired API key' } });
+    expect(await api(null, '/api/pm/tasks', { method: 'POST', body: { title: 'x' } })).toMatchObject({
+      status: 401,
+      body: { error: 'Invalid or expired API key' },
+    });
     expect(await api(null, '/api/pm/tasks', { method: 'POST', body: { title: 'x' }, headers: { 'x-api-key': 'sk_0000' } })).toMatchObject({ status: 401 });
-    expect(await api(reader, '/api/pm/tasks', { method: 'POST', body: { title: 'x' } })).toMatchObject({ status: 403, body: { error: 'Insufficient permissions' } });
+    expect(await api(reader, '/api/pm/tasks', { method: 'POST', body: { title: 'x' } })).toMatchObject({
+      status: 403,
+      body: { error: 'Insufficient permissions' },
+    });
     const response = await api(owner, '/api/pm/tasks', { method: 'POST', body: 'title=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(response).toMatchObject({ status: 415, body: { error: 'Content-Type must be application/json' } });
   });
@@ -152,7 +163,7 @@ describe('GET /api/pm/tasks/{id}', () => {
     expect(comments[0]).toMatchObject({ author_id: owner.userId, author_name: owner.email });
   });
 
-  it('404 for an unknown id and for another user\'s task; 400 for a malformed id; 401/403', async () => {
+  it("404 for an unknown id and for another user's task; 400 for a malformed id; 401/403", async () => {
     const task = await createTask(owner, { title: 'Private task' });
     expect(await api(owner, '/api/pm/tasks/6f1c1f52-3f0e-4f7e-9a51-1b2c3d4e5f60')).toMatchObject({ status: 404, body: { error: 'Task not found' } });
     expect(await api(other, `/api/pm/tasks/${task.id}`)).toMatchObject({ status: 404, body: { error: 'Task not found' } });
@@ -183,7 +194,7 @@ describe('GET /api/pm/tasks', () => {
 
   const titles = (body: { data: { title: string }[] }) => body.data.map((task) => task.title);
 
-  it('lists only the caller\'s tasks, most recently updated first', async () => {
+  it("lists only the caller's tasks, most recently updated first", async () => {
     const response = await api(user, '/api/pm/tasks');
     expect(response.status).toBe(200);
     expect(Object.keys(response.body)).toEqual(['data', 'pagination']);
@@ -245,12 +256,29 @@ describe('GET /api/pm/tasks', () => {
 
 describe('PATCH /api/pm/tasks/{id}', () => {
   it('changes the fields given and keeps the others; null clears optional fields', async () => {
-    const task = await createTask(owner, { title: 'Old title', description: 'Some text', assignee: 'Ben', due_date: '2026-12-01', labels: ['a', 'b'], priority: 'low' });
+    const task = await createTask(owner, {
+      title: 'Old title',
+      description: 'Some text',
+      assignee: 'Ben',
+      due_date: '2026-12-01',
+      labels: ['a', 'b'],
+      priority: 'low',
+    });
     const response = await api(owner, `/api/pm/tasks/${task.id}`, { method: 'PATCH', body: { title: 'New title', labels: ['B', 'c'] } });
     expect(response.status).toBe(200);
-    expect(response.body.data).toMatchObject({ title: 'New title', description: 'Some text', assignee: 'Ben', due_date: '2026-12-01', labels: ['b', 'c'], priority: 'low' });
+    expect(response.body.data).toMatchObject({
+      title: 'New title',
+      description: 'Some text',
+      assignee: 'Ben',
+      due_date: '2026-12-01',
+      labels: ['b', 'c'],
+      priority: 'low',
+    });
     expect(Date.parse(response.body.data.updated_at)).toBeGreaterThan(Date.parse(task.updated_at));
-    const cleared = await api(owner, `/api/pm/tasks/${task.id}`, { method: 'PATCH', body: { description: null, assignee: null, due_date: null, labels: null } });
+    const cleared = await api(owner, `/api/pm/tasks/${task.id}`, {
+      method: 'PATCH',
+      body: { description: null, assignee: null, due_date: null, labels: null },
+    });
     expect(cleared.body.data).toMatchObject({ title: 'New title', description: null, assignee: null, due_date: null, labels: [] });
   });
 
@@ -295,7 +323,9 @@ describe('PATCH /api/pm/tasks/{id}', () => {
     expect((await move('in_progress')).body.data.completed_at).toBeNull();
     const done = (await move('done')).body.data;
     expect(done.completed_at).toMatch(ISO);
-    expect((await api(owner, `/api/pm/tasks/${task.id}`, { method: 'PATCH', body: { status: 'done', title: 'Shipped' } })).body.data.completed_at).toBe(done.completed_at);
+    expect((await api(owner, `/api/pm/tasks/${task.id}`, { method: 'PATCH', body: { status: 'done', title: 'Shipped' } })).body.data.completed_at).toBe(
+      done.completed_at,
+    );
     expect((await move('in_progress')).body.data.completed_at).toBeNull();
   });
 
@@ -312,7 +342,7 @@ describe('PATCH /api/pm/tasks/{id}', () => {
     );
   });
 
-  it('400 for bad input, 404 for unknown and other users\' tasks, 401/403', async () => {
+  it("400 for bad input, 404 for unknown and other users' tasks, 401/403", async () => {
     const task = await createTask(owner, { title: 'Guarded' });
     for (const [body, error] of [
       [{ title: '' }, /^Invalid title: must not be empty$/],
@@ -328,7 +358,10 @@ describe('PATCH /api/pm/tasks/{id}', () => {
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.body.error).toMatch(error);
     }
-    expect(await api(other, `/api/pm/tasks/${task.id}`, { method: 'PATCH', body: { title: 'Mine now' } })).toMatchObject({ status: 404, body: { error: 'Task not found' } });
+    expect(await api(other, `/api/pm/tasks/${task.id}`, { method: 'PATCH', body: { title: 'Mine now' } })).toMatchObject({
+      status: 404,
+      body: { error: 'Task not found' },
+    });
     expect((await api(owner, '/api/pm/tasks/6f1c1f52-3f0e-4f7e-9a51-1b2c3d4e5f60', { method: 'PATCH', body: { title: 'x' } })).status).toBe(404);
     expect((await api(null, `/api/pm/tasks/${task.id}`, { method: 'PATCH', body: { title: 'x' } })).status).toBe(401);
     expect((await api(reader, `/api/pm/tasks/${task.id}`, { method: 'PATCH', body: { title: 'x' } })).status).toBe(403);
@@ -347,13 +380,19 @@ describe('POST /api/pm/tasks/{id}/comments', () => {
     expect(response.body.data.created_at).toMatch(ISO);
   });
 
-  it('400 for an empty, long or missing body; 404 for another user\'s task; 401/403', async () => {
+  it("400 for an empty, long or missing body; 404 for another user's task; 401/403", async () => {
     const task = await createTask(owner, { title: 'Quiet' });
     const path = `/api/pm/tasks/${task.id}/comments`;
     expect(await api(owner, path, { method: 'POST', body: { body: ' ' } })).toMatchObject({ status: 400, body: { error: 'Invalid body: must not be empty' } });
-    expect(await api(owner, path, { method: 'POST', body: { body: 'x'.repeat(10_001) } })).toMatchObject({ status: 400, body: { error: 'Invalid body: must be at most 10000 characters' } });
+    expect(await api(owner, path, { method: 'POST', body: { body: 'x'.repeat(10_001) } })).toMatchObject({
+      status: 400,
+      body: { error: 'Invalid body: must be at most 10000 characters' },
+    });
     expect(await api(owner, path, { method: 'POST', body: {} })).toMatchObject({ status: 400, body: { error: 'Missing required parameter: body' } });
-    expect(await api(owner, path, { method: 'POST', body: { body: 'hi', author: 'x' } })).toMatchObject({ status: 400, body: { error: 'Unknown field: author' } });
+    expect(await api(owner, path, { method: 'POST', body: { body: 'hi', author: 'x' } })).toMatchObject({
+      status: 400,
+      body: { error: 'Unknown field: author' },
+    });
     expect(await api(other, path, { method: 'POST', body: { body: 'sneaky' } })).toMatchObject({ status: 404, body: { error: 'Task not found' } });
     expect((await api(null, path, { method: 'POST', body: { body: 'x' } })).status).toBe(401);
     expect((await api(reader, path, { method: 'POST', body: { body: 'x' } })).status).toBe(403);
@@ -382,7 +421,11 @@ describe('GraphQL parity', () => {
   }
 
   it('tasks(...) gives the same page as GET /api/pm/tasks', async () => {
-    const result = await gql(owner, `query($first: Int) { tasks(first: $first, status: [todo, in_progress]) { edges { node { ${TASK} } } pageInfo { hasNextPage endCursor } } }`, { first: 3 });
+    const result = await gql(
+      owner,
+      `query($first: Int) { tasks(first: $first, status: [todo, in_progress]) { edges { node { ${TASK} } } pageInfo { hasNextPage endCursor } } }`,
+      { first: 3 },
+    );
     expect(result.body.errors).toBeUndefined();
     const rest = await api(owner, '/api/pm/tasks?limit=3&status=todo,in_progress');
     expect(rest.body.data).toEqual(result.body.data.tasks.edges.map((edge: { node: unknown }) => snake(edge.node)));
@@ -397,13 +440,17 @@ describe('GraphQL parity', () => {
     const id = created.body.data.createTask.id;
     expect(created.body.data.createTask).toMatchObject({ status: 'todo', priority: 'medium', labels: ['graphql'], dueDate: '2027-01-31' });
 
-    const moved = await gql(owner, `mutation($input: UpdateTaskInput!) { updateTask(input: $input) { status completedAt } }`, { input: { id, status: 'in_progress' } });
+    const moved = await gql(owner, `mutation($input: UpdateTaskInput!) { updateTask(input: $input) { status completedAt } }`, {
+      input: { id, status: 'in_progress' },
+    });
     expect(moved.body.data.updateTask).toEqual({ status: 'in_progress', completedAt: null });
 
     const refused = await gql(owner, `mutation($input: UpdateTaskInput!) { updateTask(input: $input) { status } }`, { input: { id, status: 'todo' } });
     expect(refused.body.errors![0]).toMatchObject({ message: 'Cannot move a task from in_progress to todo', extensions: { code: 'CONFLICT' } });
 
-    const comment = await gql(owner, `mutation($input: AddTaskCommentInput!) { addTaskComment(input: $input) { id body authorId } }`, { input: { taskId: id, body: 'From GraphQL' } });
+    const comment = await gql(owner, `mutation($input: AddTaskCommentInput!) { addTaskComment(input: $input) { id body authorId } }`, {
+      input: { taskId: id, body: 'From GraphQL' },
+    });
     expect(comment.body.data.addTaskComment).toMatchObject({ body: 'From GraphQL', authorId: owner.userId });
 
     const read = await gql(owner, `query($id: UUID!) { task(id: $id) { ${TASK} comments { id authorId authorName body createdAt } } }`, { id });

@@ -112,7 +112,10 @@ function transcript(n: number, startedAt: string, speakers: (string | null)[]): 
     title: `Upstream meeting ${n}`,
     started_at: startedAt,
     duration_ms: 61_001 * n,
-    participants: [{ name: 'Iris Novak', email: 'iris@example.com' }, { name: 'Omar Haddad', email: 'omar@example.com' }],
+    participants: [
+      { name: 'Iris Novak', email: 'iris@example.com' },
+      { name: 'Omar Haddad', email: 'omar@example.com' },
+    ],
     segments: speakers.map((speaker, i) => ({ speaker_name: speaker, text: `Segment ${i}`, start_ms: i * 1500, end_ms: i % 2 ? null : i * 1500 + 1234 })),
   };
 }
@@ -169,9 +172,7 @@ describe('GET /api/transcripts through the http provider', () => {
       sentence_count: 1,
     });
     const seen = fake.requests.slice(before);
-    expect(seen).toEqual([
-      { method: 'GET', path: '/v1/transcripts', query: { limit: '20' }, authorization: `Bearer ${API_KEY}`, userEmail: owner.email },
-    ]);
+    expect(seen).toEqual([{ method: 'GET', path: '/v1/transcripts', query: { limit: '20' }, authorization: `Bearer ${API_KEY}`, userEmail: owner.email }]);
   });
 
   it('scopes every request to the caller: another user gets only theirs', async () => {
@@ -202,10 +203,18 @@ describe('GET /api/transcripts through the http provider', () => {
     const { edges, pageInfo } = first.body.data.transcripts;
     expect(edges.map((e: { node: { id: string } }) => e.node.id)).toEqual([uuid(5), uuid(4), uuid(3)]);
     expect(pageInfo.hasNextPage).toBe(true);
-    const afterFirst = await graphql(owner, 'query ($after: String) { transcripts(first: 3, after: $after) { edges { node { id } } pageInfo { hasNextPage } } }', { after: edges[0].cursor });
+    const afterFirst = await graphql(
+      owner,
+      'query ($after: String) { transcripts(first: 3, after: $after) { edges { node { id } } pageInfo { hasNextPage } } }',
+      { after: edges[0].cursor },
+    );
     expect(afterFirst.body.data.transcripts.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual([uuid(4), uuid(3), uuid(2)]);
     expect(afterFirst.body.data.transcripts.pageInfo.hasNextPage).toBe(true);
-    const afterLast = await graphql(owner, 'query ($after: String) { transcripts(first: 3, after: $after) { edges { node { id } } pageInfo { hasNextPage } } }', { after: pageInfo.endCursor });
+    const afterLast = await graphql(
+      owner,
+      'query ($after: String) { transcripts(first: 3, after: $after) { edges { node { id } } pageInfo { hasNextPage } } }',
+      { after: pageInfo.endCursor },
+    );
     expect(afterLast.body.data.transcripts.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual([uuid(2), uuid(1)]);
     expect(afterLast.body.data.transcripts.pageInfo.hasNextPage).toBe(false);
   });
@@ -213,7 +222,10 @@ describe('GET /api/transcripts through the http provider', () => {
   it('refuses a cursor it did not issue (400) without asking the service', async () => {
     const before = fake.requests.length;
     expect(await get(owner, '/api/transcripts?cursor=abc')).toMatchObject({ status: 400, body: { error: 'Invalid cursor: is not a cursor this list issued' } });
-    expect(await get(owner, '/api/transcripts?limit=101')).toMatchObject({ status: 400, body: { error: 'Invalid limit: must be an integer between 1 and 100' } });
+    expect(await get(owner, '/api/transcripts?limit=101')).toMatchObject({
+      status: 400,
+      body: { error: 'Invalid limit: must be an integer between 1 and 100' },
+    });
     expect(fake.requests.length).toBe(before);
   });
 });
@@ -266,7 +278,8 @@ describe('service failures', () => {
       const response = await getJson(`${server.url}${path}`, { headers: { 'x-api-key': owner.key } });
       expect(response.status).toBe(status);
       // The detail of a wrong shape names the first field that is off, which differs per endpoint.
-      if (mode === 'wrongShape' && path !== '/api/transcripts') expect(response.body).toEqual({ error: expect.stringMatching(/^Transcript service error: unexpected response \(/) });
+      if (mode === 'wrongShape' && path !== '/api/transcripts')
+        expect(response.body).toEqual({ error: expect.stringMatching(/^Transcript service error: unexpected response \(/) });
       else expect(response.body).toEqual({ error });
       const text = JSON.stringify(response.body) + JSON.stringify([...response.headers]);
       expect(text).not.toContain(API_KEY);

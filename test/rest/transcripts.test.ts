@@ -19,7 +19,12 @@ const TRANSCRIPT_FIELDS = 'id title occurredAt durationSeconds participants sent
 let server: TestServer;
 let owner: TestUser, stranger: TestUser, reader: TestUser, outsider: TestUser;
 beforeAll(async () => {
-  ({ server, owner, stranger, reader, outsider } = await startServerWithUsers({ owner: { scopes: ['read:workspace', 'write:workspace'] }, stranger: EVERY_SCOPE, reader: WORKSPACE_READER, outsider: { scopes: ['read:returns'] } }));
+  ({ server, owner, stranger, reader, outsider } = await startServerWithUsers({
+    owner: { scopes: ['read:workspace', 'write:workspace'] },
+    stranger: EVERY_SCOPE,
+    reader: WORKSPACE_READER,
+    outsider: { scopes: ['read:returns'] },
+  }));
 });
 afterAll(() => server?.close());
 
@@ -123,7 +128,8 @@ describe('importTranscript (GraphQL)', () => {
   });
 
   it('derives participants from the speakers in order of first appearance, without Unknown', async () => {
-    const srt = '1\n00:00:01,000 --> 00:00:02,000\nnobody\n\n2\n00:00:02,000 --> 00:00:03,500\nZoe Park: Hi.\n\n3\n00:00:04,000 --> 00:00:05,001\nYann Le Goff: Hello.\n\n4\n00:00:06,000 --> 00:00:07,000\nZoe Park: Bye.\n';
+    const srt =
+      '1\n00:00:01,000 --> 00:00:02,000\nnobody\n\n2\n00:00:02,000 --> 00:00:03,500\nZoe Park: Hi.\n\n3\n00:00:04,000 --> 00:00:05,001\nYann Le Goff: Hello.\n\n4\n00:00:06,000 --> 00:00:07,000\nZoe Park: Bye.\n';
     const transcript = await importOk(owner, { format: 'SRT', content: srt, title: 'Derived' });
     expect(transcript.participants).toEqual(['Zoe Park', 'Yann Le Goff']);
     expect(transcript.durationSeconds).toBe(7);
@@ -136,7 +142,10 @@ describe('importTranscript (GraphQL)', () => {
     const error = await importError(owner, { format: 'VTT', content: vtt, title: 'x' });
     expect(error.extensions.code).toBe('BAD_USER_INPUT');
     expect(error.message).toBe('Invalid content: line 6: invalid timestamp "00:99.000"');
-    const json = await importError(owner, { format: 'JSON', content: '{\n  "title": "x",\n  "sentences": [\n    {"speaker": "A", "text": "x", "start": "soon"}\n  ]\n}' });
+    const json = await importError(owner, {
+      format: 'JSON',
+      content: '{\n  "title": "x",\n  "sentences": [\n    {"speaker": "A", "text": "x", "start": "soon"}\n  ]\n}',
+    });
     expect(json.message).toBe('Invalid content: line 4: sentences[0].start: invalid timestamp "soon"');
     const wrongFormat = await importError(owner, { format: 'SRT', content: await sample('product-standup.json'), title: 'x' });
     expect(wrongFormat.message).toMatch(/^Invalid content: line 1: expected a subtitle number or a timing line/);
@@ -151,11 +160,7 @@ describe('importTranscript (GraphQL)', () => {
   });
 
   it('refuses an unknown format, a bad occurredAt and a missing content as BAD_USER_INPUT', async () => {
-    for (const input of [
-      { format: 'DOCX', content: 'x' },
-      { format: 'VTT', content: 'WEBVTT', occurredAt: 'yesterday' },
-      { format: 'VTT' },
-    ]) {
+    for (const input of [{ format: 'DOCX', content: 'x' }, { format: 'VTT', content: 'WEBVTT', occurredAt: 'yesterday' }, { format: 'VTT' }]) {
       const response = await graphql(owner, IMPORT, { input });
       expect(response.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     }
@@ -252,7 +257,10 @@ describe('GET /api/transcripts and /api/transcripts/{id}', () => {
   it('defaults limit to 20 and allows at most 100', async () => {
     const many = await createUser(server.services, { scopes: ['read:workspace'] });
     for (let i = 0; i < 21; i += 1) {
-      await server.services.transcripts.import(many.userId, { format: 'json', content: jsonTranscript(`T${i}`, `2026-02-${String(i + 1).padStart(2, '0')}T09:00:00Z`, 1) });
+      await server.services.transcripts.import(many.userId, {
+        format: 'json',
+        content: jsonTranscript(`T${i}`, `2026-02-${String(i + 1).padStart(2, '0')}T09:00:00Z`, 1),
+      });
     }
     const page = await get(many, '/api/transcripts');
     expect(page.body.data).toHaveLength(20);
@@ -302,7 +310,7 @@ describe('GET /api/transcripts and /api/transcripts/{id}', () => {
     expect(response.body.data.duration_seconds).toBe(4);
   });
 
-  it('answers 404 for an unknown id and for another user\'s transcript; 400 for a malformed id', async () => {
+  it("answers 404 for an unknown id and for another user's transcript; 400 for a malformed id", async () => {
     expect(await get(lister, `/api/transcripts/${MISSING}`)).toMatchObject({ status: 404, body: { error: 'Transcript not found' } });
     expect(await get(stranger, `/api/transcripts/${created[0].id}`)).toMatchObject({ status: 404, body: { error: 'Transcript not found' } });
     const malformed = await get(lister, '/api/transcripts/not-a-uuid');
@@ -336,7 +344,10 @@ describe('GET /api/transcripts and /api/transcripts/{id}', () => {
 
   it('GraphQL answers what REST answers (list and one)', async () => {
     const rest = await get(lister, '/api/transcripts?limit=3');
-    const gql = await graphql(lister, `{ transcripts(first: 3) { edges { cursor node { id title occurredAt durationSeconds participants sentenceCount } } pageInfo { hasNextPage endCursor } } }`);
+    const gql = await graphql(
+      lister,
+      `{ transcripts(first: 3) { edges { cursor node { id title occurredAt durationSeconds participants sentenceCount } } pageInfo { hasNextPage endCursor } } }`,
+    );
     expect(gql.body.errors).toBeUndefined();
     const connection = gql.body.data.transcripts;
     expect(
@@ -351,14 +362,21 @@ describe('GET /api/transcripts and /api/transcripts/{id}', () => {
     ).toEqual(rest.body.data);
     expect(connection.pageInfo).toEqual({ hasNextPage: true, endCursor: rest.body.pagination.next_cursor });
     // Every edge's cursor resumes right after it.
-    const resumed = await graphql(lister, `query ($after: String) { transcripts(first: 2, after: $after) { edges { node { id } } } }`, { after: connection.edges[0].cursor });
+    const resumed = await graphql(lister, `query ($after: String) { transcripts(first: 2, after: $after) { edges { node { id } } } }`, {
+      after: connection.edges[0].cursor,
+    });
     expect(resumed.body.data.transcripts.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(newestFirst().slice(1, 3));
 
     const one = await graphql(lister, `query ($id: UUID!) { transcript(id: $id) { ${TRANSCRIPT_FIELDS} } }`, { id: created[2].id });
     const restOne = await get(lister, `/api/transcripts/${created[2].id}`);
-    expect(one.body.data.transcript.sentences.map((s: Record<string, unknown>) => ({ speaker: s.speaker, text: s.text, start_seconds: s.startSeconds, end_seconds: s.endSeconds }))).toEqual(
-      restOne.body.data.sentences,
-    );
+    expect(
+      one.body.data.transcript.sentences.map((s: Record<string, unknown>) => ({
+        speaker: s.speaker,
+        text: s.text,
+        start_seconds: s.startSeconds,
+        end_seconds: s.endSeconds,
+      })),
+    ).toEqual(restOne.body.data.sentences);
     const missing = await graphql(lister, `query ($id: UUID!) { transcript(id: $id) { id } }`, { id: MISSING });
     expect(missing.body.errors[0]).toMatchObject({ message: 'Transcript not found', extensions: { code: 'NOT_FOUND' } });
     const outside = await graphql(outsider, '{ transcripts { edges { node { id } } } }');
@@ -371,7 +389,7 @@ describe('GET /api/transcripts and /api/transcripts/{id}', () => {
 describe('deleteTranscript (GraphQL)', () => {
   const DELETE = 'mutation ($id: UUID!) { deleteTranscript(id: $id) }';
 
-  it('deletes for good with the sentences; unknown and other users\' ids are NOT_FOUND', async () => {
+  it("deletes for good with the sentences; unknown and other users' ids are NOT_FOUND", async () => {
     const transcript = await importOk(owner, { format: 'JSON', content: jsonTranscript('To delete', '2026-01-01T00:00:00Z', 3) });
     const foreign = await graphql(stranger, DELETE, { id: transcript.id });
     expect(foreign.body.errors[0]).toMatchObject({ message: 'Transcript not found', extensions: { code: 'NOT_FOUND' } });

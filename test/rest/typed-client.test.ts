@@ -130,7 +130,10 @@ describe('README Quick start with a client typed by the document', () => {
 
   it('uploads both sample CSVs (multipart), lists them processed, then compares and computes their returns', async () => {
     const uploaded: string[] = [];
-    for (const [name, fileType] of [['pnl-sample.csv', 'pnl'], ['performance-sample.csv', 'performance']] as const) {
+    for (const [name, fileType] of [
+      ['pnl-sample.csv', 'pnl'],
+      ['performance-sample.csv', 'performance'],
+    ] as const) {
       const bytes = await sample(name);
       const answer = ok(
         await client.POST('/api/storage/upload', {

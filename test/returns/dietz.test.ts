@@ -38,25 +38,20 @@ describe('day arithmetic', () => {
     expect(dayNumber('1970-01-02')).toBe(1);
   });
 
-  it.each(['2024-02-30', '2023-02-29', '2024-13-01', '2024-00-10', '2024-3-8', 'not-a-date', '', '2024-03-08T00:00:00Z'])(
-    'rejects invalid date %j',
-    (bad) => {
-      expect(() => dayNumber(bad)).toThrow(RangeError);
-      expect(() =>
-        modifiedDietz({ beginDate: bad, endDate: '2024-03-11', beginValue: 1, endValue: 1, flows: [] }),
-      ).toThrow(RangeError);
-      expect(() =>
-        modifiedDietz({
-          beginDate: '2024-03-08',
-          endDate: '2024-03-11',
-          beginValue: 1,
-          endValue: 1,
-          flows: [{ date: bad, amount: 1 }],
-        }),
-      ).toThrow(RangeError);
-      expect(() => dailySeries([{ date: bad, marketValue: 1 }], [])).toThrow(RangeError);
-    },
-  );
+  it.each(['2024-02-30', '2023-02-29', '2024-13-01', '2024-00-10', '2024-3-8', 'not-a-date', '', '2024-03-08T00:00:00Z'])('rejects invalid date %j', (bad) => {
+    expect(() => dayNumber(bad)).toThrow(RangeError);
+    expect(() => modifiedDietz({ beginDate: bad, endDate: '2024-03-11', beginValue: 1, endValue: 1, flows: [] })).toThrow(RangeError);
+    expect(() =>
+      modifiedDietz({
+        beginDate: '2024-03-08',
+        endDate: '2024-03-11',
+        beginValue: 1,
+        endValue: 1,
+        flows: [{ date: bad, amount: 1 }],
+      }),
+    ).toThrow(RangeError);
+    expect(() => dailySeries([{ date: bad, marketValue: 1 }], [])).toThrow(RangeError);
+  });
 
   it('accepts 29 February in a leap year', () => {
     expect(daysBetween('2024-02-29', '2024-03-01')).toBe(1);
@@ -176,9 +171,11 @@ describe('modifiedDietz', () => {
       denominator: '200000.0000',
       returnValue: '0.010000000000',
     });
-    expect(
-      modifiedDietz({ ...base, flows: [{ date: '2024-03-06', amount: '-50000', timing: 'start_of_day' }] }),
-    ).toMatchObject({ weightedFlow: '-50000.0000', denominator: '150000.0000', returnValue: '0.013333333333' });
+    expect(modifiedDietz({ ...base, flows: [{ date: '2024-03-06', amount: '-50000', timing: 'start_of_day' }] })).toMatchObject({
+      weightedFlow: '-50000.0000',
+      denominator: '150000.0000',
+      returnValue: '0.013333333333',
+    });
   });
 
   it('a zero denominator gives null with a reason, never Infinity or NaN', () => {
@@ -244,9 +241,7 @@ describe('modifiedDietz', () => {
       nullReason: null,
     });
     // A zero-amount flow brings no capital, so it does not move the start earlier.
-    expect(
-      modifiedDietz({ ...base, flows: [{ date: '2024-03-09', amount: '0' }, ...flows] }).returnValue,
-    ).toBe('0.012000000000');
+    expect(modifiedDietz({ ...base, flows: [{ date: '2024-03-09', amount: '0' }, ...flows] }).returnValue).toBe('0.012000000000');
   });
 
   it('a zero begin value funded at the end of the last day: the flow is the start capital (weight 1)', () => {
@@ -422,8 +417,7 @@ describe('time-weighted (linked) vs money-weighted (period Modified Dietz)', () 
 });
 
 describe('classifyDifference', () => {
-  const classify = (custodian: string | null | undefined, computed: string | null | undefined) =>
-    classifyDifference({ custodian, computed });
+  const classify = (custodian: string | null | undefined, computed: string | null | undefined) => classifyDifference({ custodian, computed });
 
   it('has documented defaults', () => {
     expect(DEFAULT_MATCH_THRESHOLD_BPS).toBe(1);
@@ -472,9 +466,7 @@ describe('classifyDifference', () => {
   it('takes per-organization thresholds', () => {
     // 20 bps: investigate under the defaults, review under (5, 25).
     expect(classify('0.0100', '0.0120').status).toBe('investigate');
-    expect(
-      classifyDifference({ custodian: '0.0100', computed: '0.0120', matchThresholdBps: 5, reviewThresholdBps: '25' }).status,
-    ).toBe('review');
+    expect(classifyDifference({ custodian: '0.0100', computed: '0.0120', matchThresholdBps: 5, reviewThresholdBps: '25' }).status).toBe('review');
     expect(() => classifyDifference({ custodian: 0, computed: 0, matchThresholdBps: 10, reviewThresholdBps: 5 })).toThrow(RangeError);
     expect(() => classifyDifference({ custodian: 0, computed: 0, matchThresholdBps: -1 })).toThrow(RangeError);
   });

@@ -38,7 +38,11 @@ describe('ReturnsService.comparison', () => {
     db = await createTestDatabase();
     service = new ReturnsService(db.pool);
     orgId = (await db.pool.query<{ id: string }>(`INSERT INTO "Organization" (id, name) VALUES (gen_random_uuid(), 'A') RETURNING id`)).rows[0].id;
-    otherOrgId = (await db.pool.query<{ id: string }>(`INSERT INTO "Organization" (id, name, "matchThresholdBps", "reviewThresholdBps") VALUES (gen_random_uuid(), 'B', 50, 500) RETURNING id`)).rows[0].id;
+    otherOrgId = (
+      await db.pool.query<{ id: string }>(
+        `INSERT INTO "Organization" (id, name, "matchThresholdBps", "reviewThresholdBps") VALUES (gen_random_uuid(), 'B', 50, 500) RETURNING id`,
+      )
+    ).rows[0].id;
     for (const [index, org] of [orgId, otherOrgId].entries()) {
       const entityId = (
         await db.pool.query<{ id: string }>(
@@ -49,7 +53,11 @@ describe('ReturnsService.comparison', () => {
       for (const [day, [custodian, computed]] of cases.entries()) {
         const date = new Date(Date.UTC(2025, 0, 2 + day)).toISOString().slice(0, 10);
         if (custodian !== null) {
-          await db.pool.query(`INSERT INTO "CustodianReturn" (id, "entityId", date, "returnValue") VALUES (gen_random_uuid(), $1, $2, $3)`, [entityId, date, custodian]);
+          await db.pool.query(`INSERT INTO "CustodianReturn" (id, "entityId", date, "returnValue") VALUES (gen_random_uuid(), $1, $2, $3)`, [
+            entityId,
+            date,
+            custodian,
+          ]);
         }
         await db.pool.query(
           `INSERT INTO "DailyReturn" (id, "entityId", date, "startDate", "beginValue", "endValue", "netFlow", "weightedFlow", "returnValue", "nullReason")
@@ -64,7 +72,20 @@ describe('ReturnsService.comparison', () => {
 
   afterAll(() => db?.cleanup());
 
-  const expected = ['match', 'match', 'review', 'review', 'investigate', 'investigate', 'match', 'investigate', 'investigate', 'investigate', 'match', 'review'];
+  const expected = [
+    'match',
+    'match',
+    'review',
+    'review',
+    'investigate',
+    'investigate',
+    'match',
+    'investigate',
+    'investigate',
+    'investigate',
+    'match',
+    'review',
+  ];
 
   it('classifies every boundary case as classifyDifference does', async () => {
     const page = await service.comparison({ orgIds: new Set([orgId]), limit: 50 });
@@ -118,9 +139,11 @@ describe('ReturnsService.comparison', () => {
     const rows = (await service.comparison({ orgIds: new Set([orgId]), limit: 50 })).rows;
     expect(rows.every((row) => row.matchThresholdBps === '50' && row.reviewThresholdBps === '500')).toBe(true);
     for (const row of rows) {
-      expect(row.status).toBe(classifyDifference({ custodian: row.custodianReturn, computed: row.computedReturn, matchThresholdBps: 50, reviewThresholdBps: 500 }).status);
+      expect(row.status).toBe(
+        classifyDifference({ custodian: row.custodianReturn, computed: row.computedReturn, matchThresholdBps: 50, reviewThresholdBps: 500 }).status,
+      );
     }
-    expect(widened.changed).toBe(expected.filter((status, i) => status !== (rows.find((r) => r.date === dateOf(i))?.status)).length);
+    expect(widened.changed).toBe(expected.filter((status, i) => status !== rows.find((r) => r.date === dateOf(i))?.status).length);
     expect((await service.comparison({ orgIds: new Set([orgId]), status: 'review', limit: 50 })).rows).toEqual([]);
 
     await reconciliation.setThresholds(orgId, { matchBps: null, reviewBps: null });
@@ -137,7 +160,9 @@ describe('ReturnsService.comparison', () => {
     const rows = (await service.comparison({ orgIds: new Set([orgId]), limit: 50 })).rows;
     for (const row of rows) {
       expect(row.matchThresholdBps).toBe('0');
-      expect(row.status).toBe(classifyDifference({ custodian: row.custodianReturn, computed: row.computedReturn, matchThresholdBps: 0, reviewThresholdBps: 0.5 }).status);
+      expect(row.status).toBe(
+        classifyDifference({ custodian: row.custodianReturn, computed: row.computedReturn, matchThresholdBps: 0, reviewThresholdBps: 0.5 }).status,
+      );
     }
     // and back under the defaults, as a restart with them would
     await new ReconciliationService(db.pool, DEFAULTS).reclassifyStale();

@@ -354,9 +354,7 @@ describe('SelfTestScheduler: schedule and lifecycle', () => {
     const other = new pg.Client({ connectionString, options: `-c search_path="${schema}"` });
     await other.connect();
     try {
-      const { rows } = await other.query(`SELECT pg_try_advisory_lock($1::int, ${SCHEMA_KEY_SQL}) AS locked`, [
-        LEADER_LOCK_KEY,
-      ]);
+      const { rows } = await other.query(`SELECT pg_try_advisory_lock($1::int, ${SCHEMA_KEY_SQL}) AS locked`, [LEADER_LOCK_KEY]);
       expect(rows[0].locked).toBe(true);
       const s = scheduler({ cron: '* * * * * *' });
       s.start();
@@ -474,9 +472,7 @@ describe('built-in checks', () => {
     expect(detail['migrations applied']).toMatch(/^(\d+) of \1 migrations applied$/);
     expect(detail['returns query']).toMatch(/^comparison query returned 0 rows in/);
     expect(detail['storage write/read/delete']).toMatch(/^wrote, read back and deleted \d+ bytes$/);
-    expect(detail['unauthenticated request refused']).toBe(
-      'GET /api/returns/comparison without credentials: 401 {"error":"Invalid or expired API key"}',
-    );
+    expect(detail['unauthenticated request refused']).toBe('GET /api/returns/comparison without credentials: 401 {"error":"Invalid or expired API key"}');
     expect(detail['health endpoint']).toMatch(/^GET \/health: 200 healthy in/);
     expect(detail['job queue not stuck']).toMatch(/^none stuck/);
     expect(blobs.objects.size).toBe(0);
@@ -568,9 +564,7 @@ describe('built-in checks', () => {
     await insert('ingest', 'queued', 16);
     await expect(queueCheck.run(signal)).rejects.toThrow('1 ingest job due for more than 15 min');
     await insert('generation', 'running', 20);
-    await expect(queueCheck.run(signal)).rejects.toThrow(
-      '1 job running for more than 15 min; 1 ingest job due for more than 15 min',
-    );
+    await expect(queueCheck.run(signal)).rejects.toThrow('1 job running for more than 15 min; 1 ingest job due for more than 15 min');
   });
 
   it('fails the migrations check when a migration directory is not applied', async () => {

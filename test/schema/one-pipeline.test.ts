@@ -23,12 +23,24 @@ const files = FOLDERS.flatMap((folder) => sources(join(ROOT, folder))).map((path
 /** Names imported from the 'graphql' package by a file. */
 function graphqlImports(text: string): string[] {
   return [...text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'graphql'/g)].flatMap((match) =>
-    match[1].split(',').map((name) => name.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]).filter(Boolean),
+    match[1]
+      .split(',')
+      .map(
+        (name) =>
+          name
+            .trim()
+            .replace(/^type\s+/, '')
+            .split(/\s+as\s+/)[0],
+      )
+      .filter(Boolean),
   );
 }
 
 function filesUsing(predicate: (file: { path: string; text: string }) => boolean): string[] {
-  return files.filter(predicate).map((file) => file.path).sort();
+  return files
+    .filter(predicate)
+    .map((file) => file.path)
+    .sort();
 }
 
 describe('one operation pipeline', () => {

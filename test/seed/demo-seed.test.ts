@@ -132,7 +132,14 @@ describe('seedDemoData', () => {
   });
 
   it('loads >= 4 accounts with >= 13 months of valuations ending yesterday (last business day)', async () => {
-    const { rows } = await server.services.db.pool.query<{ accountCode: string; first: string; last: string; valuations: number; flows: number; returns: number }>(
+    const { rows } = await server.services.db.pool.query<{
+      accountCode: string;
+      first: string;
+      last: string;
+      valuations: number;
+      flows: number;
+      returns: number;
+    }>(
       `SELECT e."accountCode",
               (SELECT min(date)::text FROM "Valuation" v WHERE v."entityId" = e.id) AS first,
               (SELECT max(date)::text FROM "Valuation" v WHERE v."entityId" = e.id) AS last,

@@ -216,7 +216,16 @@ describe('configuration', () => {
       forcePathStyle: false,
       prefix: '',
     });
-    expect(loadConfig({ BLOB_STORE: 's3', S3_BUCKET: 'uploads', S3_FORCE_PATH_STYLE: 'true', S3_PREFIX: 'gw/', S3_REGION: 'eu-west-1', S3_ENDPOINT: 'http://127.0.0.1:9000' }).blobStore).toMatchObject({
+    expect(
+      loadConfig({
+        BLOB_STORE: 's3',
+        S3_BUCKET: 'uploads',
+        S3_FORCE_PATH_STYLE: 'true',
+        S3_PREFIX: 'gw/',
+        S3_REGION: 'eu-west-1',
+        S3_ENDPOINT: 'http://127.0.0.1:9000',
+      }).blobStore,
+    ).toMatchObject({
       forcePathStyle: true,
       prefix: 'gw/',
       region: 'eu-west-1',

@@ -173,7 +173,11 @@ describe('StorageService.upload', () => {
       }
     }
     const failing = new StorageService({
-      prisma: db.prisma, blobs, jobs: new FailingQueue(db.pool), config: { storage: { dir: blobs.dir, maxUploadBytes: 1e6 } }, log,
+      prisma: db.prisma,
+      blobs,
+      jobs: new FailingQueue(db.pool),
+      config: { storage: { dir: blobs.dir, maxUploadBytes: 1e6 } },
+      log,
     });
     const before = await counts();
     await expect(failing.upload(input(fromSample('pnl-sample.csv')))).rejects.toThrow('queue exploded');
@@ -204,7 +208,7 @@ describe('StorageService.upload', () => {
 });
 
 describe('StorageService.rowErrors', () => {
-  it('returns a file\'s stored errors by line', async () => {
+  it("returns a file's stored errors by line", async () => {
     const file = await storage.upload(input(fromSample('pnl-sample.csv')));
     await db.prisma.fileRowError.createMany({
       data: [

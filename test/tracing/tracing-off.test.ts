@@ -23,14 +23,35 @@ describe('tracing settings (OTEL_* variables)', () => {
   it('is off unless an exporter is named or an OTLP endpoint is given', () => {
     expect(tracing({}).enabled).toBe(false);
     expect(tracing({ OTEL_SERVICE_NAME: 'x' }).enabled).toBe(false);
-    expect(tracing({ OTEL_TRACES_EXPORTER: 'otlp' })).toMatchObject({ enabled: true, exporters: ['otlp'], otlpUrl: undefined, otlpProtocol: 'http/protobuf', serviceName: 'graphql-gateway' });
-    expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' })).toMatchObject({ enabled: true, exporters: ['otlp'], otlpUrl: 'http://collector:4318/v1/traces' });
-    expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://other:4318/traces' }).otlpUrl).toBe('http://other:4318/traces');
+    expect(tracing({ OTEL_TRACES_EXPORTER: 'otlp' })).toMatchObject({
+      enabled: true,
+      exporters: ['otlp'],
+      otlpUrl: undefined,
+      otlpProtocol: 'http/protobuf',
+      serviceName: 'graphql-gateway',
+    });
+    expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' })).toMatchObject({
+      enabled: true,
+      exporters: ['otlp'],
+      otlpUrl: 'http://collector:4318/v1/traces',
+    });
+    expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://other:4318/traces' }).otlpUrl).toBe(
+      'http://other:4318/traces',
+    );
     expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).enabled).toBe(false);
     expect(tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_SDK_DISABLED: 'true' }).enabled).toBe(false);
-    expect(tracing({ OTEL_TRACES_EXPORTER: 'console,otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toMatchObject({ exporters: ['console', 'otlp'], otlpProtocol: 'http/json' });
-    expect(tracing({ OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod,team=a%20b' }).resourceAttributes).toEqual({ 'deployment.environment': 'prod', team: 'a b' });
-    expect(tracing({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' })).toMatchObject({ sampler: 'parentbased_traceidratio', samplerArg: 0.25 });
+    expect(tracing({ OTEL_TRACES_EXPORTER: 'console,otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toMatchObject({
+      exporters: ['console', 'otlp'],
+      otlpProtocol: 'http/json',
+    });
+    expect(tracing({ OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod,team=a%20b' }).resourceAttributes).toEqual({
+      'deployment.environment': 'prod',
+      team: 'a b',
+    });
+    expect(tracing({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' })).toMatchObject({
+      sampler: 'parentbased_traceidratio',
+      samplerArg: 0.25,
+    });
   });
 
   it('refuses what it cannot honour', () => {
@@ -77,7 +98,9 @@ describe('tracing off (the default)', () => {
     const upload = await uploadCsv(server.url, { 'x-api-key': admin.key, traceparent: valid }, admin.orgId, 'pnl-sample.csv', readSample(SAMPLE_PNL));
     expect(upload.status).toBe(201);
     // The job's payload is what the upload stored, without trace context.
-    const { rows } = await server.services.db.pool.query<{ payload: unknown }>(`SELECT payload FROM "Job" WHERE payload->>'fileId' = $1`, [upload.body.data.id]);
+    const { rows } = await server.services.db.pool.query<{ payload: unknown }>(`SELECT payload FROM "Job" WHERE payload->>'fileId' = $1`, [
+      upload.body.data.id,
+    ]);
     expect(rows.map((row) => row.payload)).toEqual([{ fileId: upload.body.data.id }]);
     // Let the ingest run: its job writes log lines too.
     const deadline = Date.now() + 20_000;

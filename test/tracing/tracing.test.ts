@@ -47,7 +47,12 @@ async function waitFor<T>(find: () => T | undefined, what: string, timeoutMs = 2
   for (;;) {
     const found = find();
     if (found !== undefined && found !== false) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; spans: ${spans().map((s) => s.name).join(', ')}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${what}; spans: ${spans()
+          .map((s) => s.name)
+          .join(', ')}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
@@ -101,8 +106,16 @@ describe('tracing on', () => {
 
   it('GraphQL over /graphql: the operation span is named after the operation and marked with its front', async () => {
     const incoming = traceparent();
-    const response = await graphql(server.url, { 'x-api-key': admin.key, traceparent: incoming.header }, 'query Files($orgId: UUID!) { files(orgId: $orgId, first: 1) { edges { node { id } } } }', { orgId: admin.orgId });
-    const operation = await waitFor(() => spans().find((s) => s.spanContext().traceId === incoming.traceId && s.name.startsWith('graphql.')), 'the operation span');
+    const response = await graphql(
+      server.url,
+      { 'x-api-key': admin.key, traceparent: incoming.header },
+      'query Files($orgId: UUID!) { files(orgId: $orgId, first: 1) { edges { node { id } } } }',
+      { orgId: admin.orgId },
+    );
+    const operation = await waitFor(
+      () => spans().find((s) => s.spanContext().traceId === incoming.traceId && s.name.startsWith('graphql.')),
+      'the operation span',
+    );
     expect(operation.name).toBe('graphql.query Files');
     expect(operation.attributes['graphql.operation.name']).toBe('Files');
     expect(operation.attributes['gateway.front']).toBe('graphql');
@@ -118,7 +131,11 @@ describe('tracing on', () => {
     const upload = await uploadCsv(server.url, { 'x-api-key': admin.key, traceparent: incoming.header }, admin.orgId, 'pnl-sample.csv', readSample(SAMPLE_PNL));
     expect(upload.status).toBe(201);
 
-    const job = await waitFor(() => spans().find((s) => s.name === 'job ingest' && s.spanContext().traceId === incoming.traceId), 'the ingest job span', 30_000);
+    const job = await waitFor(
+      () => spans().find((s) => s.name === 'job ingest' && s.spanContext().traceId === incoming.traceId),
+      'the ingest job span',
+      30_000,
+    );
     expect(job.kind).toBe(SpanKind.CONSUMER);
     const request = spans().find((s) => s.kind === SpanKind.SERVER && s.spanContext().traceId === incoming.traceId)!;
     expect(request.name).toBe('POST /api/storage/upload');
@@ -149,9 +166,17 @@ describe('tracing on', () => {
 
   it('a generation run is a job span in the trace of the request that started it', async () => {
     const incoming = traceparent();
-    const response = await graphql(server.url, { 'x-api-key': admin.key, traceparent: incoming.header }, 'mutation Start { startGeneration(input: { sources: [stickies] }) { id } }');
+    const response = await graphql(
+      server.url,
+      { 'x-api-key': admin.key, traceparent: incoming.header },
+      'mutation Start { startGeneration(input: { sources: [stickies] }) { id } }',
+    );
     expect(response.body.errors).toBeUndefined();
-    const job = await waitFor(() => spans().find((s) => s.name === 'job generation' && s.spanContext().traceId === incoming.traceId), 'the generation job span', 30_000);
+    const job = await waitFor(
+      () => spans().find((s) => s.name === 'job generation' && s.spanContext().traceId === incoming.traceId),
+      'the generation job span',
+      30_000,
+    );
     const operation = spans().find((s) => s.name === 'graphql.mutation Start' && s.spanContext().traceId === incoming.traceId)!;
     expect(parentOf(job)).toBe(operation.spanContext().spanId);
     expect(spans().some((s) => s.kind === SpanKind.CLIENT && descendsFrom(s, job))).toBe(true);
@@ -160,7 +185,9 @@ describe('tracing on', () => {
   it('a request without traceparent starts a trace of its own; a malformed one is ignored, never an error', async () => {
     const fresh = await getJson(`${server.url}/api/storage/files?org_id=${admin.orgId}`, { headers: { 'x-api-key': admin.key } });
     expect(fresh.status).toBe(200);
-    const malformed = await getJson(`${server.url}/api/storage/files?org_id=${admin.orgId}`, { headers: { 'x-api-key': admin.key, traceparent: 'not-a-trace' } });
+    const malformed = await getJson(`${server.url}/api/storage/files?org_id=${admin.orgId}`, {
+      headers: { 'x-api-key': admin.key, traceparent: 'not-a-trace' },
+    });
     expect(malformed.status).toBe(200);
     const ids = [fresh, malformed].map((r) => r.headers.get('x-request-id'));
     const lines = await waitFor(() => {

@@ -27,7 +27,9 @@ function pnlCsv(): string {
     for (let offset = -days; offset <= 0; offset += 1) {
       const flow = offset !== -days && offset % 37 === 0 ? 25_000 : 0;
       value = value * (1 + step * Math.sin(offset / 3)) + flow;
-      lines.push(`${code},${name},${day(offset)},${value.toFixed(2)},${flow ? flow.toFixed(2) : ''},${flow ? 'start_of_day' : ''},${flow ? 'Subscription' : ''}`);
+      lines.push(
+        `${code},${name},${day(offset)},${value.toFixed(2)},${flow ? flow.toFixed(2) : ''},${flow ? 'start_of_day' : ''},${flow ? 'Subscription' : ''}`,
+      );
     }
   };
   add('HG-2001', 'Harbor Growth Fund LP', 400, 12_500_000, 0.004);
@@ -38,7 +40,12 @@ function pnlCsv(): string {
 
 /** The custodian's daily returns of Harbor Growth for the last 20 days: exact, 5 bp off, or 80 bp off. */
 function performanceCsv(pnl: string): string {
-  const rows = pnl.trim().split('\n').slice(1).map((line) => line.split(',')).filter((cols) => cols[0] === 'HG-2001');
+  const rows = pnl
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => line.split(','))
+    .filter((cols) => cols[0] === 'HG-2001');
   const lines = ['account_code,entity_name,date,return,return_unit'];
   for (let index = rows.length - 20; index < rows.length; index += 1) {
     const [previous, current] = [rows[index - 1], rows[index]];
@@ -61,21 +68,48 @@ beforeAll(async () => {
   outsider = await createUser(server.services, { scopes: ['read:workspace', 'write:workspace', 'read:returns', 'read:pnl'], role: 'member' });
 
   const pnl = pnlCsv();
-  await loadFiles(server.url, owner.key, owner.orgId, [
-    { name: 'harbor-pnl.csv', content: pnl },
-    { name: 'harbor-performance.csv', content: performanceCsv(pnl) },
-  ], 120_000); // generous: ingest on a loaded machine
-  const bad = await uploadCsv(server.url, { 'x-api-key': owner.key }, owner.orgId, 'broken-pnl.csv', 'account_code,entity_name,date,market_value\nHG-2001,Harbor Growth Fund LP,not-a-date,12\n');
+  await loadFiles(
+    server.url,
+    owner.key,
+    owner.orgId,
+    [
+      { name: 'harbor-pnl.csv', content: pnl },
+      { name: 'harbor-performance.csv', content: performanceCsv(pnl) },
+    ],
+    120_000,
+  ); // generous: ingest on a loaded machine
+  const bad = await uploadCsv(
+    server.url,
+    { 'x-api-key': owner.key },
+    owner.orgId,
+    'broken-pnl.csv',
+    'account_code,entity_name,date,market_value\nHG-2001,Harbor Growth Fund LP,not-a-date,12\n',
+  );
   expect(bad.status).toBe(201);
   ids.badFile = bad.body.data.id;
   await waitForFileStatus(server.url, owner.key, owner.orgId, ids.badFile, ['failed'], 120_000);
 
   const prisma = server.services.prisma;
-  ids.overdue = (await prisma.task.create({ data: { userId: owner.userId, title: 'Send the Q3 fee report', assignee: 'Ana Lima', dueDate: new Date(`${day(-3)}T00:00:00Z`), labels: [] } })).id;
-  ids.later = (await prisma.task.create({ data: { userId: owner.userId, title: 'Plan the offsite', assignee: 'Ben', dueDate: new Date(`${day(30)}T00:00:00Z`), labels: [] } })).id;
+  ids.overdue = (
+    await prisma.task.create({
+      data: { userId: owner.userId, title: 'Send the Q3 fee report', assignee: 'Ana Lima', dueDate: new Date(`${day(-3)}T00:00:00Z`), labels: [] },
+    })
+  ).id;
+  ids.later = (
+    await prisma.task.create({
+      data: { userId: owner.userId, title: 'Plan the offsite', assignee: 'Ben', dueDate: new Date(`${day(30)}T00:00:00Z`), labels: [] },
+    })
+  ).id;
   ids.article = (
     await prisma.newsArticle.create({
-      data: { userId: owner.userId, title: 'Rates hold steady', url: 'https://news.example.com/rates', source: 'Example Wire', publishedAt: new Date(Date.now() - 3_600_000), tags: ['rates'] },
+      data: {
+        userId: owner.userId,
+        title: 'Rates hold steady',
+        url: 'https://news.example.com/rates',
+        source: 'Example Wire',
+        publishedAt: new Date(Date.now() - 3_600_000),
+        tags: ['rates'],
+      },
     })
   ).id;
   ids.sticky = (await prisma.sticky.create({ data: { userId: owner.userId, content: 'Ask the custodian about the zeppelin hangar lease', tags: [] } })).id;
@@ -132,17 +166,27 @@ describe('the offline assistant answers from the returns data', () => {
   });
 
   it('through GraphQL too (sendChatMessage, as the Chat page sends it), with the same figure as the dietzDailyReturns query', async () => {
-    const sent = await graphql(server.url, { 'x-api-key': owner.key }, 'mutation($input: SendChatMessageInput!) { sendChatMessage(input: $input) { reply { content provider } } }', {
-      input: { content: 'How did Keystone perform this year?' },
-    });
+    const sent = await graphql(
+      server.url,
+      { 'x-api-key': owner.key },
+      'mutation($input: SendChatMessageInput!) { sendChatMessage(input: $input) { reply { content provider } } }',
+      {
+        input: { content: 'How did Keystone perform this year?' },
+      },
+    );
     expect(sent.body.errors).toBeUndefined();
     const answer = sent.body.data.sendChatMessage.reply.content as string;
     const { start, end } = periodOf(answer);
-    const query = await graphql(server.url, { 'x-api-key': owner.key }, 'query($n: String!, $s: Date!, $e: Date!) { dietzDailyReturns(entityName: $n, startDate: $s, endDate: $e) { timeWeightedReturn { value } modifiedDietzReturn { value } } }', {
-      n: 'Keystone Balanced Portfolio',
-      s: start,
-      e: end,
-    });
+    const query = await graphql(
+      server.url,
+      { 'x-api-key': owner.key },
+      'query($n: String!, $s: Date!, $e: Date!) { dietzDailyReturns(entityName: $n, startDate: $s, endDate: $e) { timeWeightedReturn { value } modifiedDietzReturn { value } } }',
+      {
+        n: 'Keystone Balanced Portfolio',
+        s: start,
+        e: end,
+      },
+    );
     const result = query.body.data.dietzDailyReturns;
     expect(answer).toContain('Keystone Balanced Portfolio (KB-2003)');
     expect(answer).toContain(`Time-weighted return: ${percent(result.timeWeightedReturn.value)}`);

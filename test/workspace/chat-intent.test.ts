@@ -7,7 +7,7 @@ import { mdLink } from '../../src/workspace/chat/links.ts';
 const TODAY = '2026-11-24';
 
 describe('parseIntent: returns', () => {
-  it('the issue\'s question: time-weighted return of a named fund this year', () => {
+  it("the issue's question: time-weighted return of a named fund this year", () => {
     expect(parseIntent('What is the time-weighted return of Harbor Growth Fund LP this year?', TODAY)).toEqual({
       kind: 'returns',
       subject: { accountCodes: [], phrase: 'Harbor Growth Fund LP' },
@@ -30,7 +30,10 @@ describe('parseIntent: returns', () => {
       measure: 'both',
     });
     expect(parseIntent('returns of harbor over the last 30 days', TODAY)).toMatchObject({ period: { start: '2026-10-25', end: TODAY, label: 'last 30 days' } });
-    expect(parseIntent('Harbor Growth Fund LP returns', TODAY)).toMatchObject({ subject: { phrase: 'Harbor Growth Fund LP' }, period: { start: '2025-12-31', end: TODAY, assumed: true } });
+    expect(parseIntent('Harbor Growth Fund LP returns', TODAY)).toMatchObject({
+      subject: { phrase: 'Harbor Growth Fund LP' },
+      period: { start: '2025-12-31', end: TODAY, assumed: true },
+    });
     expect(parseIntent('How did Harbor do this year?', TODAY)).toMatchObject({ kind: 'returns', subject: { phrase: 'Harbor' } });
   });
 
@@ -57,11 +60,23 @@ describe('parseIntent: returns', () => {
 
 describe('parseIntent: comparisons, files, tasks, news, refusals, fallback', () => {
   it('comparisons', () => {
-    expect(parseIntent('How many returns match the custodian for DC-1001?', TODAY)).toMatchObject({ kind: 'comparisons', subject: { accountCodes: ['DC-1001'] }, period: null });
-    expect(parseIntent('custodian comparison of Harbor last month', TODAY)).toMatchObject({ kind: 'comparisons', subject: { phrase: 'Harbor' }, period: { label: 'last month (October 2026)' } });
+    expect(parseIntent('How many returns match the custodian for DC-1001?', TODAY)).toMatchObject({
+      kind: 'comparisons',
+      subject: { accountCodes: ['DC-1001'] },
+      period: null,
+    });
+    expect(parseIntent('custodian comparison of Harbor last month', TODAY)).toMatchObject({
+      kind: 'comparisons',
+      subject: { phrase: 'Harbor' },
+      period: { label: 'last month (October 2026)' },
+    });
     expect(parseIntent('DC-1001 returns to investigate', TODAY)).toMatchObject({ kind: 'comparisons' });
     // An account number is not a year.
-    expect(parseIntent('How many returns of HG-2001 match the custodian?', TODAY)).toMatchObject({ kind: 'comparisons', subject: { accountCodes: ['HG-2001'] }, period: null });
+    expect(parseIntent('How many returns of HG-2001 match the custodian?', TODAY)).toMatchObject({
+      kind: 'comparisons',
+      subject: { accountCodes: ['HG-2001'] },
+      period: null,
+    });
     expect(parseIntent('return of HG-2001', TODAY)).toMatchObject({ period: { assumed: true } });
   });
 
@@ -96,7 +111,15 @@ describe('parseIntent: comparisons, files, tasks, news, refusals, fallback', () 
   });
 
   it('everything else falls back to the keyword search', () => {
-    for (const text of ['What do I have on Keystone?', 'My latest notes', 'Show my tasks about the fee comparison', 'and the fee comparison?', 'What did we decide about rebalancing?', 'hi?', '']) {
+    for (const text of [
+      'What do I have on Keystone?',
+      'My latest notes',
+      'Show my tasks about the fee comparison',
+      'and the fee comparison?',
+      'What did we decide about rebalancing?',
+      'hi?',
+      '',
+    ]) {
       expect(parseIntent(text, TODAY), text).toBeNull();
     }
   });

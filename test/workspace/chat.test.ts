@@ -98,7 +98,11 @@ describe('conversation helpers', () => {
     expect(fitted).toHaveLength(50);
     expect(fitted[0].content).toBe('m10');
     expect(fitted.at(-1)?.content).toBe('m59');
-    const big = [{ role: 'user', content: 'x'.repeat(60_000) }, { role: 'assistant', content: 'y'.repeat(50_000) }, { role: 'user', content: 'z' }] as ChatMessage[];
+    const big = [
+      { role: 'user', content: 'x'.repeat(60_000) },
+      { role: 'assistant', content: 'y'.repeat(50_000) },
+      { role: 'user', content: 'z' },
+    ] as ChatMessage[];
     expect(fitHistory(big).map((m) => m.content.length)).toEqual([50_000, 1]);
     const huge = [{ role: 'user', content: 'x'.repeat(150_000) }] as ChatMessage[];
     expect(fitHistory(huge)).toHaveLength(1);
@@ -122,7 +126,18 @@ describe('composeOfflineAnswer', () => {
       {
         stickies: { rows: [{ id: '3f2a9c1b-0000-4000-8000-000000000000', content: 'Rebalance plan for Q3', tags: [] }], more: true },
         tasks: {
-          rows: [{ id: 't1', title: 'Rebalance the growth sleeve of the Harbor fund', status: 'in_progress', priority: 'high', dueDate: null, assignee: 'Ana', description: null, comments: '' }],
+          rows: [
+            {
+              id: 't1',
+              title: 'Rebalance the growth sleeve of the Harbor fund',
+              status: 'in_progress',
+              priority: 'high',
+              dueDate: null,
+              assignee: 'Ana',
+              description: null,
+              comments: '',
+            },
+          ],
           more: false,
         },
       },
@@ -132,7 +147,9 @@ describe('composeOfflineAnswer', () => {
     expect(answer).toContain('Searching your stickies, links, transcripts, tasks and news for "rebalance" and "plan", I found:');
     // Citations are Markdown links to the record in the dashboard (the Chat page renders them clickable).
     expect(answer).toContain('Stickies (1+):\n- Rebalance plan for Q3 [sticky 3f2a9c1b…](#/stickies)\n- …and more; add a word to narrow the search.');
-    expect(answer).toContain('- Rebalance the growth sleeve of the Harbor fund (in progress, high priority, assigned to Ana) [task "Rebalance the growth sleeve…"](#/tasks/t1)');
+    expect(answer).toContain(
+      '- Rebalance the growth sleeve of the Harbor fund (in progress, high priority, assigned to Ana) [task "Rebalance the growth sleeve…"](#/tasks/t1)',
+    );
   });
 
   it('says when nothing matched and suggests tags', () => {
@@ -178,11 +195,16 @@ describe('OpenAiChatProvider never logs the key', () => {
     const lines: string[] = [];
     const log = pino({ level: 'trace' }, new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }));
     const provider = new OpenAiChatProvider({ apiUrl: url, apiKey: KEY, model: 'm', timeoutMs: 2000, log });
-    await expect(provider.reply({ userId: 'u', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ message: 'Chat provider error: 500', code: 'BAD_GATEWAY' });
+    await expect(provider.reply({ userId: 'u', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
+      message: 'Chat provider error: 500',
+      code: 'BAD_GATEWAY',
+    });
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.join('')).not.toContain(KEY);
     const unreachable = new OpenAiChatProvider({ apiUrl: 'http://127.0.0.1:1/v1', apiKey: KEY, model: 'm', timeoutMs: 2000, log });
-    await expect(unreachable.reply({ userId: 'u', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ message: 'Chat provider error: unreachable' });
+    await expect(unreachable.reply({ userId: 'u', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
+      message: 'Chat provider error: unreachable',
+    });
     expect(lines.join('')).not.toContain(KEY);
   });
 });

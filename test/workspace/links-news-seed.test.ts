@@ -25,7 +25,11 @@ const get = (path: string) => getJson(`${server.url}${path}`, { headers: { 'x-ap
 describe('demo links and news', () => {
   it('folders with link counts, starred links and unfiled links', async () => {
     const folders = (await get('/api/links/folders')).body.data;
-    expect(folders.map((f: { name: string; link_count: number }) => [f.name, f.link_count])).toEqual([['Reading list', 3], ['Research', 3], ['Tools', 3]]);
+    expect(folders.map((f: { name: string; link_count: number }) => [f.name, f.link_count])).toEqual([
+      ['Reading list', 3],
+      ['Research', 3],
+      ['Tools', 3],
+    ]);
     const links = (await get('/api/links')).body.data;
     expect(links).toHaveLength(12);
     expect(links.filter((l: { folder_id: string | null }) => l.folder_id === null)).toHaveLength(3);

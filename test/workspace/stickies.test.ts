@@ -118,7 +118,7 @@ describe('versions under concurrency (service level)', () => {
     }
   });
 
-  it('another user\'s id is NOT_FOUND for every method', async () => {
+  it("another user's id is NOT_FOUND for every method", async () => {
     const sticky = await stickies.create(alice.userId, { content: 'private' });
     await expect(stickies.get(bob.userId, sticky.id)).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'Sticky not found' });
     await expect(stickies.update(bob.userId, sticky.id, { content: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });

@@ -21,7 +21,6 @@ interface Run {
 
 let dataDir: string;
 
-
 function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return runCli(args, { DATA_DIR: dataDir, DATABASE_URL: '', TRANSCRIPT_PROVIDER: 'builtin', ...env });
 }
@@ -57,7 +56,19 @@ describe('transcript:import', () => {
   it('takes --format, --title and --occurred-at, and prints a summary', async () => {
     const copy = path.join(dataDir, 'call.txt');
     await fs.copyFile(path.join(SAMPLES, 'client-call-cedar-trust.srt'), copy);
-    const run = await cli(['transcript:import', '--email', EMAIL, '--file', copy, '--format', 'srt', '--title', 'Cedar call', '--occurred-at', '2026-02-03T15:30:00Z']);
+    const run = await cli([
+      'transcript:import',
+      '--email',
+      EMAIL,
+      '--file',
+      copy,
+      '--format',
+      'srt',
+      '--title',
+      'Cedar call',
+      '--occurred-at',
+      '2026-02-03T15:30:00Z',
+    ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^Imported transcript [0-9a-f-]{36} "Cedar call" for transcripts@example\.com\n/);
     expect(run.stdout).toContain('occurred at 2026-02-03T15:30:00.000Z; 28 sentences; 157 s');

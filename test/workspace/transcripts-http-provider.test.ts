@@ -24,7 +24,9 @@ function listen(handler: http.RequestListener): Promise<{ server: http.Server; u
     hits.push({ url: req.url ?? '', authorization: req.headers.authorization });
     handler(req, res);
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits })),
+  );
 }
 
 const close = (server: http.Server) => new Promise<void>((resolve) => server.close(() => resolve()));

@@ -91,7 +91,9 @@ describe('parseVtt', () => {
   });
 
   it('takes the speaker from a "Name: " prefix and attributes the rest to Unknown', () => {
-    const parsed = parseVtt('WEBVTT\n\n00:01.000 --> 00:02.000\nCarla Diaz: Hello there.\n\n00:02.000 --> 00:03.000\nno speaker here\n\n00:03.000 --> 00:04.000\nAction item: send the deck\n');
+    const parsed = parseVtt(
+      'WEBVTT\n\n00:01.000 --> 00:02.000\nCarla Diaz: Hello there.\n\n00:02.000 --> 00:03.000\nno speaker here\n\n00:03.000 --> 00:04.000\nAction item: send the deck\n',
+    );
     expect(parsed.title).toBeNull();
     expect(simple(parsed.sentences)).toEqual([
       ['Carla Diaz', 'Hello there.', 1000, 2000],
@@ -101,7 +103,9 @@ describe('parseVtt', () => {
   });
 
   it('splits a cue with several voices into sentences with the cue timing', () => {
-    const parsed = parseVtt('WEBVTT\n\n00:10.000 --> 00:12.000\n<v Ana>Ready?</v>\n<v Ben>Yes.</v>\n\n00:12.000 --> 00:13.000\n- Speaker 2: Go.\n- Maria de la Cruz: Going.\n');
+    const parsed = parseVtt(
+      'WEBVTT\n\n00:10.000 --> 00:12.000\n<v Ana>Ready?</v>\n<v Ben>Yes.</v>\n\n00:12.000 --> 00:13.000\n- Speaker 2: Go.\n- Maria de la Cruz: Going.\n',
+    );
     expect(simple(parsed.sentences)).toEqual([
       ['Ana', 'Ready?', 10_000, 12_000],
       ['Ben', 'Yes.', 10_000, 12_000],
@@ -256,7 +260,16 @@ describe('parseJsonTranscript', () => {
     [lines({ title: 't', occurred_at: '2026-03-02', sentences: [] }), 3, /occurred_at" must be an ISO 8601 timestamp with a time zone/],
     [lines({ title: 't' }), 1, /"sentences" must be an array/],
     [lines({ participants: ['A', ''], sentences: [] }), 4, /participants\[1\] must be a non-empty string/],
-    [lines({ sentences: [{ speaker: 'A', text: 'x', start: 0 }, { speaker: '', text: 'y', start: 1 }] }), 9, /sentences\[1\]\.speaker must be a non-empty string/],
+    [
+      lines({
+        sentences: [
+          { speaker: 'A', text: 'x', start: 0 },
+          { speaker: '', text: 'y', start: 1 },
+        ],
+      }),
+      9,
+      /sentences\[1\]\.speaker must be a non-empty string/,
+    ],
     [lines({ sentences: [{ speaker: 'A'.repeat(101), text: 'y', start: 1 }] }), 4, /sentences\[0\]\.speaker is longer than 100 characters/],
     [lines({ sentences: [{ speaker: 'A', text: '  ', start: 1 }] }), 5, /sentences\[0\]\.text must be a non-empty string/],
     [lines({ sentences: [{ speaker: 'A', text: 'x' }] }), 3, /sentences\[0\]\.start is required/],
@@ -282,7 +295,12 @@ describe('the shipped samples', () => {
   const sample = (file: string) => readFileSync(new URL(`../../samples/transcripts/${file}`, import.meta.url), 'utf8');
 
   it.each([
-    ['weekly-investment-committee.vtt', 'vtt', 'Weekly Investment Committee', ['Margaret Okonkwo', 'Priya Raman', 'Helen Fairchild', 'Daniel Reyes', 'Tomasz Nowak']],
+    [
+      'weekly-investment-committee.vtt',
+      'vtt',
+      'Weekly Investment Committee',
+      ['Margaret Okonkwo', 'Priya Raman', 'Helen Fairchild', 'Daniel Reyes', 'Tomasz Nowak'],
+    ],
     ['client-call-cedar-trust.srt', 'srt', null, ['Sofia Marchetti', 'Kwame Mensah', 'Robert Ashford']],
     ['product-standup.json', 'json', 'Product standup', null],
   ] as const)('%s parses into 20-60 attributed sentences', (file, format, title, speakers) => {

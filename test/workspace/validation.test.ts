@@ -21,7 +21,14 @@ describe('normalizeUrl', () => {
     expect(normalizeUrl('http://example.com')).toBe('http://example.com/');
   });
   it('refuses other schemes, credentials, relative and over-long URLs', () => {
-    for (const bad of ['ftp://example.com/', 'javascript:alert(1)', 'file:///etc/passwd', '/relative', 'https://user:pw@example.com/', `https://example.com/${'a'.repeat(LIMITS.urlLength)}`]) {
+    for (const bad of [
+      'ftp://example.com/',
+      'javascript:alert(1)',
+      'file:///etc/passwd',
+      '/relative',
+      'https://user:pw@example.com/',
+      `https://example.com/${'a'.repeat(LIMITS.urlLength)}`,
+    ]) {
       const error = (() => {
         try {
           normalizeUrl(bad);

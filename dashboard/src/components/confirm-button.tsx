@@ -17,7 +17,13 @@ export function ConfirmButton(props: {
   const titleId = useId();
   return (
     <>
-      <button type="button" className={props.className ?? 'button-danger'} disabled={props.disabled} aria-label={props.ariaLabel} onClick={() => dialog.current?.showModal()}>
+      <button
+        type="button"
+        className={props.className ?? 'button-danger'}
+        disabled={props.disabled}
+        aria-label={props.ariaLabel}
+        onClick={() => dialog.current?.showModal()}
+      >
         {props.label}
       </button>
       <dialog ref={dialog} aria-labelledby={titleId} className="confirm-dialog">

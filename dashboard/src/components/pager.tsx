@@ -5,7 +5,6 @@ export interface PageInfo {
   endCursor: string | null;
 }
 
-
 export interface CursorPager {
   /** Pass as the `after` variable of the connection query. */
   after: string | null;

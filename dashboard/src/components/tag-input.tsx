@@ -39,7 +39,14 @@ export function tagsToText(tags: readonly string[]): string {
  * A comma-separated tags field with a preview of the tags that will be saved (as chips) and
  * the problem, if any, tied to the input with aria-describedby.
  */
-export function TagInput(props: { label?: string; value: string; onChange: (value: string) => void; showProblem?: boolean; placeholder?: string; disabled?: boolean }) {
+export function TagInput(props: {
+  label?: string;
+  value: string;
+  onChange: (value: string) => void;
+  showProblem?: boolean;
+  placeholder?: string;
+  disabled?: boolean;
+}) {
   const id = useId();
   const { tags, problem } = parseTags(props.value);
   const shown = problem && (props.showProblem ?? true) ? problem : null;

@@ -8,7 +8,9 @@ import { Badge } from '../components/badge.tsx';
 import { ConfirmButton } from '../components/confirm-button.tsx';
 import { formatDateTime } from '../components/format.ts';
 
-const ConnectedAppFields = graphql(`fragment ConnectedAppFields on ConnectedApp { id clientName clientUri scopes resource createdAt lastUsedAt revokedAt active }`);
+const ConnectedAppFields = graphql(
+  `fragment ConnectedAppFields on ConnectedApp { id clientName clientUri scopes resource createdAt lastUsedAt revokedAt active }`,
+);
 
 const connectedApps = {
   list: graphql(`query ConnectedApps { items: connectedApps { ...ConnectedAppFields } }`, [ConnectedAppFields]),
@@ -45,8 +47,8 @@ export function ConnectedAppsPanel() {
   return (
     <Panel id="connected-apps" title="Connected apps">
       <p className="hint">
-        Applications (MCP hosts such as Claude, Cursor or VS Code) you allowed on the OAuth consent page to use the service on your behalf; revoking one ends its
-        access at once, and it will ask you again the next time it connects.
+        Applications (MCP hosts such as Claude, Cursor or VS Code) you allowed on the OAuth consent page to use the service on your behalf; revoking one ends
+        its access at once, and it will ask you again the next time it connects.
       </p>
       <ErrorNotice error={revokeState.error} title="Could not revoke the application" />
       {revokedName && <SuccessNotice>“{revokedName}” was revoked; its access has ended.</SuccessNotice>}
@@ -55,8 +57,8 @@ export function ConnectedAppsPanel() {
       {fetching && !data && <Loading />}
       {data && data.items.length === 0 && (
         <EmptyState>
-          No applications connected yet. To connect one, point your MCP host at <code>{`${window.location.origin}${MCP_PATH}`}</code>; it opens a sign-in and consent
-          page here.
+          No applications connected yet. To connect one, point your MCP host at <code>{`${window.location.origin}${MCP_PATH}`}</code>; it opens a sign-in and
+          consent page here.
         </EmptyState>
       )}
       {data && data.items.length > 0 && (

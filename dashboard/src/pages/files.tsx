@@ -59,16 +59,17 @@ function OrganizationFiles(props: { org: Organization; canUpload: boolean; limit
   const files = useMemo(() => data?.files.edges.map((edge) => edge.node) ?? [], [data]);
   const listed = useMemo(() => new Map(files.map((file) => [file.id, file])), [files]);
   // No subscription exists for files: while ingest runs, ask again every second.
-  usePolling(reload, 1000, files.some((file) => IN_PROGRESS.has(file.status)));
-
-  const onSent = useCallback(
-    () => {
-      // The new file is the newest: show the first page, where it is listed.
-      if (pager.page > 1) pager.reset();
-      else reload();
-    },
-    [pager, reload],
+  usePolling(
+    reload,
+    1000,
+    files.some((file) => IN_PROGRESS.has(file.status)),
   );
+
+  const onSent = useCallback(() => {
+    // The new file is the newest: show the first page, where it is listed.
+    if (pager.page > 1) pager.reset();
+    else reload();
+  }, [pager, reload]);
 
   return (
     <>

@@ -132,7 +132,14 @@ export default function LinksPage() {
               {(starredOnly || debouncedSearch) && (
                 <>
                   {' '}
-                  <button type="button" className="link-button" onClick={() => { setStarredOnly(false); setSearch(''); }}>
+                  <button
+                    type="button"
+                    className="link-button"
+                    onClick={() => {
+                      setStarredOnly(false);
+                      setSearch('');
+                    }}
+                  >
                     Clear the search and star filter
                   </button>
                 </>

@@ -98,7 +98,8 @@ function NeedsAttention() {
           <ul className="attention-list">
             {comparisons.map((c) => (
               <li key={`${c.accountCode}-${c.date}`}>
-                <Badge tone="danger">investigate</Badge> {formatDate(c.date)} · {c.entityName} ({c.accountCode}){c.differenceBps !== null && ` · ${Number(c.differenceBps).toFixed(1)} bps`}
+                <Badge tone="danger">investigate</Badge> {formatDate(c.date)} · {c.entityName} ({c.accountCode})
+                {c.differenceBps !== null && ` · ${Number(c.differenceBps).toFixed(1)} bps`}
               </li>
             ))}
           </ul>

@@ -14,7 +14,10 @@ export default function ReturnsPage() {
   const accountCodes = useMemo(() => [...new Set(entities.map((e) => e.accountCode))].sort(), [entities]);
 
   return (
-    <Page title="Returns" intro="Custodian-reported daily returns checked against the service's own Modified Dietz returns, and an entity's daily returns over a period.">
+    <Page
+      title="Returns"
+      intro="Custodian-reported daily returns checked against the service's own Modified Dietz returns, and an entity's daily returns over a period."
+    >
       <ErrorNotice error={scan.error} title="The entity suggestions could not be loaded" />
       <ComparisonPanel accountCodes={accountCodes} onChart={(row: Comparison) => setRequest({ entityName: row.entityName, nonce: Date.now() })} />
       <EntityReturnsPanel entities={entities} request={request} />

@@ -62,10 +62,30 @@ export default function StickiesPage() {
     <Page title="Stickies" intro="Short notes with tags. Every change is kept in the note's history; the trash gives deleted notes back.">
       {view === 'active' && (
         <Panel id="new-sticky" title="New sticky">
-          <StickyEditor label="New sticky" submitLabel="Add sticky" busyLabel="Adding…" busy={createState.fetching} error={createState.error} errorTitle="Could not add the sticky" onSubmit={onCreate} />
+          <StickyEditor
+            label="New sticky"
+            submitLabel="Add sticky"
+            busyLabel="Adding…"
+            busy={createState.fetching}
+            error={createState.error}
+            errorTitle="Could not add the sticky"
+            onSubmit={onCreate}
+          />
         </Panel>
       )}
-      <Panel id="stickies" title={trash ? 'Trash' : 'Your stickies'} actions={<ViewSwitch view={view} onChange={(v) => { setView(v); setNotice(null); }} />}>
+      <Panel
+        id="stickies"
+        title={trash ? 'Trash' : 'Your stickies'}
+        actions={
+          <ViewSwitch
+            view={view}
+            onChange={(v) => {
+              setView(v);
+              setNotice(null);
+            }}
+          />
+        }
+      >
         <div className="sticky-filters">
           <label className="search-field">
             Search
@@ -103,7 +123,14 @@ export default function StickiesPage() {
             {filtered && (
               <>
                 {' '}
-                <button type="button" className="link-button" onClick={() => { setSearch(''); setTags([]); }}>
+                <button
+                  type="button"
+                  className="link-button"
+                  onClick={() => {
+                    setSearch('');
+                    setTags([]);
+                  }}
+                >
                   Clear the filters
                 </button>
               </>

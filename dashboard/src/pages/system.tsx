@@ -46,7 +46,12 @@ export default function SystemPage() {
       title="System"
       intro="The service's health, its background worker and the scheduled self-test."
       actions={
-        <button type="button" onClick={() => void runSelfTest({}).then(reload)} disabled={!canTrigger || trigger.fetching || running} title={canTrigger ? undefined : 'Needs the admin scope'}>
+        <button
+          type="button"
+          onClick={() => void runSelfTest({}).then(reload)}
+          disabled={!canTrigger || trigger.fetching || running}
+          title={canTrigger ? undefined : 'Needs the admin scope'}
+        >
           {running ? 'Self-test running…' : 'Run self-test now'}
         </button>
       }
@@ -59,11 +64,23 @@ export default function SystemPage() {
       {data && (
         <>
           <div className="cards">
-            <Stat label="Service" value={<Badge tone={toneOf(data.health.status)}>{data.health.status}</Badge>} detail={`version ${data.health.version ?? '?'}, up ${formatUptime(data.health.uptimeSeconds)}`} />
+            <Stat
+              label="Service"
+              value={<Badge tone={toneOf(data.health.status)}>{data.health.status}</Badge>}
+              detail={`version ${data.health.version ?? '?'}, up ${formatUptime(data.health.uptimeSeconds)}`}
+            />
             {data.health.checks && (
               <>
-                <Stat label="Database" value={<Badge tone={data.health.checks.database.status === 'up' ? 'success' : 'danger'}>{data.health.checks.database.status}</Badge>} detail={checkDetail(data.health.checks.database)} />
-                <Stat label="File storage" value={<Badge tone={data.health.checks.storage.status === 'up' ? 'success' : 'danger'}>{data.health.checks.storage.status}</Badge>} detail={checkDetail(data.health.checks.storage)} />
+                <Stat
+                  label="Database"
+                  value={<Badge tone={data.health.checks.database.status === 'up' ? 'success' : 'danger'}>{data.health.checks.database.status}</Badge>}
+                  detail={checkDetail(data.health.checks.database)}
+                />
+                <Stat
+                  label="File storage"
+                  value={<Badge tone={data.health.checks.storage.status === 'up' ? 'success' : 'danger'}>{data.health.checks.storage.status}</Badge>}
+                  detail={checkDetail(data.health.checks.storage)}
+                />
                 <Stat
                   label="Job queue"
                   value={<Badge tone={toneOf(data.health.checks.jobQueue.status)}>{data.health.checks.jobQueue.status}</Badge>}
@@ -78,8 +95,16 @@ export default function SystemPage() {
             />
             <Stat
               label="Self-test scheduler"
-              value={<Badge tone={data.serviceStatus.scheduler.enabled ? toneOf(data.serviceStatus.scheduler.state) : 'neutral'}>{data.serviceStatus.scheduler.state}</Badge>}
-              detail={data.serviceStatus.scheduler.enabled ? `cron ${data.serviceStatus.scheduler.cron}; next run ${formatDateTime(data.serviceStatus.scheduler.nextRunAt)}` : 'disabled (SELF_TEST_ENABLED=false)'}
+              value={
+                <Badge tone={data.serviceStatus.scheduler.enabled ? toneOf(data.serviceStatus.scheduler.state) : 'neutral'}>
+                  {data.serviceStatus.scheduler.state}
+                </Badge>
+              }
+              detail={
+                data.serviceStatus.scheduler.enabled
+                  ? `cron ${data.serviceStatus.scheduler.cron}; next run ${formatDateTime(data.serviceStatus.scheduler.nextRunAt)}`
+                  : 'disabled (SELF_TEST_ENABLED=false)'
+              }
             />
           </div>
           <Panel id="self-tests" title="Self-test history">
@@ -110,7 +135,9 @@ function SelfTestTable({ runs }: { runs: SelfTestRun[] }) {
             <th scope="col">Started</th>
             <th scope="col">Trigger</th>
             <th scope="col">Status</th>
-            <th scope="col" className="num">Duration</th>
+            <th scope="col" className="num">
+              Duration
+            </th>
             <th scope="col">Checks</th>
           </tr>
         </thead>
@@ -122,7 +149,9 @@ function SelfTestTable({ runs }: { runs: SelfTestRun[] }) {
               <td data-label="Status">
                 <Badge tone={toneOf(run.status)}>{run.status}</Badge>
               </td>
-              <td data-label="Duration" className="num">{run.durationMs === null ? '—' : `${run.durationMs} ms`}</td>
+              <td data-label="Duration" className="num">
+                {run.durationMs === null ? '—' : `${run.durationMs} ms`}
+              </td>
               <td data-label="Checks">
                 {run.checks.map((check) => (
                   <span key={check.name} className="tag" title={check.detail ?? undefined}>
@@ -141,7 +170,11 @@ function SelfTestTable({ runs }: { runs: SelfTestRun[] }) {
 
 function checkDetail(check: Check): string {
   if (check.error) return check.error;
-  const parts = [check.kind, check.latencyMs !== null ? `${check.latencyMs.toFixed(1)} ms` : null, check.freeBytes !== null ? `${formatBytes(check.freeBytes)} free` : null];
+  const parts = [
+    check.kind,
+    check.latencyMs !== null ? `${check.latencyMs.toFixed(1)} ms` : null,
+    check.freeBytes !== null ? `${formatBytes(check.freeBytes)} free` : null,
+  ];
   return parts.filter(Boolean).join(', ');
 }
 

@@ -131,7 +131,10 @@ async function decide(services: Services, req: Request, res: Response): Promise<
     requestLog(req).info({ clientId: request.client.client_id }, 'oauth consent denied');
     return redirectTo(res, replyTargetOf(request), { error: 'access_denied', error_description: 'The user denied the request' });
   }
-  const chosen = [params.scope_choice ?? []].flat().filter((scope): scope is string => typeof scope === 'string').filter(isScope);
+  const chosen = [params.scope_choice ?? []]
+    .flat()
+    .filter((scope): scope is string => typeof scope === 'string')
+    .filter(isScope);
   const { offered, unavailable } = offer(request, user);
   const granted = chosen.filter((scope) => offered.includes(scope));
   if (granted.length === 0) {
@@ -148,7 +151,12 @@ async function decide(services: Services, req: Request, res: Response): Promise<
  * without a session is sent to sign in before anything goes to the client (RFC 9700 §4.11.2: the
  * user is authenticated first), and any other fault is then answered by `answerFault`.
  */
-async function checkRequest(services: Services, req: Request, res: Response, params: RawParams): Promise<{ request: AuthorizationRequest; user: ApiKeyOwner } | null> {
+async function checkRequest(
+  services: Services,
+  req: Request,
+  res: Response,
+  params: RawParams,
+): Promise<{ request: AuthorizationRequest; user: ApiKeyOwner } | null> {
   let parsed: AuthorizationRequest | RedirectableRefusal;
   try {
     parsed = await parseOrFault(services, res, params);
@@ -200,7 +208,10 @@ function replyTargetOf(request: AuthorizationRequest): ReplyTarget {
  */
 async function answerFault(services: Services, req: Request, res: Response, user: ApiKeyOwner, target: ReplyTarget, error: OAuthError): Promise<void> {
   if (await services.oauth.hasApproved(user.id, target.clientId)) return redirectTo(res, target, error.toBody());
-  requestLog(req).info({ clientId: target.clientId, error: error.code, reason: error.description }, 'oauth authorization request refused (shown, not redirected: a client the user has not approved)');
+  requestLog(req).info(
+    { clientId: target.clientId, error: error.code, reason: error.description },
+    'oauth authorization request refused (shown, not redirected: a client the user has not approved)',
+  );
   sendOAuthPage(res, 400, faultPage(error));
 }
 
@@ -233,11 +244,18 @@ async function token(services: Services, req: Request, issuer: string) {
   const clientId = clientIdOf(req, params);
   const grantType = single(params, 'grant_type');
   const resource = single(params, 'resource');
-  if (resource !== undefined && resource !== mcpResource(issuer)) throw new OAuthError('invalid_target', `This server issues tokens for one resource: ${mcpResource(issuer)}`);
+  if (resource !== undefined && resource !== mcpResource(issuer))
+    throw new OAuthError('invalid_target', `This server issues tokens for one resource: ${mcpResource(issuer)}`);
   if (grantType === 'authorization_code') {
     const code = single(params, 'code');
     if (!code) throw new OAuthError('invalid_request', 'code is required');
-    return services.oauth.exchangeCode({ clientId, code, codeVerifier: single(params, 'code_verifier'), redirectUri: single(params, 'redirect_uri'), resource });
+    return services.oauth.exchangeCode({
+      clientId,
+      code,
+      codeVerifier: single(params, 'code_verifier'),
+      redirectUri: single(params, 'redirect_uri'),
+      resource,
+    });
   }
   if (grantType === 'refresh_token') {
     const refreshToken = single(params, 'refresh_token');
@@ -321,7 +339,10 @@ function oauthErrors(error: unknown, req: Request, res: Response, next: NextFunc
     if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
     refusal = new OAuthError('too_many_requests', error.message);
   } else if (isClientError(error)) {
-    refusal = new OAuthError(req.path === '/register' ? 'invalid_client_metadata' : 'invalid_request', 'The body could not be read (malformed JSON, or over 16 KB)');
+    refusal = new OAuthError(
+      req.path === '/register' ? 'invalid_client_metadata' : 'invalid_request',
+      'The body could not be read (malformed JSON, or over 16 KB)',
+    );
   }
   if (!refusal) return next(error);
   if (refusal.code === 'invalid_client') res.setHeader('WWW-Authenticate', 'Basic realm="oauth"');

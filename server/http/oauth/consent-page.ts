@@ -35,7 +35,8 @@ export function consentPage(view: ConsentView): string {
         `<label class="choice"><input type="checkbox" name="scope_choice" value="${scope}" checked> <span><strong>${scope}</strong><br><span class="hint">${escapeHtml(SCOPE_DESCRIPTIONS[scope])}</span></span></label>`,
     )
     .join('\n    ');
-  const unavailable = view.unavailable.length > 0 ? `<p class="hint">Also asked for, but not available to your account: ${view.unavailable.join(', ')}.</p>` : '';
+  const unavailable =
+    view.unavailable.length > 0 ? `<p class="hint">Also asked for, but not available to your account: ${view.unavailable.join(', ')}.</p>` : '';
   return htmlPage(
     'Authorize application',
     `<form method="post" action="/oauth/authorize">
@@ -56,7 +57,10 @@ export function consentPage(view: ConsentView): string {
 
 /** A refusal shown to the user (the client or its redirect URI is not known good). */
 export function refusalPage(message: string): string {
-  return htmlPage('Authorization refused', `<main><h1>This authorization request cannot be completed</h1><p class="error" role="alert">${escapeHtml(message)}</p><p class="hint">Return to the application and connect again.</p></main>`);
+  return htmlPage(
+    'Authorization refused',
+    `<main><h1>This authorization request cannot be completed</h1><p class="error" role="alert">${escapeHtml(message)}</p><p class="hint">Return to the application and connect again.</p></main>`,
+  );
 }
 
 /**

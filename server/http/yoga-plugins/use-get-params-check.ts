@@ -6,7 +6,8 @@ export function useGetParamsCheck(): Plugin {
     onRequest({ url, request, endResponse }) {
       if (request.method !== 'GET') return;
       const broken = unparsableJsonParam(url.searchParams);
-      if (broken) endResponse(Response.json({ errors: [{ message: `Invalid ${broken}: not a JSON object`, extensions: { code: 'BAD_USER_INPUT' } }] }, { status: 400 }));
+      if (broken)
+        endResponse(Response.json({ errors: [{ message: `Invalid ${broken}: not a JSON object`, extensions: { code: 'BAD_USER_INPUT' } }] }, { status: 400 }));
     },
   };
 }

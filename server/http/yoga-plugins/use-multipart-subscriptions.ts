@@ -23,7 +23,10 @@ export function useMultipartSubscriptions(): Plugin {
   };
 }
 
-function multipartResponse(input: unknown, fetchAPI: { ReadableStream: typeof ReadableStream; Response: typeof Response; TextEncoder: typeof TextEncoder }): Response {
+function multipartResponse(
+  input: unknown,
+  fetchAPI: { ReadableStream: typeof ReadableStream; Response: typeof Response; TextEncoder: typeof TextEncoder },
+): Response {
   const results = input as AsyncIterable<ExecutionResult>;
   const encoder = new fetchAPI.TextEncoder();
   // Each part is followed at once by the boundary, so a client can read it without waiting for the next one.
@@ -58,6 +61,10 @@ function multipartResponse(input: unknown, fetchAPI: { ReadableStream: typeof Re
   });
   return new fetchAPI.Response(stream, {
     status: 200,
-    headers: { 'content-type': 'multipart/mixed; boundary="graphql"; subscriptionSpec="1.0"', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' },
+    headers: {
+      'content-type': 'multipart/mixed; boundary="graphql"; subscriptionSpec="1.0"',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+    },
   });
 }

@@ -61,7 +61,8 @@ export async function parseAuthorizationRequest(prisma: PrismaClient, params: Ra
     const codeChallenge = single(params, 'code_challenge');
     if (!codeChallenge) throw new OAuthError('invalid_request', 'code_challenge is required (PKCE)');
     if (single(params, 'code_challenge_method') !== 'S256') throw new OAuthError('invalid_request', 'code_challenge_method must be S256');
-    if (!CODE_CHALLENGE.test(codeChallenge)) throw new OAuthError('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)');
+    if (!CODE_CHALLENGE.test(codeChallenge))
+      throw new OAuthError('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)');
     const resource = single(params, 'resource') ?? expectedResource;
     if (resource !== expectedResource) throw new OAuthError('invalid_target', `This server issues tokens for one resource: ${expectedResource}`);
     return { client, redirectUri, state, scopes: requestedScopes(single(params, 'scope') ?? client.scope), resource, codeChallenge };

@@ -26,7 +26,10 @@ const text = (max: number) => z.string().trim().min(1).max(max, `at most ${max} 
 const ClientMetadata = z.object({
   redirect_uris: z.array(z.string()).min(1, 'at least one redirect URI is required').max(MAX_REDIRECT_URIS, `at most ${MAX_REDIRECT_URIS} redirect URIs`),
   client_name: text(MAX_CLIENT_NAME_LENGTH).optional(),
-  client_uri: z.url({ protocol: /^https?$/ }).max(500, 'at most 500 characters').optional(),
+  client_uri: z
+    .url({ protocol: /^https?$/ })
+    .max(500, 'at most 500 characters')
+    .optional(),
   grant_types: z.array(z.string()).optional(),
   response_types: z.array(z.string()).optional(),
   token_endpoint_auth_method: z.string().optional(),
@@ -65,7 +68,10 @@ export async function registerClient(prisma: PrismaClient, body: unknown): Promi
   const grantTypes = metadata.grant_types ?? [...SUPPORTED_GRANT_TYPES];
   const unsupported = grantTypes.filter((type) => !(SUPPORTED_GRANT_TYPES as readonly string[]).includes(type));
   if (unsupported.length > 0 || !grantTypes.includes('authorization_code')) {
-    throw new OAuthError('invalid_client_metadata', `grant_types must include authorization_code and may include refresh_token; not supported: ${unsupported.join(', ') || '(authorization_code missing)'}`);
+    throw new OAuthError(
+      'invalid_client_metadata',
+      `grant_types must include authorization_code and may include refresh_token; not supported: ${unsupported.join(', ') || '(authorization_code missing)'}`,
+    );
   }
   if (metadata.response_types && metadata.response_types.some((type) => type !== 'code')) {
     throw new OAuthError('invalid_client_metadata', 'response_types may only be ["code"]');
@@ -85,7 +91,10 @@ export async function registerClient(prisma: PrismaClient, body: unknown): Promi
   };
   const size = Buffer.byteLength(JSON.stringify(client));
   if (size > MAX_CLIENT_METADATA_BYTES) {
-    throw new OAuthError('invalid_client_metadata', `the metadata to register takes ${size} bytes, more than ${MAX_CLIENT_METADATA_BYTES}: shorten the redirect URIs, client_name, client_uri or scope`);
+    throw new OAuthError(
+      'invalid_client_metadata',
+      `the metadata to register takes ${size} bytes, more than ${MAX_CLIENT_METADATA_BYTES}: shorten the redirect URIs, client_name, client_uri or scope`,
+    );
   }
   await prisma.oAuthClient.create({
     data: { id: client.client_id, name: client.client_name ?? null, redirectUris: client.redirect_uris, metadata: client as unknown as Prisma.InputJsonValue },

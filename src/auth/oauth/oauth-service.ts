@@ -91,19 +91,30 @@ export class OAuthService {
       ? await this.prisma.oAuthGrant.update({ where: { id: existing.id }, data: { scopes } })
       : await this.prisma.oAuthGrant.create({ data: { userId: user.id, clientId: request.client.client_id, resource: request.resource, scopes } });
     await this.prisma.oAuthToken.deleteMany({ where: { grantId: grant.id, expiresAt: { lt: new Date() } } });
-    return this.issue(grant.id, 'authorization_code', OAUTH_LIFETIMES.authorizationCodeSeconds, { redirectUri: request.redirectUri, codeChallenge: request.codeChallenge });
+    return this.issue(grant.id, 'authorization_code', OAUTH_LIFETIMES.authorizationCodeSeconds, {
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+    });
   }
 
   /** The authorization_code grant (OAuth 2.1 §4.1.3), PKCE verified. */
-  async exchangeCode(input: { clientId: string; code: string; codeVerifier: string | undefined; redirectUri: string | undefined; resource: string | undefined }): Promise<TokenResponse> {
+  async exchangeCode(input: {
+    clientId: string;
+    code: string;
+    codeVerifier: string | undefined;
+    redirectUri: string | undefined;
+    resource: string | undefined;
+  }): Promise<TokenResponse> {
     const client = await this.requireClient(input.clientId);
     if (!input.codeVerifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)');
     const row = await this.findUnused(input.code, 'authorization_code', client.client_id);
     if (!CODE_VERIFIER.test(input.codeVerifier) || !challengeMatches(input.codeVerifier, row.codeChallenge ?? '')) {
       throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
     }
-    if (input.redirectUri !== undefined && input.redirectUri !== row.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request');
-    if (input.resource !== undefined && input.resource !== row.grant.resource) throw new OAuthError('invalid_target', `The code was issued for ${row.grant.resource}`);
+    if (input.redirectUri !== undefined && input.redirectUri !== row.redirectUri)
+      throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request');
+    if (input.resource !== undefined && input.resource !== row.grant.resource)
+      throw new OAuthError('invalid_target', `The code was issued for ${row.grant.resource}`);
     await this.useUp(row);
     return this.tokensFor(row.grant, client, row.grant.scopes);
   }
@@ -117,7 +128,8 @@ export class OAuthService {
     const client = await this.requireClient(input.clientId);
     if (!client.grant_types.includes('refresh_token')) throw new OAuthError('unauthorized_client', 'This client did not register the refresh_token grant');
     const row = await this.findUnused(input.refreshToken, 'refresh_token', client.client_id);
-    if (input.resource !== undefined && input.resource !== row.grant.resource) throw new OAuthError('invalid_target', `The token was issued for ${row.grant.resource}`);
+    if (input.resource !== undefined && input.resource !== row.grant.resource)
+      throw new OAuthError('invalid_target', `The token was issued for ${row.grant.resource}`);
     const scopes = input.scope?.trim() ? narrowedScopes(input.scope, row.grant.scopes) : row.grant.scopes;
     await this.useUp(row);
     return this.tokensFor(row.grant, client, scopes);
@@ -211,7 +223,9 @@ export class OAuthService {
 
   private async tokensFor(grant: { id: string }, client: RegisteredClient, scopes: readonly string[]): Promise<TokenResponse> {
     const accessToken = await this.issue(grant.id, 'access_token', OAUTH_LIFETIMES.accessTokenSeconds, { scopes });
-    const refreshToken = client.grant_types.includes('refresh_token') ? await this.issue(grant.id, 'refresh_token', OAUTH_LIFETIMES.refreshTokenSeconds) : undefined;
+    const refreshToken = client.grant_types.includes('refresh_token')
+      ? await this.issue(grant.id, 'refresh_token', OAUTH_LIFETIMES.refreshTokenSeconds)
+      : undefined;
     return {
       access_token: accessToken,
       token_type: 'Bearer',
@@ -221,7 +235,12 @@ export class OAuthService {
     };
   }
 
-  private async issue(grantId: string, type: TokenType, lifetimeSeconds: number, details: { redirectUri?: string; codeChallenge?: string; scopes?: readonly string[] } = {}): Promise<string> {
+  private async issue(
+    grantId: string,
+    type: TokenType,
+    lifetimeSeconds: number,
+    details: { redirectUri?: string; codeChallenge?: string; scopes?: readonly string[] } = {},
+  ): Promise<string> {
     const token = `${TOKEN_TAGS[type]}${randomBytes(32).toString('base64url')}`;
     await this.prisma.oAuthToken.create({
       data: {
@@ -245,7 +264,15 @@ export class OAuthService {
   }
 }
 
-function toConnectedApp(grant: { id: string; scopes: string[]; resource: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; client: { metadata: unknown } }): ConnectedApp {
+function toConnectedApp(grant: {
+  id: string;
+  scopes: string[];
+  resource: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  client: { metadata: unknown };
+}): ConnectedApp {
   const client = grant.client.metadata as RegisteredClient;
   return {
     id: grant.id,
@@ -270,7 +297,8 @@ function invalidSingleUse(type: SingleUseType): OAuthError {
 function narrowedScopes(scope: string, granted: readonly string[]): Scope[] {
   const asked = requestedScopes(scope);
   const beyond = asked.filter((name) => !granted.includes(name));
-  if (beyond.length > 0) throw new OAuthError('invalid_scope', `A refresh may only keep or narrow the granted scopes (${granted.join(' ')}); not granted: ${beyond.join(' ')}`);
+  if (beyond.length > 0)
+    throw new OAuthError('invalid_scope', `A refresh may only keep or narrow the granted scopes (${granted.join(' ')}); not granted: ${beyond.join(' ')}`);
   return asked;
 }
 

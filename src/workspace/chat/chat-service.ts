@@ -7,7 +7,6 @@ import { OfflineChatProvider } from './offline-provider.ts';
 import { OpenAiChatProvider } from './openai-provider.ts';
 import { CHAT_LIMITS, CHAT_ROLES, type ChatMessage, type ChatProvider, type ChatRole } from './types.ts';
 
-
 /** Appending to a conversation waits for another writer of the same conversation. */
 const TX_OPTIONS = { maxWait: 10_000, timeout: 15_000 } as const;
 
@@ -164,11 +163,7 @@ function asRole(role: string): ChatRole {
  * CHAT_API_URL set: the OpenAI-compatible endpoint; unset: the offline assistant, which answers
  * from the service's own data (comparisons as classified by the reconciliation).
  */
-export function createChatService(
-  config: Config['chat'],
-  db: Pick<Database, 'pool' | 'prisma'>,
-  log?: Logger,
-): ChatService {
+export function createChatService(config: Config['chat'], db: Pick<Database, 'pool' | 'prisma'>, log?: Logger): ChatService {
   const provider: ChatProvider = config.apiUrl
     ? new OpenAiChatProvider({ apiUrl: config.apiUrl, apiKey: config.apiKey, model: config.model, timeoutMs: config.timeoutMs, log })
     : new OfflineChatProvider({ pool: db.pool, prisma: db.prisma });

@@ -38,10 +38,13 @@ export type IntentKind = Intent['kind'];
 /** Words naming a kind of workspace record: a message naming one is a workspace question, not a data one. */
 const WORKSPACE_WORDS = /\b(?:stick(?:y|ies)|notes?|links?|bookmarks?|transcripts?|meetings?|tasks?|todos?|tickets?|news|articles?|headlines?)\b/;
 
-const FORECAST = /\b(?:forecast\w*|predict\w*|projections?|project(?:ed)? (?:returns?|performance)|expected returns?|will (?:it|the|my|our|\w+ fund) (?:return|gain|lose|earn|perform|do)|going to (?:return|gain|lose|earn|perform))\b|\bnext (?:year|month|quarter|week)\b.*\b(?:returns?|perform\w*)\b|\b(?:returns?|perform\w*)\b.*\bnext (?:year|month|quarter|week)\b/;
-const ADVICE = /\b(?:advice|advise|recommend\w*|should (?:i|we) (?:buy|sell|invest|hold|redeem|switch|rebalance)|is it (?:a )?(?:good|wise|safe) (?:time |idea )?to (?:buy|sell|invest))\b/;
+const FORECAST =
+  /\b(?:forecast\w*|predict\w*|projections?|project(?:ed)? (?:returns?|performance)|expected returns?|will (?:it|the|my|our|\w+ fund) (?:return|gain|lose|earn|perform|do)|going to (?:return|gain|lose|earn|perform))\b|\bnext (?:year|month|quarter|week)\b.*\b(?:returns?|perform\w*)\b|\b(?:returns?|perform\w*)\b.*\bnext (?:year|month|quarter|week)\b/;
+const ADVICE =
+  /\b(?:advice|advise|recommend\w*|should (?:i|we) (?:buy|sell|invest|hold|redeem|switch|rebalance)|is it (?:a )?(?:good|wise|safe) (?:time |idea )?to (?:buy|sell|invest))\b/;
 
-const RETURNS = /\b(?:returns?|returned|performance|perform(?:ed|ing)?|twr|mwr|time[- ]weighted|money[- ]weighted|modified dietz|dietz|ytd return|gain(?:ed)?|how (?:did|has|is) .+ (?:do(?:ne|ing)?)\b)/;
+const RETURNS =
+  /\b(?:returns?|returned|performance|perform(?:ed|ing)?|twr|mwr|time[- ]weighted|money[- ]weighted|modified dietz|dietz|ytd return|gain(?:ed)?|how (?:did|has|is) .+ (?:do(?:ne|ing)?)\b)/;
 const COMPARISONS_STRONG = /\b(?:custodian|reconcil\w*|mismatch\w*)\b/;
 const COMPARISONS_WEAK = /\b(?:compar\w+|match(?:es|ed|ing)?|review|investigat\w*)\b/;
 
@@ -122,7 +125,12 @@ export function parsePeriod(text: string, today: string): Period | null {
   // Account numbers (DC-2001) are not years.
   const t = normalise(text).replace(ACCOUNT_CODE, ' ');
   const [year, month] = [Number(today.slice(0, 4)), Number(today.slice(5, 7))];
-  const capped = (range: { start: string; end: string }, label: string): Period => ({ start: range.start, end: range.end < today ? range.end : today, label, assumed: false });
+  const capped = (range: { start: string; end: string }, label: string): Period => ({
+    start: range.start,
+    end: range.end < today ? range.end : today,
+    label,
+    assumed: false,
+  });
 
   const between = /\b(?:from|between) (\d{4}-\d{2}-\d{2}) (?:to|and|until|through) (\d{4}-\d{2}-\d{2})\b/.exec(t);
   if (between) return capped({ start: between[1], end: between[2] }, `${between[1]} to ${between[2]}`);
@@ -139,7 +147,8 @@ export function parsePeriod(text: string, today: string): Period | null {
   if (/\b(?:this year|year to date|year-to-date|ytd|so far this year)\b/.test(t)) return capped(yearToDate(today), 'this year');
   if (/\blast year\b/.test(t)) return capped({ start: `${year - 2}-12-31`, end: `${year - 1}-12-31` }, `last year (${year - 1})`);
   if (/\b(?:this month|month to date|month-to-date|mtd)\b/.test(t)) return capped({ start: endOfMonth(year, month - 1), end: today }, 'this month');
-  if (/\blast month\b/.test(t)) return capped({ start: endOfMonth(year, month - 2), end: endOfMonth(year, month - 1) }, `last month (${monthName(year, month - 1)})`);
+  if (/\blast month\b/.test(t))
+    return capped({ start: endOfMonth(year, month - 2), end: endOfMonth(year, month - 1) }, `last month (${monthName(year, month - 1)})`);
   if (/\b(?:this quarter|quarter to date|qtd)\b/.test(t)) {
     const first = Math.floor((month - 1) / 3) * 3 + 1;
     return capped({ start: endOfMonth(year, first - 1), end: today }, 'this quarter');
@@ -237,7 +246,10 @@ export function subjectPhrase(message: string, keyword: RegExp = RETURNS_KEYWORD
 }
 
 function words(text: string): string[] {
-  const tokens = text.replace(/[?!.,;:()"]+/g, ' ').split(/\s+/).filter(Boolean);
+  const tokens = text
+    .replace(/[?!.,;:()"]+/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
   // Filler words are dropped only at the edges: "Bank of Nova" keeps its "of".
   let start = 0;
   let end = tokens.length;

@@ -102,7 +102,12 @@ export class OfflineChatProvider implements ChatProvider {
     if (query.keywords.length === 0 && query.sources.length === 0) {
       return composeOfflineAnswer(query, {}, await this.search.topTags(request.userId));
     }
-    const findings = await this.search.find(request.userId, sources, query.keywords.map((k) => likePattern(k.stem)), OFFLINE_HITS_PER_SOURCE);
+    const findings = await this.search.find(
+      request.userId,
+      sources,
+      query.keywords.map((k) => likePattern(k.stem)),
+      OFFLINE_HITS_PER_SOURCE,
+    );
     const empty = countHits(findings) === 0;
     return composeOfflineAnswer(query, findings, empty ? await this.search.topTags(request.userId) : []);
   }
@@ -152,7 +157,12 @@ export function composeOfflineAnswer(query: ChatQuery, findings: WorkspaceFindin
         '(for example "what do I have on the Q3 rebalance?"), or name what to list ("show my open tasks", "my latest notes").' +
         suggest,
     );
-    lines.push('', `I also answer questions about your data, for example: ${OFFLINE_EXAMPLES.slice(0, 3).map((e) => `"${e}"`).join(', ')}.`);
+    lines.push(
+      '',
+      `I also answer questions about your data, for example: ${OFFLINE_EXAMPLES.slice(0, 3)
+        .map((e) => `"${e}"`)
+        .join(', ')}.`,
+    );
     return lines.join('\n').trim();
   }
 
@@ -169,7 +179,12 @@ export function composeOfflineAnswer(query: ChatQuery, findings: WorkspaceFindin
           "Try another word from a note's text, a task title, a tag or label, a link's site or a speaker's name." +
           suggest,
       );
-      lines.push('', `I also answer questions about your data, for example: ${OFFLINE_EXAMPLES.slice(0, 3).map((e) => `"${e}"`).join(', ')}.`);
+      lines.push(
+        '',
+        `I also answer questions about your data, for example: ${OFFLINE_EXAMPLES.slice(0, 3)
+          .map((e) => `"${e}"`)
+          .join(', ')}.`,
+      );
     }
     return lines.join('\n').trim();
   }
@@ -229,7 +244,10 @@ function renderSections(findings: WorkspaceFindings, stems: readonly string[]): 
 }
 
 function quotedKeywords(keywords: readonly Keyword[], conjunction: 'and' | 'or'): string {
-  return humanList(keywords.map((keyword) => `"${keyword.word}"`), conjunction);
+  return humanList(
+    keywords.map((keyword) => `"${keyword.word}"`),
+    conjunction,
+  );
 }
 
 function humanList(items: readonly string[], conjunction: 'and' | 'or'): string {

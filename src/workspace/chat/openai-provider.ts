@@ -15,9 +15,7 @@ export interface OpenAiChatProviderOptions {
 }
 
 const CompletionSchema = z.object({
-  choices: z
-    .array(z.object({ message: z.object({ content: z.string().refine((text) => text.trim().length > 0, 'empty content') }) }))
-    .min(1),
+  choices: z.array(z.object({ message: z.object({ content: z.string().refine((text) => text.trim().length > 0, 'empty content') }) })).min(1),
 });
 
 /**

@@ -73,7 +73,11 @@ const TASK_STATE_WORDS = new Set(['open', 'pending', 'outstanding', 'active', 'c
 
 /** Keywords and named sources of a message, in the order written, without duplicates. */
 export function parseChatQuery(text: string): ChatQuery {
-  const tokens = text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) ?? [];
+  const tokens =
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) ?? [];
   const keywords: Keyword[] = [];
   const sources = new Set<Source>();
   const seen = new Set<string>();
@@ -104,7 +108,13 @@ function searchable(token: string): boolean {
 
 /** A light English stem, kept only when at least 4 characters remain: substring search does the rest. */
 export function stemOf(word: string): string {
-  for (const [suffix, replacement] of [['ies', ''], ['ing', ''], ['ed', ''], ['es', 'e'], ['s', '']] as const) {
+  for (const [suffix, replacement] of [
+    ['ies', ''],
+    ['ing', ''],
+    ['ed', ''],
+    ['es', 'e'],
+    ['s', ''],
+  ] as const) {
     if (!word.endsWith(suffix)) continue;
     if (suffix === 's' && (word.endsWith('ss') || word.endsWith('us') || word.endsWith('is'))) continue;
     const stem = word.slice(0, -suffix.length) + replacement;

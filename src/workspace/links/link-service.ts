@@ -70,7 +70,17 @@ export class LinkService {
       where: {
         userId,
         ...(search
-          ? { AND: [{ OR: [{ url: { contains: search, mode: 'insensitive' } }, { title: { contains: search, mode: 'insensitive' } }, { tags: { has: search.toLowerCase() } }] }] }
+          ? {
+              AND: [
+                {
+                  OR: [
+                    { url: { contains: search, mode: 'insensitive' } },
+                    { title: { contains: search, mode: 'insensitive' } },
+                    { tags: { has: search.toLowerCase() } },
+                  ],
+                },
+              ],
+            }
           : {}),
         ...(options.folderId ? { folderId: options.folderId } : options.unfiled ? { folderId: null } : {}),
         ...(options.starred === true || options.starred === false ? { starred: options.starred } : {}),
@@ -158,9 +168,7 @@ export class LinkService {
       where: { userId },
       include: { _count: { select: { links: true } } },
     });
-    return folders
-      .map(({ _count, ...folder }) => ({ ...folder, linkCount: _count.links }))
-      .sort(compareFolders);
+    return folders.map(({ _count, ...folder }) => ({ ...folder, linkCount: _count.links })).sort(compareFolders);
   }
 
   /** Names are unique per user, case-insensitively: 409 `A folder named "x" already exists`. */

@@ -139,9 +139,10 @@ export class NewsService {
    * Default period: the seven days ending now; `week` (`2026-W47`) picks that ISO week in UTC.
    */
   async digest(userId: string, options: { week?: string | null } = {}, now: Date = new Date()): Promise<NewsDigest> {
-    const period = options.week != null
-      ? parseIsoWeek(options.week, 'week')
-      : { week: null, start: new Date(now.getTime() - DEFAULT_DIGEST_DAYS * 24 * 60 * 60 * 1000), end: now };
+    const period =
+      options.week != null
+        ? parseIsoWeek(options.week, 'week')
+        : { week: null, start: new Date(now.getTime() - DEFAULT_DIGEST_DAYS * 24 * 60 * 60 * 1000), end: now };
     const { start, end } = period;
     const inPeriod = Prisma.sql`a."userId" = ${userId}::uuid AND a."publishedAt" >= ${start}::timestamptz AND a."publishedAt" < ${end}::timestamptz`;
 
@@ -156,7 +157,10 @@ export class NewsService {
            GROUP BY t.tag
            ORDER BY count DESC, t.tag COLLATE "C"
            LIMIT ${DIGEST_MAX_GROUPS}`;
-        const tagTop = tagGroups.length === 0 ? [] : await tx.$queryRaw<{ key: string; id: string }[]>`
+        const tagTop =
+          tagGroups.length === 0
+            ? []
+            : await tx.$queryRaw<{ key: string; id: string }[]>`
           SELECT key, id FROM (
             SELECT t.tag AS key, a.id, row_number() OVER (PARTITION BY t.tag ORDER BY a."publishedAt" DESC, a.id DESC) AS rank
               FROM "NewsArticle" a CROSS JOIN LATERAL unnest(a.tags) AS t(tag)
@@ -173,7 +177,10 @@ export class NewsService {
            GROUP BY lower(a.source)
            ORDER BY count DESC, lower(a.source) COLLATE "C"
            LIMIT ${DIGEST_MAX_GROUPS}`;
-        const sourceTop = sourceGroups.length === 0 ? [] : await tx.$queryRaw<{ key: string; id: string }[]>`
+        const sourceTop =
+          sourceGroups.length === 0
+            ? []
+            : await tx.$queryRaw<{ key: string; id: string }[]>`
           SELECT key, id FROM (
             SELECT lower(a.source) AS key, a.id, row_number() OVER (PARTITION BY lower(a.source) ORDER BY a."publishedAt" DESC, a.id DESC) AS rank
               FROM "NewsArticle" a
@@ -191,7 +198,10 @@ export class NewsService {
         const ids = [...new Set([...tagTop, ...sourceTop].map((row) => row.id))];
         const articles = new Map((ids.length ? await tx.newsArticle.findMany({ where: { userId, id: { in: ids } } }) : []).map((a) => [a.id, a]));
         const topOf = (ranked: { key: string; id: string }[], key: string) =>
-          ranked.filter((row) => row.key === key).map((row) => articles.get(row.id)).filter((a): a is NewsArticle => a !== undefined);
+          ranked
+            .filter((row) => row.key === key)
+            .map((row) => articles.get(row.id))
+            .filter((a): a is NewsArticle => a !== undefined);
 
         return {
           periodStart: start,

@@ -42,8 +42,14 @@ export interface HttpTaskProviderOptions {
   log?: Logger;
 }
 
-const isoInstant = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'not an ISO timestamp').transform((value) => new Date(value));
-const uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/).transform((value) => value.toLowerCase());
+const isoInstant = z
+  .string()
+  .refine((value) => !Number.isNaN(Date.parse(value)), 'not an ISO timestamp')
+  .transform((value) => new Date(value));
+const uuid = z
+  .string()
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/)
+  .transform((value) => value.toLowerCase());
 
 const CommentSchema = z.object({
   id: uuid,
@@ -62,7 +68,11 @@ const TaskSchema = z.object({
   status: z.enum(TASK_STATUSES),
   priority: z.enum(TASK_PRIORITIES),
   assignee: z.string().nullable().optional(),
-  due_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).nullable().optional(),
+  due_date: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .nullable()
+    .optional(),
   labels: z.array(z.string()).default([]),
   created_at: isoInstant,
   updated_at: isoInstant,
@@ -89,7 +99,10 @@ export class HttpTaskProvider implements TaskProvider {
     const json = await this.call({ method: 'GET', path: `/tasks?${query.toString()}` });
     const list = this.parse(TaskListSchema, json);
     // Never show another owner's task, even if the tool returned one.
-    const rows = list.tasks.filter((task) => task.owner === userId).slice(0, filter.limit).map(toRecord);
+    const rows = list.tasks
+      .filter((task) => task.owner === userId)
+      .slice(0, filter.limit)
+      .map(toRecord);
     const nextCursor = list.next_cursor ?? null;
     const last = rows.at(-1);
     // The tool's cursors resume after a page, not after any row: every edge but the last has none.
@@ -155,7 +168,13 @@ export class HttpTaskProvider implements TaskProvider {
   private async call(request: { method: UpstreamRequest['method']; path: string; body?: unknown }): Promise<unknown> {
     const { status, json } = await upstreamJson(
       LABEL,
-      { method: request.method, url: joinUrl(this.options.apiUrl, request.path), apiKey: this.options.apiKey, body: request.body, timeoutMs: this.options.timeoutMs },
+      {
+        method: request.method,
+        url: joinUrl(this.options.apiUrl, request.path),
+        apiKey: this.options.apiKey,
+        body: request.body,
+        timeoutMs: this.options.timeoutMs,
+      },
       this.options.log,
     );
     if (status >= 200 && status <= 299) return json;

@@ -34,7 +34,6 @@ export interface TaskCommentRecord {
   createdAt: Date;
 }
 
-
 /** A page of tasks and the cursor that resumes after each row (the provider's own format). */
 export interface TaskPage extends Page<TaskRecord> {
   cursorOf(row: TaskRecord): string;

@@ -223,7 +223,14 @@ function formatMs(ms: number): string {
 function decodePosition(cursor: string): Position {
   return decodeCursor(
     cursor,
-    ({ c, s }) => ((c === null || (typeof c === 'string' && c.length > 0 && c.length <= 2000)) && typeof s === 'number' && Number.isInteger(s) && s >= 0 && s <= UPSTREAM_MAX_LIMIT ? { c, s } : undefined),
+    ({ c, s }) =>
+      (c === null || (typeof c === 'string' && c.length > 0 && c.length <= 2000)) &&
+      typeof s === 'number' &&
+      Number.isInteger(s) &&
+      s >= 0 &&
+      s <= UPSTREAM_MAX_LIMIT
+        ? { c, s }
+        : undefined,
     'list',
   );
 }

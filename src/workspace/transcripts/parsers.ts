@@ -166,7 +166,28 @@ function parseTiming(line: Line): Timing {
 // Cue text -> sentences
 // ---------------------------------------------------------------------------
 
-const NAME_PARTICLES = new Set(['de', 'del', 'della', 'der', 'den', 'di', 'da', 'do', 'dos', 'du', 'la', 'le', 'van', 'von', 'y', 'bin', 'al', 'el', 'ter', 'ten']);
+const NAME_PARTICLES = new Set([
+  'de',
+  'del',
+  'della',
+  'der',
+  'den',
+  'di',
+  'da',
+  'do',
+  'dos',
+  'du',
+  'la',
+  'le',
+  'van',
+  'von',
+  'y',
+  'bin',
+  'al',
+  'el',
+  'ter',
+  'ten',
+]);
 const SPEAKER_PREFIX = /^([^:<>,;!?"]{1,200}?):[ \t]+(?=\S)/u;
 
 /** `Ana Lopez: text` -> the name, when the prefix looks like one (see the module comment). */
@@ -315,7 +336,8 @@ export function parseSrt(content: string): ParsedTranscript {
     else if (/^\s*\d+\s*$/.test(first.text)) timingIndex = 1;
     else throw new TranscriptParseError(first.number, `expected a subtitle number or a timing line, got ${quote(first.text)}`);
     const timingLine = block[timingIndex];
-    if (!timingLine) throw new TranscriptParseError(first.number + 1, 'expected a timing line such as "00:00:01,000 --> 00:00:04,000" after the subtitle number');
+    if (!timingLine)
+      throw new TranscriptParseError(first.number + 1, 'expected a timing line such as "00:00:01,000 --> 00:00:04,000" after the subtitle number');
     const timing = parseTiming(timingLine);
     addSentences(sentences, cueSentences(block.slice(timingIndex + 1), timing, 'srt'), timingLine.number);
   }
@@ -359,32 +381,41 @@ export function parseJsonTranscript(content: string): ParsedTranscript {
   let occurredAt: Date | null = null;
   if (root.occurred_at !== undefined && root.occurred_at !== null) {
     occurredAt = typeof root.occurred_at === 'string' ? parseInstant(root.occurred_at) : null;
-    if (!occurredAt) throw new TranscriptParseError(at(root, 'occurred_at'), '"occurred_at" must be an ISO 8601 timestamp with a time zone, e.g. "2026-03-02T09:30:00Z"');
+    if (!occurredAt)
+      throw new TranscriptParseError(at(root, 'occurred_at'), '"occurred_at" must be an ISO 8601 timestamp with a time zone, e.g. "2026-03-02T09:30:00Z"');
   }
 
   let participants: string[] | null = null;
   if (root.participants !== undefined && root.participants !== null) {
     const list = root.participants;
     if (!Array.isArray(list)) throw new TranscriptParseError(at(root, 'participants'), '"participants" must be an array of names');
-    if (list.length > TRANSCRIPT_LIMITS.participants) throw new TranscriptParseError(at(root, 'participants'), `at most ${TRANSCRIPT_LIMITS.participants} participants`);
+    if (list.length > TRANSCRIPT_LIMITS.participants)
+      throw new TranscriptParseError(at(root, 'participants'), `at most ${TRANSCRIPT_LIMITS.participants} participants`);
     const names = new Set<string>();
     list.forEach((name, index) => {
       const line = doc.itemLine(list, index) ?? at(root, 'participants');
       if (typeof name !== 'string' || name.trim() === '') throw new TranscriptParseError(line, `participants[${index}] must be a non-empty string`);
-      if (name.trim().length > TRANSCRIPT_LIMITS.speakerLength) throw new TranscriptParseError(line, `participants[${index}] is longer than ${TRANSCRIPT_LIMITS.speakerLength} characters`);
+      if (name.trim().length > TRANSCRIPT_LIMITS.speakerLength)
+        throw new TranscriptParseError(line, `participants[${index}] is longer than ${TRANSCRIPT_LIMITS.speakerLength} characters`);
       names.add(name.trim());
     });
     participants = [...names];
   }
 
   const list = root.sentences;
-  if (!Array.isArray(list)) throw new TranscriptParseError(at(root, 'sentences'), '"sentences" must be an array of {"speaker", "text", "start", "end"} objects');
-  if (list.length > TRANSCRIPT_LIMITS.sentences) throw new TranscriptParseError(doc.itemLine(list, TRANSCRIPT_LIMITS.sentences) ?? at(root, 'sentences'), `more than ${TRANSCRIPT_LIMITS.sentences} sentences`);
+  if (!Array.isArray(list))
+    throw new TranscriptParseError(at(root, 'sentences'), '"sentences" must be an array of {"speaker", "text", "start", "end"} objects');
+  if (list.length > TRANSCRIPT_LIMITS.sentences)
+    throw new TranscriptParseError(
+      doc.itemLine(list, TRANSCRIPT_LIMITS.sentences) ?? at(root, 'sentences'),
+      `more than ${TRANSCRIPT_LIMITS.sentences} sentences`,
+    );
   const sentences = list.map((item, index): ParsedSentence => {
     const where = `sentences[${index}]`;
     if (!isObject(item)) throw new TranscriptParseError(doc.itemLine(list, index) ?? at(root, 'sentences'), `${where} must be an object`);
     const { speaker, text: said, start, end } = item;
-    if (typeof speaker !== 'string' || speaker.trim() === '') throw new TranscriptParseError(at(item, 'speaker'), `${where}.speaker must be a non-empty string`);
+    if (typeof speaker !== 'string' || speaker.trim() === '')
+      throw new TranscriptParseError(at(item, 'speaker'), `${where}.speaker must be a non-empty string`);
     if (speaker.trim().length > TRANSCRIPT_LIMITS.speakerLength) {
       throw new TranscriptParseError(at(item, 'speaker'), `${where}.speaker is longer than ${TRANSCRIPT_LIMITS.speakerLength} characters`);
     }
@@ -482,7 +513,11 @@ class LocatedJson {
     if (char === '[') return this.array(depth);
     if (char === '"') return this.string();
     if (char === '-' || (char >= '0' && char <= '9')) return this.number();
-    for (const [literal, value] of [['true', true], ['false', false], ['null', null]] as const) {
+    for (const [literal, value] of [
+      ['true', true],
+      ['false', false],
+      ['null', null],
+    ] as const) {
       if (this.text.startsWith(literal, this.pos)) {
         this.pos += literal.length;
         return value;

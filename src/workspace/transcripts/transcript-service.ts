@@ -4,7 +4,15 @@ import type { Logger } from '../../log.ts';
 import { LIMITS, boundedText, optionalText } from '../validation.ts';
 import { BuiltinTranscriptProvider } from './builtin-provider.ts';
 import { HttpTranscriptProvider } from './http-provider.ts';
-import { TRANSCRIPT_LIMITS, TranscriptParseError, durationSeconds, parseTranscript, speakersOf, type ParsedTranscript, type TranscriptFormat } from './parsers.ts';
+import {
+  TRANSCRIPT_LIMITS,
+  TranscriptParseError,
+  durationSeconds,
+  parseTranscript,
+  speakersOf,
+  type ParsedTranscript,
+  type TranscriptFormat,
+} from './parsers.ts';
 import type { TranscriptDetail, TranscriptListOptions, TranscriptPage, TranscriptProvider } from './types.ts';
 import { INSTANT_RANGE_PROBLEM, isStorableInstant } from '../../util/instants.ts';
 import { TEXT_PROBLEMS, textProblem } from '../../util/text.ts';
@@ -133,7 +141,10 @@ export function createTranscriptService(options: { config: TranscriptConfig; pri
  * can produce a NUL or half a surrogate pair that the content string itself did not hold).
  */
 function unstorableText(parsed: ParsedTranscript): string | undefined {
-  const named: [string, string | null][] = [['title', parsed.title], ...(parsed.participants ?? []).map((name, i): [string, string] => [`participant ${i + 1}`, name])];
+  const named: [string, string | null][] = [
+    ['title', parsed.title],
+    ...(parsed.participants ?? []).map((name, i): [string, string] => [`participant ${i + 1}`, name]),
+  ];
   parsed.sentences.forEach((sentence, i) => named.push([`sentence ${i + 1} speaker`, sentence.speaker], [`sentence ${i + 1} text`, sentence.text]));
   for (const [where, text] of named) {
     const problem = text === null ? undefined : textProblem(text);

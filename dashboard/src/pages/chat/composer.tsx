@@ -6,7 +6,13 @@ import { MAX_MESSAGE } from './api.ts';
  * is disabled and keeps the text; it empties only once the message was sent, so a failed send
  * loses nothing.
  */
-export function Composer(props: { draft: string; onDraft: (text: string) => void; waiting: boolean; onSend: (text: string) => Promise<boolean>; autoFocus?: boolean }) {
+export function Composer(props: {
+  draft: string;
+  onDraft: (text: string) => void;
+  waiting: boolean;
+  onSend: (text: string) => Promise<boolean>;
+  autoFocus?: boolean;
+}) {
   const box = useRef<HTMLTextAreaElement>(null);
   const hintId = useId();
   const [invalid, setInvalid] = useState<string | null>(null);

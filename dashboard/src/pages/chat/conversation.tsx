@@ -64,13 +64,17 @@ export function ConversationView({ id }: { id: string | null }) {
       {!id && messages.length === 0 && !pending && (
         <div className="chat-welcome">
           <p>
-            Ask the assistant about your data and your workspace. Without a language model configured, the offline assistant answers questions about your returns,
-            custodian comparisons, files, tasks and news with figures and links to the pages they come from, and otherwise searches your stickies, links,
-            transcripts, tasks and news and lists what it finds. It can't forecast or give advice.
+            Ask the assistant about your data and your workspace. Without a language model configured, the offline assistant answers questions about your
+            returns, custodian comparisons, files, tasks and news with figures and links to the pages they come from, and otherwise searches your stickies,
+            links, transcripts, tasks and news and lists what it finds. It can't forecast or give advice.
           </p>
           <div className="toolbar" role="group" aria-label="Suggestions">
             {SUGGESTIONS.map((s) => (
-              <button key={s} type="button" className="button-secondary button-small" onClick={() => {
+              <button
+                key={s}
+                type="button"
+                className="button-secondary button-small"
+                onClick={() => {
                   setDraft(s);
                   document.getElementById('chat-message')?.focus();
                 }}
@@ -82,7 +86,11 @@ export function ConversationView({ id }: { id: string | null }) {
         </div>
       )}
       <ol className="chat-log" ref={log} role="log" aria-label="Messages" aria-live="polite" tabIndex={0}>
-        {hidden > 0 && <li className="hint">The last {conversation?.messages.length} of {conversation?.messageCount} messages are shown.</li>}
+        {hidden > 0 && (
+          <li className="hint">
+            The last {conversation?.messages.length} of {conversation?.messageCount} messages are shown.
+          </li>
+        )}
         {messages.map((m) => (
           <Message key={m.id} message={m} />
         ))}

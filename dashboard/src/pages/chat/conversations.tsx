@@ -25,7 +25,11 @@ export function ConversationList({ currentId }: { currentId: string | null }) {
         <ul className="conversation-list">
           {conversations.map((c) => (
             <li key={c.id}>
-              <Link href={`/chat/${c.id}`} className={c.id === currentId ? 'conversation-link active' : 'conversation-link'} aria-current={c.id === currentId ? 'page' : undefined}>
+              <Link
+                href={`/chat/${c.id}`}
+                className={c.id === currentId ? 'conversation-link active' : 'conversation-link'}
+                aria-current={c.id === currentId ? 'page' : undefined}
+              >
                 <span className="conversation-title">{c.title}</span>
                 <span className="hint">
                   {formatDateTime(c.updatedAt)} · {c.messageCount} messages

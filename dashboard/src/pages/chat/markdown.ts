@@ -43,4 +43,3 @@ export function parseMarkdown(content: string): Segment[] {
   push({ kind: 'text', text: content.slice(at) });
   return segments;
 }
-

@@ -68,14 +68,24 @@ export function FileTable({ files, filtered }: { files: UploadedFile[]; filtered
                         {IN_PROGRESS.has(file.status) && <span className="spinner inline-spinner" aria-hidden="true" />}
                         {file.statusDetail && <div className="hint status-detail">{file.statusDetail}</div>}
                       </td>
-                      <td data-label="Rows" className="num">{file.rowCount === null ? '—' : count.format(file.rowCount)}</td>
-                      <td data-label="Size" className="num">{formatBytes(file.sizeBytes)}</td>
+                      <td data-label="Rows" className="num">
+                        {file.rowCount === null ? '—' : count.format(file.rowCount)}
+                      </td>
+                      <td data-label="Size" className="num">
+                        {formatBytes(file.sizeBytes)}
+                      </td>
                       <td data-label="Uploaded">
                         <time dateTime={file.createdAt}>{formatDateTime(file.createdAt)}</time>
                       </td>
                       <td>
                         {file.errorCount > 0 && (
-                          <button type="button" className="button-secondary button-small" aria-expanded={expanded} aria-controls={panelId} onClick={() => toggle(file.id, 'errors')}>
+                          <button
+                            type="button"
+                            className="button-secondary button-small"
+                            aria-expanded={expanded}
+                            aria-controls={panelId}
+                            onClick={() => toggle(file.id, 'errors')}
+                          >
                             {expanded ? 'Hide' : 'Show'} {count.format(file.errorCount)} row {file.errorCount === 1 ? 'error' : 'errors'}
                             <span className="visually-hidden"> of {file.fileName}</span>
                           </button>
@@ -137,13 +147,7 @@ function RowWarnings({ file }: { file: UploadedFile }) {
   const warnings = data?.file?.rowWarnings ?? [];
   if (warnings.length === 0) return <EmptyState>No warnings are stored for this file.</EmptyState>;
   const total = data?.file?.warningCount ?? warnings.length;
-  return (
-    <RowProblemTable
-      caption={`Warnings of ${file.fileName}: rows loaded that count in no return`}
-      rows={warnings}
-      total={total}
-    />
-  );
+  return <RowProblemTable caption={`Warnings of ${file.fileName}: rows loaded that count in no return`} rows={warnings} total={total} />;
 }
 
 function RowProblemTable({ caption, rows, total }: { caption: string; rows: RowError[]; total: number }) {
@@ -152,7 +156,10 @@ function RowProblemTable({ caption, rows, total }: { caption: string; rows: RowE
     <div className="row-errors">
       <table className="data">
         <caption>
-          {caption} <span className="hint">(line 1 is the header row{total > errors.length ? `; the first ${count.format(errors.length)} of ${count.format(total)}` : ''})</span>
+          {caption}{' '}
+          <span className="hint">
+            (line 1 is the header row{total > errors.length ? `; the first ${count.format(errors.length)} of ${count.format(total)}` : ''})
+          </span>
         </caption>
         <thead>
           <tr>

@@ -125,8 +125,8 @@ export function UploadPanel(props: {
         <p className="hint" id={hintId}>
           {limits ? (
             <>
-              Up to <strong>{formatBytes(limits.maxBytes)}</strong> ({bytes.format(limits.maxBytes)} bytes) per file, {limits.uploadsPerMinute} uploads a minute. Larger files are refused
-              before sending.
+              Up to <strong>{formatBytes(limits.maxBytes)}</strong> ({bytes.format(limits.maxBytes)} bytes) per file, {limits.uploadsPerMinute} uploads a
+              minute. Larger files are refused before sending.
             </>
           ) : props.limitsError ? (
             'The size limit is unknown; the service refuses files over it.'
@@ -182,7 +182,8 @@ function FormatHelp({ limits }: { limits: UploadLimits }) {
 function QueueItem({ item, listed, onCancel }: { item: UploadItem; listed: UploadedFile | undefined; onCancel: () => void }) {
   const percent = item.state === 'sent' ? 100 : item.size > 0 ? Math.min(100, Math.round((item.loaded / item.size) * 100)) : 0;
   const status = listed?.status ?? item.file?.status;
-  const barClass = item.state === 'sent' ? 'progress-bar complete' : item.state === 'failed' || item.state === 'refused' ? 'progress-bar failed' : 'progress-bar';
+  const barClass =
+    item.state === 'sent' ? 'progress-bar complete' : item.state === 'failed' || item.state === 'refused' ? 'progress-bar failed' : 'progress-bar';
   return (
     <li className={`upload-item upload-${item.state}`}>
       <div className="upload-item-head">

@@ -83,7 +83,11 @@ export function useUploadQueue(onDone: (item: UploadItem) => void) {
       const key = `upload-${sequence}`;
       const base = { key, name: file.name, size: file.size, orgName: options.orgName, loaded: 0 };
       if (options.maxBytes !== undefined && file.size > options.maxBytes) {
-        return { ...base, state: 'refused', message: `${formatBytes(file.size)} is over the upload limit of ${formatBytes(options.maxBytes)}. It was not sent.` };
+        return {
+          ...base,
+          state: 'refused',
+          message: `${formatBytes(file.size)} is over the upload limit of ${formatBytes(options.maxBytes)}. It was not sent.`,
+        };
       }
       if (file.size === 0) return { ...base, state: 'refused', message: 'The file is empty. It was not sent.' };
       jobs.current.set(key, { file, orgId: options.orgId, fileType: options.fileType });

@@ -5,7 +5,14 @@ import { AGENTS, AGENT_STATUS_LABELS, agentLabel, type AgentRow } from './progre
 /** A bar with the ARIA progressbar role, so assistive technology reads the value (the text beside it says it too). */
 export function ProgressBar({ value, label, tone }: { value: number; label: string; tone?: 'failed' | 'complete' }) {
   return (
-    <div className={tone ? `progress-bar ${tone}` : 'progress-bar'} role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={value}>
+    <div
+      className={tone ? `progress-bar ${tone}` : 'progress-bar'}
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={value}
+    >
       <span style={{ width: `${value}%` }} />
     </div>
   );

@@ -174,7 +174,13 @@ interface Stored {
 
 function isEvent(value: unknown): value is ProgressEvent {
   const e = record(value);
-  return typeof e.sequence === 'number' && typeof e.agent === 'string' && typeof e.status === 'string' && typeof e.progress === 'number' && typeof e.message === 'string';
+  return (
+    typeof e.sequence === 'number' &&
+    typeof e.agent === 'string' &&
+    typeof e.status === 'string' &&
+    typeof e.progress === 'number' &&
+    typeof e.message === 'string'
+  );
 }
 
 export function loadStoredEvents(runId: string): ProgressEvent[] {

@@ -11,7 +11,17 @@ import { CancelMutation, RunQuery, isInProgress, type RunDetails, type RunState 
 import { AgentTable, ProgressBar } from './agent-table.tsx';
 import { SummaryView } from './summary-view.tsx';
 import { lengthText, sourcesText } from './runs-list.tsx';
-import { RUN_STATE_LABELS, agentLabel, agentRows, outcomeOf, overallProgress, plannedAgents, stateFromEvents, type AgentRow, type Outcome } from './progress.ts';
+import {
+  RUN_STATE_LABELS,
+  agentLabel,
+  agentRows,
+  outcomeOf,
+  overallProgress,
+  plannedAgents,
+  stateFromEvents,
+  type AgentRow,
+  type Outcome,
+} from './progress.ts';
 import { useRunProgress, type RunProgress } from './use-run-progress.ts';
 
 /** The live view of one run: its state, one row per agent, and the summary once it is ready. */
@@ -76,10 +86,22 @@ export function RunView({ runId }: { runId: string }) {
       {state === 'completed' && (
         <Panel id="summary" title="Summary">
           {run?.summary ? (
-            <SummaryView markdown={run.summary} references={run.references} provider={run.summaryProvider} degraded={run.degraded} failedAgents={run.failedAgents} />
+            <SummaryView
+              markdown={run.summary}
+              references={run.references}
+              provider={run.summaryProvider}
+              degraded={run.degraded}
+              failedAgents={run.failedAgents}
+            />
           ) : outcome?.summary ? (
             // The final event has it all: shown at once, before the run is read again.
-            <SummaryView markdown={outcome.summary} references={outcome.references} provider={outcome.provider} degraded={outcome.degraded} failedAgents={outcome.failedAgents} />
+            <SummaryView
+              markdown={outcome.summary}
+              references={outcome.references}
+              provider={outcome.provider}
+              degraded={outcome.degraded}
+              failedAgents={outcome.failedAgents}
+            />
           ) : (
             <Loading label="Loading the summary…" />
           )}
@@ -107,7 +129,8 @@ function AgentsBody({ feed, rows, state }: { feed: RunProgress; rows: AgentRow[]
 function RunOptionsLine({ run }: { run: RunDetails }) {
   return (
     <>
-      Started {formatDateTime(run.createdAt)} · last {run.options.days} {run.options.days === 1 ? 'day' : 'days'} · {sourcesText(run.options.sources)} · {lengthText(run.options.length).toLowerCase()}
+      Started {formatDateTime(run.createdAt)} · last {run.options.days} {run.options.days === 1 ? 'day' : 'days'} · {sourcesText(run.options.sources)} ·{' '}
+      {lengthText(run.options.length).toLowerCase()}
       {run.startedAt && run.finishedAt && ` · took ${formatDuration(Date.parse(run.finishedAt) - Date.parse(run.startedAt))}`}
     </>
   );
@@ -128,7 +151,14 @@ function announcement(state: RunState | null, outcome: Outcome | null, failed: s
   return '';
 }
 
-function StatusPanel(props: { state: RunState | null; feed: RunProgress; rows: AgentRow[]; outcome: Outcome | null; run: RunDetails | undefined; cancelling: boolean }) {
+function StatusPanel(props: {
+  state: RunState | null;
+  feed: RunProgress;
+  rows: AgentRow[];
+  outcome: Outcome | null;
+  run: RunDetails | undefined;
+  cancelling: boolean;
+}) {
   const { state, feed, rows, outcome, run, cancelling } = props;
   const failed = rows.filter((row) => row.status === 'failed').map((row) => row.agent);
   const degraded = outcome?.degraded ?? run?.degraded ?? false;

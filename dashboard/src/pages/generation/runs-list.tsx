@@ -103,7 +103,9 @@ export function RunsList() {
                     )}
                   </td>
                   <td data-label="Sources">{sourcesText(run.options.sources)}</td>
-                  <td data-label="Days" className="num">{run.options.days}</td>
+                  <td data-label="Days" className="num">
+                    {run.options.days}
+                  </td>
                   <td data-label="Length">{lengthText(run.options.length)}</td>
                   <td data-label="Result">{result(run)}</td>
                 </tr>

@@ -48,8 +48,8 @@ export function StartForm({ canStart }: { canStart: boolean }) {
   return (
     <form className="stack gen-start-form" onSubmit={submit} noValidate aria-describedby="start-form-hint">
       <p id="start-form-hint" className="hint">
-        The collector gathers your records from the window, one analyst per kind of record picks what matters, the writer writes a summary
-        with references and the editor checks it covers the key findings. You can leave this page: the run goes on, and you can come back to it.
+        The collector gathers your records from the window, one analyst per kind of record picks what matters, the writer writes a summary with references and
+        the editor checks it covers the key findings. You can leave this page: the run goes on, and you can come back to it.
       </p>
       <fieldset>
         <legend>Sources</legend>
@@ -65,7 +65,16 @@ export function StartForm({ canStart }: { canStart: boolean }) {
       <div className="form-row">
         <label>
           Look-back window (days, {DAYS_MIN}–{DAYS_MAX})
-          <input type="number" inputMode="numeric" min={DAYS_MIN} max={DAYS_MAX} step={1} value={days} onChange={(e) => setDays(e.target.value)} className="gen-days-input" />
+          <input
+            type="number"
+            inputMode="numeric"
+            min={DAYS_MIN}
+            max={DAYS_MAX}
+            step={1}
+            value={days}
+            onChange={(e) => setDays(e.target.value)}
+            className="gen-days-input"
+          />
         </label>
         <label>
           Length

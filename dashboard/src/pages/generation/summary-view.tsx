@@ -65,7 +65,13 @@ function components(references: readonly Reference[]): Components {
       if (citation && !reference) return <>{children}</>;
       if (reference) {
         return (
-          <a href={href} className="gen-citation" onClick={(event) => focusReference(event, n)} aria-label={`Reference ${n}: ${KIND_LABELS[reference.kind]}, ${reference.title}`} title={`${KIND_LABELS[reference.kind]}: ${reference.title}`}>
+          <a
+            href={href}
+            className="gen-citation"
+            onClick={(event) => focusReference(event, n)}
+            aria-label={`Reference ${n}: ${KIND_LABELS[reference.kind]}, ${reference.title}`}
+            title={`${KIND_LABELS[reference.kind]}: ${reference.title}`}
+          >
             {children}
           </a>
         );
@@ -80,8 +86,18 @@ function components(references: readonly Reference[]): Components {
 }
 
 function providerNote(provider: string | null): ReactNode {
-  if (provider === 'openai') return <>Written by the configured language model (<code>openai</code>).</>;
-  if (provider === 'offline') return <>Written offline by the extractive summariser (<code>offline</code>).</>;
+  if (provider === 'openai')
+    return (
+      <>
+        Written by the configured language model (<code>openai</code>).
+      </>
+    );
+  if (provider === 'offline')
+    return (
+      <>
+        Written offline by the extractive summariser (<code>offline</code>).
+      </>
+    );
   return null;
 }
 

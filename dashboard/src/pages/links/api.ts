@@ -36,15 +36,13 @@ export const UpdateLink = graphql(`mutation UpdateLink($input: UpdateLinkInput!)
 
 export const DeleteLink = graphql(`mutation DeleteLink($id: UUID!) { deleteLink(id: $id) }`);
 
-export const CreateFolder = graphql(
-  `mutation CreateLinkFolder($input: CreateLinkFolderInput!) { createLinkFolder(input: $input) { ...LinkFolderFields } }`,
-  [FolderFields],
-);
+export const CreateFolder = graphql(`mutation CreateLinkFolder($input: CreateLinkFolderInput!) { createLinkFolder(input: $input) { ...LinkFolderFields } }`, [
+  FolderFields,
+]);
 
-export const RenameFolder = graphql(
-  `mutation RenameLinkFolder($input: RenameLinkFolderInput!) { renameLinkFolder(input: $input) { ...LinkFolderFields } }`,
-  [FolderFields],
-);
+export const RenameFolder = graphql(`mutation RenameLinkFolder($input: RenameLinkFolderInput!) { renameLinkFolder(input: $input) { ...LinkFolderFields } }`, [
+  FolderFields,
+]);
 
 export const DeleteFolder = graphql(`mutation DeleteLinkFolder($id: UUID!) { deleteLinkFolder(id: $id) { id movedLinks } }`);
 

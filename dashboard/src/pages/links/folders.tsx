@@ -56,7 +56,15 @@ function FolderCount({ count }: { count: number | undefined }) {
 }
 
 /** A folder name input with its buttons beside it and the reason it cannot be sent below. */
-function FolderNameField(props: { label: string; value: string; onChange: (value: string) => void; problem: string | null; placeholder?: string; autoFocus?: boolean; children: ReactNode }) {
+function FolderNameField(props: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  problem: string | null;
+  placeholder?: string;
+  autoFocus?: boolean;
+  children: ReactNode;
+}) {
   const id = useId();
   return (
     <div className="field">
@@ -113,7 +121,15 @@ function NewFolderForm({ onCreated }: { onCreated: (folder: LinkFolder) => void 
 }
 
 /** Rename and delete for the folder being shown, in the list's header. */
-export function FolderActions({ folder, onRenamed, onDeleted }: { folder: LinkFolder; onRenamed: (folder: LinkFolder) => void; onDeleted: (folder: LinkFolder, movedLinks: number) => void }) {
+export function FolderActions({
+  folder,
+  onRenamed,
+  onDeleted,
+}: {
+  folder: LinkFolder;
+  onRenamed: (folder: LinkFolder) => void;
+  onDeleted: (folder: LinkFolder, movedLinks: number) => void;
+}) {
   const [renaming, setRenaming] = useState(false);
   const [name, setName] = useState(folder.name);
   const [problem, setProblem] = useState<string | null>(null);
@@ -140,7 +156,13 @@ export function FolderActions({ folder, onRenamed, onDeleted }: { folder: LinkFo
 
   if (renaming) {
     return (
-      <form className="rename-folder" onSubmit={submit} aria-label={`Rename folder ${folder.name}`} noValidate onKeyDown={(e) => e.key === 'Escape' && setRenaming(false)}>
+      <form
+        className="rename-folder"
+        onSubmit={submit}
+        aria-label={`Rename folder ${folder.name}`}
+        noValidate
+        onKeyDown={(e) => e.key === 'Escape' && setRenaming(false)}
+      >
         <FolderNameField label="Folder name" value={name} onChange={setName} problem={problem} autoFocus>
           <button type="submit" className="button-small" disabled={renameState.fetching}>
             {renameState.fetching ? 'Saving…' : 'Save'}

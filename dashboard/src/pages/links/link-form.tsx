@@ -46,7 +46,13 @@ export function LinkForm(props: {
     setAttempted(true);
     const first = (['url', 'title', 'tags'] as const).find((field) => problems[field]);
     if (first) return form.current?.querySelector<HTMLInputElement>(`[data-field="${first}"] input, input[data-field="${first}"]`)?.focus();
-    const input: LinkInput = { url: withScheme(url), title: title.trim() || null, tags: parseTags(tagText).tags, folderId: folderId || null, ...(editing ? {} : { starred }) };
+    const input: LinkInput = {
+      url: withScheme(url),
+      title: title.trim() || null,
+      tags: parseTags(tagText).tags,
+      folderId: folderId || null,
+      ...(editing ? {} : { starred }),
+    };
     if (await props.onSubmit(input)) {
       if (!editing) {
         setUrl('');

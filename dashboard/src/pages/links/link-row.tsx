@@ -37,7 +37,18 @@ export function LinkRow(props: { link: Link; folders: LinkFolder[]; onTagClick: 
   if (editing) {
     return (
       <li className="link-row editing">
-        <LinkForm label={`Edit link: ${name}`} link={link} folders={props.folders} submitLabel="Save" busyLabel="Saving…" busy={editState.fetching} error={editState.error} errorTitle="Could not save the link" onSubmit={save} onCancel={closeEditor} />
+        <LinkForm
+          label={`Edit link: ${name}`}
+          link={link}
+          folders={props.folders}
+          submitLabel="Save"
+          busyLabel="Saving…"
+          busy={editState.fetching}
+          error={editState.error}
+          errorTitle="Could not save the link"
+          onSubmit={save}
+          onCancel={closeEditor}
+        />
       </li>
     );
   }

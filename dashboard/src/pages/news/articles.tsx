@@ -32,7 +32,13 @@ export function Articles({ filters, onFilters }: { filters: ArticleFilters; onFi
       <form className="form-row filters" role="search" aria-label="Filter articles" onSubmit={(e) => e.preventDefault()}>
         <label>
           Source
-          <input type="search" value={filters.source} onChange={(e) => onFilters({ ...filters, source: e.target.value })} placeholder="e.g. Reuters" maxLength={100} />
+          <input
+            type="search"
+            value={filters.source}
+            onChange={(e) => onFilters({ ...filters, source: e.target.value })}
+            placeholder="e.g. Reuters"
+            maxLength={100}
+          />
         </label>
         <label>
           Tag
@@ -47,7 +53,13 @@ export function Articles({ filters, onFilters }: { filters: ArticleFilters; onFi
       <ErrorNotice error={error} title="Could not load your articles" />
       {fetching && !data && <Loading label="Loading articles…" />}
       {data && articles.length === 0 && (
-        <EmptyState>{filtered ? 'No article matches these filters (source and tag must match exactly, in any case).' : pager.page === 1 ? 'You have no articles yet. Add one with “Add an article”.' : 'No more articles.'}</EmptyState>
+        <EmptyState>
+          {filtered
+            ? 'No article matches these filters (source and tag must match exactly, in any case).'
+            : pager.page === 1
+              ? 'You have no articles yet. Add one with “Add an article”.'
+              : 'No more articles.'}
+        </EmptyState>
       )}
       {articles.length > 0 && (
         <ul className="article-list" aria-label="Articles">

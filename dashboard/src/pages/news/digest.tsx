@@ -41,7 +41,17 @@ export function Digest({ onTag, onSource }: { onTag: (tag: string) => void; onSo
   );
 }
 
-function DigestBody({ digest, onTag, onSource, stale }: { digest: NewsDigest; onTag: (tag: string) => void; onSource: (source: string) => void; stale: boolean }) {
+function DigestBody({
+  digest,
+  onTag,
+  onSource,
+  stale,
+}: {
+  digest: NewsDigest;
+  onTag: (tag: string) => void;
+  onSource: (source: string) => void;
+  stale: boolean;
+}) {
   const lastDay = new Date(new Date(digest.periodEnd).getTime() - 1);
   const period = digest.week
     ? `Week ${digest.week}: ${dayFormat.format(new Date(digest.periodStart))} to ${dayFormat.format(lastDay)} (UTC)`
@@ -69,8 +79,20 @@ function DigestBody({ digest, onTag, onSource, stale }: { digest: NewsDigest; on
               ))}
             </ol>
           </section>
-          <Groups title="By tag" id="digest-tags" groups={digest.byTag.map((g) => ({ name: g.tag, count: g.count, top: g.top }))} onPick={onTag} noun="tagged" />
-          <Groups title="By source" id="digest-sources" groups={digest.bySource.map((g) => ({ name: g.source, count: g.count, top: g.top }))} onPick={onSource} noun="from" />
+          <Groups
+            title="By tag"
+            id="digest-tags"
+            groups={digest.byTag.map((g) => ({ name: g.tag, count: g.count, top: g.top }))}
+            onPick={onTag}
+            noun="tagged"
+          />
+          <Groups
+            title="By source"
+            id="digest-sources"
+            groups={digest.bySource.map((g) => ({ name: g.source, count: g.count, top: g.top }))}
+            onPick={onSource}
+            noun="from"
+          />
         </div>
       )}
     </div>
@@ -78,7 +100,13 @@ function DigestBody({ digest, onTag, onSource, stale }: { digest: NewsDigest; on
 }
 
 /** Tag or source groups: a bar per group (its share of the largest), its newest articles on demand. */
-function Groups(props: { title: string; id: string; groups: { name: string; count: number; top: DigestGroupArticle[] }[]; onPick: (name: string) => void; noun: string }) {
+function Groups(props: {
+  title: string;
+  id: string;
+  groups: { name: string; count: number; top: DigestGroupArticle[] }[];
+  onPick: (name: string) => void;
+  noun: string;
+}) {
   const largest = Math.max(1, ...props.groups.map((g) => g.count));
   return (
     <section aria-labelledby={props.id}>

@@ -34,7 +34,14 @@ export function ComparisonPanel({ accountCodes, onChart }: { accountCodes: strin
       <form className="form-row filters" onSubmit={applyAccount} role="search" aria-label="Filter the comparisons">
         <label>
           Account code
-          <input value={accountInput} onChange={(event) => setAccountInput(event.target.value)} list="account-codes" placeholder="All accounts" spellCheck={false} autoComplete="off" />
+          <input
+            value={accountInput}
+            onChange={(event) => setAccountInput(event.target.value)}
+            list="account-codes"
+            placeholder="All accounts"
+            spellCheck={false}
+            autoComplete="off"
+          />
         </label>
         <datalist id="account-codes">
           {accountCodes.map((code) => (
@@ -77,14 +84,19 @@ export function ComparisonPanel({ accountCodes, onChart }: { accountCodes: strin
       </form>
       {thresholds && (
         <p className="hint">
-          <Badge tone="success">match</Badge> within {Number(thresholds.matchThresholdBps)} bps, <Badge tone="warning">review</Badge> within {Number(thresholds.reviewThresholdBps)} bps,{' '}
-          <Badge tone="danger">investigate</Badge> beyond that, when a side is missing, or when the signs differ. Difference = computed − custodian.
+          <Badge tone="success">match</Badge> within {Number(thresholds.matchThresholdBps)} bps, <Badge tone="warning">review</Badge> within{' '}
+          {Number(thresholds.reviewThresholdBps)} bps, <Badge tone="danger">investigate</Badge> beyond that, when a side is missing, or when the signs differ.
+          Difference = computed − custodian.
         </p>
       )}
       <ErrorNotice error={error} title="The comparisons could not be loaded" />
       {fetching && !data && <Loading label="Loading the comparisons…" />}
       {data && rows.length === 0 && (
-        <EmptyState>{accountCode || status ? 'No comparisons match these filters.' : 'No custodian returns yet: upload a performance file (and the pnl file of the same accounts) on the Files page.'}</EmptyState>
+        <EmptyState>
+          {accountCode || status
+            ? 'No comparisons match these filters.'
+            : 'No custodian returns yet: upload a performance file (and the pnl file of the same accounts) on the Files page.'}
+        </EmptyState>
       )}
       {rows.length > 0 && (
         <div className="table-wrap" tabIndex={0}>
@@ -119,14 +131,24 @@ export function ComparisonPanel({ accountCodes, onChart }: { accountCodes: strin
                       {row.entityName}
                     </button>
                   </td>
-                  <td data-label="Account" className="nowrap">{row.accountCode}</td>
-                  <td data-label="Custodian" className="num">{signedPercent(row.custodianReturn)}</td>
-                  <td data-label="Computed" className="num">{signedPercent(row.computedReturn)}</td>
-                  <td data-label="Diff. (bps)" className="num">{signedBps(row.differenceBps)}</td>
+                  <td data-label="Account" className="nowrap">
+                    {row.accountCode}
+                  </td>
+                  <td data-label="Custodian" className="num">
+                    {signedPercent(row.custodianReturn)}
+                  </td>
+                  <td data-label="Computed" className="num">
+                    {signedPercent(row.computedReturn)}
+                  </td>
+                  <td data-label="Diff. (bps)" className="num">
+                    {signedBps(row.differenceBps)}
+                  </td>
                   <td data-label="Status">
                     <Badge tone={toneOf(row.status)}>{row.status}</Badge>
                   </td>
-                  <td data-label="Reason" className="reason">{row.reason}</td>
+                  <td data-label="Reason" className="reason">
+                    {row.reason}
+                  </td>
                 </tr>
               ))}
             </tbody>

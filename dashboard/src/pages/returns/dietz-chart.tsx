@@ -1,5 +1,19 @@
 import { useMemo } from 'react';
-import { BarController, BarElement, CategoryScale, Chart as ChartJS, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip, type ChartData, type ChartOptions, type TooltipItem } from 'chart.js';
+import {
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart as ChartJS,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  PointElement,
+  Tooltip,
+  type ChartData,
+  type ChartOptions,
+  type TooltipItem,
+} from 'chart.js';
 import { Chart } from 'react-chartjs-2';
 import type { CashTransaction } from './queries.ts';
 import { formatMoney, formatShortDate } from './format.ts';
@@ -91,15 +105,29 @@ function build(days: ReturnDay[], flows: CashTransaction[]) {
       legend: { position: 'bottom', labels: { color: COLORS.text, usePointStyle: true } },
       tooltip: {
         callbacks: {
-          title: (items) => (items[0] ? days[items[0].dataIndex]?.date ?? '' : ''),
+          title: (items) => (items[0] ? (days[items[0].dataIndex]?.date ?? '') : ''),
           label: (item: TooltipItem<MixedType>) => tooltipLabel(item, days, flows),
         },
       },
     },
     scales: {
       x: { ticks: { color: COLORS.text, maxRotation: 0, autoSkipPadding: 12 }, grid: { display: false } },
-      daily: { type: 'linear', position: 'left', ...daily, title: { display: true, text: 'Daily return (%)', color: COLORS.text }, ticks: axisTicks, grid: { color: COLORS.grid } },
-      cumulative: { type: 'linear', position: 'right', ...cumulative, title: { display: true, text: 'Cumulative return (%)', color: COLORS.cumulative }, ticks: { ...axisTicks, color: COLORS.cumulative }, grid: { display: false } },
+      daily: {
+        type: 'linear',
+        position: 'left',
+        ...daily,
+        title: { display: true, text: 'Daily return (%)', color: COLORS.text },
+        ticks: axisTicks,
+        grid: { color: COLORS.grid },
+      },
+      cumulative: {
+        type: 'linear',
+        position: 'right',
+        ...cumulative,
+        title: { display: true, text: 'Cumulative return (%)', color: COLORS.cumulative },
+        ticks: { ...axisTicks, color: COLORS.cumulative },
+        grid: { display: false },
+      },
     },
   };
   return { data, options };
@@ -120,7 +148,9 @@ function alignZero(series: Value[][]): { min?: number; max?: number }[] {
   if (share === 0 || ranges.some((r) => r.max === r.min)) return ranges.map(() => ({}));
   return ranges.map((r) => {
     const padded = { min: r.min * 1.08, max: r.max * 1.08 };
-    return below(padded) < share ? { min: (-share * padded.max) / (1 - share), max: padded.max } : { min: padded.min, max: (-padded.min * (1 - share)) / share };
+    return below(padded) < share
+      ? { min: (-share * padded.max) / (1 - share), max: padded.max }
+      : { min: padded.min, max: (-padded.min * (1 - share)) / share };
   });
 }
 
@@ -128,11 +158,12 @@ function tooltipLabel(item: TooltipItem<MixedType>, days: ReturnDay[], flows: Ca
   const day = days[item.dataIndex];
   if (!day) return '';
   if (item.dataset.label === 'Cash flow day') {
-    const lines = flows.filter((flow) => flow.date > day.startDate && flow.date <= day.date).map((flow) => `  ${formatMoney(flow.amount, true)} ${flow.timing.replaceAll('_', ' ')}${flow.description ? ` — ${flow.description}` : ''}`);
+    const lines = flows
+      .filter((flow) => flow.date > day.startDate && flow.date <= day.date)
+      .map((flow) => `  ${formatMoney(flow.amount, true)} ${flow.timing.replaceAll('_', ' ')}${flow.description ? ` — ${flow.description}` : ''}`);
     return [`Net cash flow: ${formatMoney(day.netFlow, true)}`, ...lines];
   }
   const value = item.parsed.y;
   if (value === null || value === undefined) return `${item.dataset.label}: undefined${day.nullReason ? ` (${day.nullReason})` : ''}`;
   return `${item.dataset.label}: ${value > 0 ? '+' : ''}${value.toFixed(4)} %`;
 }
-

@@ -34,7 +34,9 @@ export function DietzResults({ variables, known }: { variables: DietzVariables; 
     return (
       <EmptyState>
         {result.entityName} ({result.accountCode}) has no daily returns from {range}.
-        {known ? ` Its compared returns run from ${formatDate(known.first)} to ${formatDate(known.last)}.` : ' Choose a range with at least two daily valuations.'}
+        {known
+          ? ` Its compared returns run from ${formatDate(known.first)} to ${formatDate(known.last)}.`
+          : ' Choose a range with at least two daily valuations.'}
       </EmptyState>
     );
   }
@@ -51,7 +53,8 @@ export function DietzResults({ variables, known }: { variables: DietzVariables; 
   return (
     <div className="dietz-results" aria-busy={fetching}>
       <p className="results-heading">
-        <strong>{result.entityName}</strong> <span className="tag">{result.accountCode}</span> valuations from {formatDate(first.startDate)} to {formatDate(last.date)}
+        <strong>{result.entityName}</strong> <span className="tag">{result.accountCode}</span> valuations from {formatDate(first.startDate)} to{' '}
+        {formatDate(last.date)}
       </p>
       <div className="cards period-cards">
         <Figure title="Time-weighted return (linked daily Modified Dietz)" period={result.timeWeightedReturn} annualized={result.annualized} />
@@ -66,7 +69,14 @@ export function DietzResults({ variables, known }: { variables: DietzVariables; 
       </div>
       <DietzChart days={days} flows={flows} label={chartLabel} />
       <p className="hint chart-legend-note">
-        <span className="flow-key" aria-hidden="true">▲</span> inflow, <span className="flow-key" aria-hidden="true">▼</span> outflow on the cumulative line; hover or focus the chart for each day’s figures.
+        <span className="flow-key" aria-hidden="true">
+          ▲
+        </span>{' '}
+        inflow,{' '}
+        <span className="flow-key" aria-hidden="true">
+          ▼
+        </span>{' '}
+        outflow on the cumulative line; hover or focus the chart for each day’s figures.
       </p>
       <ErrorNotice error={flowsResult.error} title="The cash flow descriptions could not be loaded" />
       {flows.length > 0 && <CashFlows flows={flows} />}

@@ -100,7 +100,14 @@ export function EntityReturnsPanel({ entities, request }: { entities: EntityRang
       <form className="form-row filters" onSubmit={submit} noValidate aria-describedby={invalid ? errorId : undefined}>
         <label className="entity-field">
           Entity
-          <input value={entityName} onChange={(event) => onEntityChange(event.target.value)} list="entity-names" autoComplete="off" required aria-invalid={invalid !== null && !entityName.trim()} />
+          <input
+            value={entityName}
+            onChange={(event) => onEntityChange(event.target.value)}
+            list="entity-names"
+            autoComplete="off"
+            required
+            aria-invalid={invalid !== null && !entityName.trim()}
+          />
         </label>
         <datalist id="entity-names">
           {entities.map((e) => (
@@ -143,10 +150,15 @@ export function EntityReturnsPanel({ entities, request }: { entities: EntityRang
         </p>
       )}
       <p className="hint">
-        Entities suggested are those with custodian returns; any entity with valuations can be typed. Each daily return is a Modified Dietz return between two daily valuations.
+        Entities suggested are those with custodian returns; any entity with valuations can be typed. Each daily return is a Modified Dietz return between two
+        daily valuations.
       </p>
       {applied ? (
-        <DietzResults key={`${applied.entityName}|${applied.startDate}|${applied.endDate}`} variables={applied} known={entities.find((e) => e.entityName === applied.entityName)} />
+        <DietzResults
+          key={`${applied.entityName}|${applied.startDate}|${applied.endDate}`}
+          variables={applied}
+          known={entities.find((e) => e.entityName === applied.entityName)}
+        />
       ) : (
         entities.length === 0 && <EmptyState>Enter an entity and a date range to chart its daily returns.</EmptyState>
       )}

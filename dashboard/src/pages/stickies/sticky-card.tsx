@@ -74,7 +74,9 @@ export function StickyCard(props: {
         />
       ) : (
         <>
-          <p className={long && !expanded ? 'sticky-content folded' : 'sticky-content'}>{long && !expanded ? `${sticky.content.slice(0, FOLD_AT)}…` : sticky.content}</p>
+          <p className={long && !expanded ? 'sticky-content folded' : 'sticky-content'}>
+            {long && !expanded ? `${sticky.content.slice(0, FOLD_AT)}…` : sticky.content}
+          </p>
           {long && (
             <button type="button" className="link-button fold-toggle" aria-expanded={expanded} onClick={() => setExpanded((e) => !e)}>
               {expanded ? 'Show less' : 'Show all'}
@@ -84,13 +86,7 @@ export function StickyCard(props: {
             <ul className="chip-list" aria-label="Tags">
               {sticky.tags.map((tag) => (
                 <li key={tag}>
-                  <button
-                    type="button"
-                    className="chip"
-                    aria-pressed={props.activeTags.includes(tag)}
-                    onClick={() => props.onTagClick(tag)}
-                    disabled={trashed}
-                  >
+                  <button type="button" className="chip" aria-pressed={props.activeTags.includes(tag)} onClick={() => props.onTagClick(tag)} disabled={trashed}>
                     <span className="visually-hidden">Filter by tag </span>
                     {tag}
                   </button>
@@ -117,15 +113,33 @@ export function StickyCard(props: {
       {!editing && (
         <div className="toolbar sticky-actions">
           {trashed ? (
-            <button type="button" className="button-small" onClick={() => void takeOut()} disabled={restoreState.fetching} aria-label={`Restore sticky: ${name}`}>
+            <button
+              type="button"
+              className="button-small"
+              onClick={() => void takeOut()}
+              disabled={restoreState.fetching}
+              aria-label={`Restore sticky: ${name}`}
+            >
               {restoreState.fetching ? 'Restoring…' : 'Restore'}
             </button>
           ) : (
             <>
-              <button type="button" ref={editButton} className="button-secondary button-small" onClick={() => setEditing(true)} aria-label={`Edit sticky: ${name}`}>
+              <button
+                type="button"
+                ref={editButton}
+                className="button-secondary button-small"
+                onClick={() => setEditing(true)}
+                aria-label={`Edit sticky: ${name}`}
+              >
                 Edit
               </button>
-              <button type="button" className="button-secondary button-small" onClick={() => void moveToTrash()} disabled={deleteState.fetching} aria-label={`Move to trash: ${name}`}>
+              <button
+                type="button"
+                className="button-secondary button-small"
+                onClick={() => void moveToTrash()}
+                disabled={deleteState.fetching}
+                aria-label={`Move to trash: ${name}`}
+              >
                 {deleteState.fetching ? 'Moving…' : 'Move to trash'}
               </button>
             </>

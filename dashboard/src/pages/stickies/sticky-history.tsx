@@ -19,7 +19,10 @@ export function StickyHistory({ id, version }: { id: string; version: number }) 
   return (
     <details className="sticky-history" onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>
-        History <span className="hint">({version} {version === 1 ? 'version' : 'versions'})</span>
+        History{' '}
+        <span className="hint">
+          ({version} {version === 1 ? 'version' : 'versions'})
+        </span>
       </summary>
       {open && <Versions id={id} />}
     </details>

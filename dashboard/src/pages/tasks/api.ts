@@ -3,10 +3,10 @@ import type { Tone } from '../../components/badge.tsx';
 
 const SummaryFields = graphql(`fragment TaskSummaryFields on Task { id title status priority assignee dueDate labels updatedAt }`);
 const CommentFields = graphql(`fragment TaskCommentFields on TaskComment { id authorName body createdAt }`);
-const TaskFields = graphql(
-  `fragment TaskFields on Task { ...TaskSummaryFields description createdAt completedAt comments { ...TaskCommentFields } }`,
-  [SummaryFields, CommentFields],
-);
+const TaskFields = graphql(`fragment TaskFields on Task { ...TaskSummaryFields description createdAt completedAt comments { ...TaskCommentFields } }`, [
+  SummaryFields,
+  CommentFields,
+]);
 
 export type TaskSummary = ResultOf<typeof SummaryFields>;
 export type TaskStatus = TaskSummary['status'];
@@ -43,10 +43,9 @@ export const CreateTask = graphql(`mutation CreateTask($input: CreateTaskInput!)
 
 export const UpdateTask = graphql(`mutation UpdateTask($input: UpdateTaskInput!) { updateTask(input: $input) { ...TaskFields } }`, [TaskFields]);
 
-export const AddTaskComment = graphql(
-  `mutation AddTaskComment($input: AddTaskCommentInput!) { addTaskComment(input: $input) { ...TaskCommentFields } }`,
-  [CommentFields],
-);
+export const AddTaskComment = graphql(`mutation AddTaskComment($input: AddTaskCommentInput!) { addTaskComment(input: $input) { ...TaskCommentFields } }`, [
+  CommentFields,
+]);
 
 /** A new comment changes the task (its comments, its updatedAt): refetch what shows tasks. */
 export const TASK_LISTS = { additionalTypenames: ['Task', 'QueryTasksConnection'] };

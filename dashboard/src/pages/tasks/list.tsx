@@ -9,7 +9,18 @@ import { formatDate, formatDateTime } from '../../components/format.ts';
 import { useDebounced } from '../../components/use-debounced.ts';
 import { TaskForm } from './task-form.tsx';
 import { StatusSelect } from './status.tsx';
-import { CreateTask, OPEN_STATUSES, TASK_LISTS, PRIORITY_TONES, STATUSES, STATUS_LABELS, TASKS_PAGE_SIZE, TasksQuery, isOverdue, type TaskStatus } from './api.ts';
+import {
+  CreateTask,
+  OPEN_STATUSES,
+  TASK_LISTS,
+  PRIORITY_TONES,
+  STATUSES,
+  STATUS_LABELS,
+  TASKS_PAGE_SIZE,
+  TasksQuery,
+  isOverdue,
+  type TaskStatus,
+} from './api.ts';
 
 /** The status filter's choices: every status, the open ones, or one. */
 const STATUS_CHOICES: { value: string; label: string; statuses: TaskStatus[] | null }[] = [
@@ -123,7 +134,11 @@ export function TaskList() {
         <ErrorNotice error={error} title="Could not load your tasks" />
         {moved && <SuccessNotice>{moved}</SuccessNotice>}
         {fetching && !data && <Loading label="Loading tasks…" />}
-        {data && tasks.length === 0 && <EmptyState>{filtered ? 'No task matches these filters.' : pager.page === 1 ? 'You have no tasks yet. Create one with “New task”.' : 'No more tasks.'}</EmptyState>}
+        {data && tasks.length === 0 && (
+          <EmptyState>
+            {filtered ? 'No task matches these filters.' : pager.page === 1 ? 'You have no tasks yet. Create one with “New task”.' : 'No more tasks.'}
+          </EmptyState>
+        )}
         {tasks.length > 0 && (
           <div className="table-wrap" tabIndex={0}>
             <table className="data tasks-table stack" aria-label="Tasks">
@@ -179,7 +194,9 @@ export function TaskList() {
                         </button>
                       ))}
                     </td>
-                    <td data-label="Updated" className="nowrap">{formatDateTime(task.updatedAt)}</td>
+                    <td data-label="Updated" className="nowrap">
+                      {formatDateTime(task.updatedAt)}
+                    </td>
                   </tr>
                 ))}
               </tbody>

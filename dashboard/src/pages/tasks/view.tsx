@@ -34,7 +34,14 @@ export function TaskView({ id }: { id: string }) {
     );
   }
   return (
-    <Page title={task.title} intro={<>Created {formatDateTime(task.createdAt)} · updated {formatDateTime(task.updatedAt)}</>}>
+    <Page
+      title={task.title}
+      intro={
+        <>
+          Created {formatDateTime(task.createdAt)} · updated {formatDateTime(task.updatedAt)}
+        </>
+      }
+    >
       {BACK}
       <div className="task-layout">
         <aside className="task-aside" aria-label="Status and details">
@@ -70,7 +77,13 @@ function StatusPanel({ task, onRefused }: { task: Task; onRefused: () => void })
       </p>
       <div className="toolbar" role="group" aria-label="Move the task">
         {MOVES[task.status].map((to) => (
-          <button key={to} type="button" className={to === 'cancelled' ? 'button-secondary' : undefined} disabled={state.fetching} onClick={() => void onMove(to)}>
+          <button
+            key={to}
+            type="button"
+            className={to === 'cancelled' ? 'button-secondary' : undefined}
+            disabled={state.fetching}
+            onClick={() => void onMove(to)}
+          >
             {moveLabel(task.status, to)}
           </button>
         ))}
@@ -91,7 +104,14 @@ function DetailsPanel({ task }: { task: Task }) {
       title="Details"
       actions={
         !editing && (
-          <button type="button" className="button-secondary button-small" onClick={() => { setEditing(true); setSaved(false); }}>
+          <button
+            type="button"
+            className="button-secondary button-small"
+            onClick={() => {
+              setEditing(true);
+              setSaved(false);
+            }}
+          >
             Edit
           </button>
         )
@@ -135,7 +155,17 @@ function DetailsPanel({ task }: { task: Task }) {
             {isOverdue(task) && <span className="overdue"> overdue</span>}
           </dd>
           <dt>Labels</dt>
-          <dd>{task.labels.length > 0 ? task.labels.map((l) => <span key={l} className="tag">{l}</span>) : <span className="hint">none</span>}</dd>
+          <dd>
+            {task.labels.length > 0 ? (
+              task.labels.map((l) => (
+                <span key={l} className="tag">
+                  {l}
+                </span>
+              ))
+            ) : (
+              <span className="hint">none</span>
+            )}
+          </dd>
         </dl>
       )}
     </Panel>

@@ -56,7 +56,14 @@ export function ImportForm({ onCancel }: { onCancel: () => void }) {
     if (effective === 'SRT' && !title.trim()) return setInvalid('SRT files carry no title: give the meeting a title.');
     setInvalid(null);
     const result = await importTranscript(
-      { input: { content, format: effective, ...(title.trim() ? { title: title.trim() } : {}), ...(occurredAt ? { occurredAt: localDateTimeToIso(occurredAt) } : {}) } },
+      {
+        input: {
+          content,
+          format: effective,
+          ...(title.trim() ? { title: title.trim() } : {}),
+          ...(occurredAt ? { occurredAt: localDateTimeToIso(occurredAt) } : {}),
+        },
+      },
       TRANSCRIPT_LISTS,
     );
     const created = result.data?.importTranscript;
@@ -67,7 +74,8 @@ export function ImportForm({ onCancel }: { onCancel: () => void }) {
     <Panel id="import-transcript" title="Import a transcript">
       <form className="stack" onSubmit={submit} noValidate aria-describedby={hintId}>
         <p className="hint" id={hintId}>
-          WebVTT (speakers from <code>&lt;v Name&gt;</code> or a <code>Name:</code> prefix), SRT (a <code>Name:</code> prefix) or the JSON format described in <code>docs/workspace.md</code> (Transcripts, Import); at most 5 MB.
+          WebVTT (speakers from <code>&lt;v Name&gt;</code> or a <code>Name:</code> prefix), SRT (a <code>Name:</code> prefix) or the JSON format described in{' '}
+          <code>docs/workspace.md</code> (Transcripts, Import); at most 5 MB.
         </p>
         <label>
           Transcript file

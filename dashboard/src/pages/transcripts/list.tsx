@@ -40,7 +40,11 @@ export function TranscriptList() {
         {fetching && !data && <Loading label="Loading transcripts…" />}
         {data && transcripts.length === 0 && (
           <EmptyState>
-            {pager.page > 1 ? 'No more transcripts.' : writable ? 'You have no transcripts yet. Import a WebVTT, SRT or JSON file to start.' : 'The transcription service has no transcripts for you yet.'}
+            {pager.page > 1
+              ? 'No more transcripts.'
+              : writable
+                ? 'You have no transcripts yet. Import a WebVTT, SRT or JSON file to start.'
+                : 'The transcription service has no transcripts for you yet.'}
           </EmptyState>
         )}
         {transcripts.length > 0 && (
@@ -65,12 +69,16 @@ export function TranscriptList() {
                     <td>
                       <Link href={`/transcripts/${t.id}`}>{t.title}</Link>
                     </td>
-                    <td data-label="When" className="nowrap">{formatDateTime(t.occurredAt)}</td>
+                    <td data-label="When" className="nowrap">
+                      {formatDateTime(t.occurredAt)}
+                    </td>
                     <td data-label="Duration" className="num">
                       <time dateTime={isoDuration(t.durationSeconds)}>{formatDuration(t.durationSeconds)}</time>
                     </td>
                     <td data-label="Speakers">{t.participants.length > 0 ? t.participants.join(', ') : <span className="hint">not named</span>}</td>
-                    <td data-label="Sentences" className="num">{t.sentenceCount}</td>
+                    <td data-label="Sentences" className="num">
+                      {t.sentenceCount}
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -7,7 +7,18 @@ import { ConfirmButton } from '../../components/confirm-button.tsx';
 import { formatDateTime, plural } from '../../components/format.ts';
 import { useNavigationState } from '../../components/navigation-state.ts';
 import { useDebounced } from '../../components/use-debounced.ts';
-import { DeleteTranscript, TranscriptQuery, TRANSCRIPT_LISTS, UUID_PATTERN, formatClock, formatDuration, isoDuration, useTranscriptsWritable, type Sentence, type Transcript } from './api.ts';
+import {
+  DeleteTranscript,
+  TranscriptQuery,
+  TRANSCRIPT_LISTS,
+  UUID_PATTERN,
+  formatClock,
+  formatDuration,
+  isoDuration,
+  useTranscriptsWritable,
+  type Sentence,
+  type Transcript,
+} from './api.ts';
 
 const BACK = <Link href="/transcripts">← All transcripts</Link>;
 
@@ -46,7 +57,8 @@ export function TranscriptView({ id }: { id: string }) {
       title={transcript.title}
       intro={
         <>
-          {formatDateTime(transcript.occurredAt)} · <time dateTime={isoDuration(transcript.durationSeconds)}>{formatDuration(transcript.durationSeconds)}</time> · {plural(transcript.sentenceCount, 'sentence')}
+          {formatDateTime(transcript.occurredAt)} · <time dateTime={isoDuration(transcript.durationSeconds)}>{formatDuration(transcript.durationSeconds)}</time>{' '}
+          · {plural(transcript.sentenceCount, 'sentence')}
           {transcript.participants.length > 0 && <> · {transcript.participants.join(', ')}</>}
         </>
       }

@@ -34,7 +34,12 @@ export class ComparisonsAnswerer implements Answerer<'comparisons'> {
     let cursor: string | null = null;
     let truncated = false;
     for (;;) {
-      const page = await this.deps.returns.comparison({ orgIds: new Set([entity.orgId]), accountCode: entity.accountCode, limit: PAGE_SIZES.returnComparison.max, cursor });
+      const page = await this.deps.returns.comparison({
+        orgIds: new Set([entity.orgId]),
+        accountCode: entity.accountCode,
+        limit: PAGE_SIZES.returnComparison.max,
+        cursor,
+      });
       rows.push(...page.rows);
       if (!page.hasMore) break;
       if (rows.length >= MAX_ROWS) {
@@ -50,7 +55,9 @@ export class ComparisonsAnswerer implements Answerer<'comparisons'> {
     const where = period ? ` from ${period.start} (exclusive) to ${period.end} (${period.label})` : '';
     const lines = [`Custodian vs computed daily returns of ${describeEntity(entity)}${where}:`];
     if (inPeriod.length === 0) {
-      lines.push(rows.length === 0 ? '- The custodian reports no returns for this account yet (upload a performance file).' : '- No comparisons in this period.');
+      lines.push(
+        rows.length === 0 ? '- The custodian reports no returns for this account yet (upload a performance file).' : '- No comparisons in this period.',
+      );
     } else {
       const first = inPeriod.at(-1)!.date;
       const last = inPeriod[0].date;

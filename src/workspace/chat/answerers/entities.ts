@@ -10,10 +10,7 @@ export interface EntityRef {
   orgName: string;
 }
 
-export type Resolution =
-  | { kind: 'one'; entity: EntityRef }
-  | { kind: 'many'; candidates: EntityRef[] }
-  | { kind: 'none'; known: EntityRef[] };
+export type Resolution = { kind: 'one'; entity: EntityRef } | { kind: 'many'; candidates: EntityRef[] } | { kind: 'none'; known: EntityRef[] };
 
 /** Longest list of entities read to match a name against (an organization with more is matched on the first ones by name). */
 const MAX_ENTITIES = 5000;
@@ -44,7 +41,9 @@ export function resolveEntity(entities: readonly EntityRef[], message: string, s
   const lower = ` ${flat(message)} `;
   const full = entities.filter((e) => lower.includes(` ${flat(e.entityName)} `));
   // "Harbor Growth Fund LP" also contains "Harbor Growth": the longest name written wins.
-  const longest = full.filter((e) => !full.some((other) => other !== e && flat(other.entityName).includes(flat(e.entityName)) && other.entityName.length > e.entityName.length));
+  const longest = full.filter(
+    (e) => !full.some((other) => other !== e && flat(other.entityName).includes(flat(e.entityName)) && other.entityName.length > e.entityName.length),
+  );
   if (longest.length === 1) return { kind: 'one', entity: longest[0] };
   if (longest.length > 1) return { kind: 'many', candidates: longest };
 
@@ -65,7 +64,11 @@ export function resolveEntity(entities: readonly EntityRef[], message: string, s
 }
 
 function flat(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }
 
 export function describeEntity(entity: EntityRef): string {
@@ -89,9 +92,14 @@ export function unresolvedWords(resolution: Resolution, subject: Subject, exampl
     ].join('\n');
   }
   const named = subject.accountCodes.length > 0 ? humanList(subject.accountCodes) : `"${subject.phrase ?? ''}"`;
-  if (resolution.known.length === 0) return `None of your organizations has an account matching ${named}; in fact they have no returns data yet. Upload a pnl file on the [Files](#/files) page.`;
+  if (resolution.known.length === 0)
+    return `None of your organizations has an account matching ${named}; in fact they have no returns data yet. Upload a pnl file on the [Files](#/files) page.`;
   const list = resolution.known.slice(0, shown).map((e) => `- ${describeEntity(e)}`);
-  return [`None of your accounts matches ${named}. Your accounts:`, ...list, ...(resolution.known.length > shown ? [`- …and ${resolution.known.length - shown} more`] : [])].join('\n');
+  return [
+    `None of your accounts matches ${named}. Your accounts:`,
+    ...list,
+    ...(resolution.known.length > shown ? [`- …and ${resolution.known.length - shown} more`] : []),
+  ].join('\n');
 }
 
 function multipleOrgs(entities: readonly EntityRef[]): boolean {

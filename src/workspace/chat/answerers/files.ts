@@ -50,7 +50,11 @@ export class FilesAnswerer implements Answerer<'files'> {
     const several = new Set(shown.map((row) => row.orgName)).size > 1;
     const lines: string[] = [];
     if (shown.length === 0) {
-      lines.push(failed ? 'None of your organizations\' files failed.' : 'Your organizations have no uploaded files yet. Upload a pnl or performance CSV on the Files page.');
+      lines.push(
+        failed
+          ? "None of your organizations' files failed."
+          : 'Your organizations have no uploaded files yet. Upload a pnl or performance CSV on the Files page.',
+      );
     } else {
       lines.push(failed ? `Your failed files, newest first${rows.length > SHOWN ? ` (the ${SHOWN} newest)` : ''}:` : `Your latest uploads, newest first:`);
       const errors = await this.rowErrors(shown.filter((row) => row.status === 'failed').map((row) => row.id));
@@ -65,7 +69,12 @@ export class FilesAnswerer implements Answerer<'files'> {
         }
       }
     }
-    lines.push('', `Open the ${mdLink('Files', DASHBOARD.files)} page for every file, its rows with errors and warnings, and to upload again.`, '', OFFLINE_LIMITS);
+    lines.push(
+      '',
+      `Open the ${mdLink('Files', DASHBOARD.files)} page for every file, its rows with errors and warnings, and to upload again.`,
+      '',
+      OFFLINE_LIMITS,
+    );
     return lines.join('\n');
   }
 

@@ -28,7 +28,12 @@ export class ReturnsAnswerer implements Answerer<'returns'> {
     const entity = resolution.entity;
     const { period } = intent;
 
-    const result = await this.deps.returns.dietzDaily({ orgIds: new Set([entity.orgId]), entityName: entity.entityName, startDate: period.start, endDate: period.end });
+    const result = await this.deps.returns.dietzDaily({
+      orgIds: new Set([entity.orgId]),
+      entityName: entity.entityName,
+      startDate: period.start,
+      endDate: period.end,
+    });
     const coverage = await this.coverage(entity.id);
     const range = `from the close of ${period.start} to ${period.end}`;
     const lines = [`${describeEntity(entity)}, ${period.label}${period.assumed ? ' (you named no period)' : ''}: ${range}`];

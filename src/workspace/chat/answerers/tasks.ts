@@ -44,7 +44,11 @@ export class TasksAnswerer implements Answerer<'tasks'> {
     );
     const total = rows[0]?.total ?? 0;
     const what =
-      intent.filter === 'overdue' ? `overdue (due before ${asker.today})` : intent.filter === 'due-soon' ? `due from ${asker.today} to ${weekEnd}` : `assigned to "${assignee}"`;
+      intent.filter === 'overdue'
+        ? `overdue (due before ${asker.today})`
+        : intent.filter === 'due-soon'
+          ? `due from ${asker.today} to ${weekEnd}`
+          : `assigned to "${assignee}"`;
     const lines: string[] = [];
     if (total === 0) lines.push(`You have no open tasks ${what}.`);
     else {

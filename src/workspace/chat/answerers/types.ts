@@ -28,8 +28,10 @@ export const OFFLINE_LIMITS =
 /** The plain refusal when the credential lacks a scope the REST and GraphQL endpoints require too. */
 export function lacksScope(asker: Asker, scope: Scope, what: string): string | null {
   if (grants(asker.scopes, scope)) return null;
-  return `I can't show you ${what}: your credential lacks the \`${scope}\` scope, which reading them needs (the same rule as the REST and GraphQL endpoints). ` +
-    'Ask an administrator, or use an API key or token with that scope (see [API keys & tokens](#/settings)).';
+  return (
+    `I can't show you ${what}: your credential lacks the \`${scope}\` scope, which reading them needs (the same rule as the REST and GraphQL endpoints). ` +
+    'Ask an administrator, or use an API key or token with that scope (see [API keys & tokens](#/settings)).'
+  );
 }
 
 /** A fraction (`"0.0523"`) as a percentage with two decimals (`5.23%`). */
@@ -41,4 +43,3 @@ export function humanList(items: readonly string[], conjunction: 'and' | 'or' = 
   if (items.length <= 1) return items.join('');
   return `${items.slice(0, -1).join(', ')} ${conjunction} ${items.at(-1)}`;
 }
-
