@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { TracingSettings } from './tracing/tracing.ts';
 import { databaseUrlProblem } from './db/database-url.ts';
+import { TRANSCRIPT_LIMITS } from './workspace/transcripts/parsers.ts';
 
 /**
  * Every setting is an environment variable, parsed and validated here once. The table in
@@ -20,6 +21,13 @@ const durationMs = z
   .string()
   .regex(/^\d+(ms|s|m|h|d)?$/, 'expected a duration such as 500ms, 30s, 5m, 1h or 30d')
   .transform(parseDuration);
+
+/**
+ * The largest input an operation takes is a transcript's content (TRANSCRIPT_LIMITS, 5 MiB); in a
+ * JSON body it may grow up to twice (escaped line breaks and quotes), and the rest of the request
+ * gets a MiB. So a /graphql body of that size fits every valid operation, and nothing much larger.
+ */
+const GRAPHQL_DEFAULT_BODY_BYTES = 2 * TRANSCRIPT_LIMITS.contentBytes + 1024 * 1024;
 
 const envSchema = z.object({
   /** production unless told otherwise (`npm run dev` sets development: GraphiQL at /graphql). */
@@ -159,7 +167,7 @@ const envSchema = z.object({
     .int()
     .min(1024)
     .max(100 * 1024 * 1024)
-    .default(1024 * 1024),
+    .default(GRAPHQL_DEFAULT_BODY_BYTES),
   /** Every request's headers must arrive within this (Node's headersTimeout). */
   HEADERS_TIMEOUT: durationMs.refine((ms) => ms >= 1000, 'must be at least 1s').default(parseDuration('10s')),
   /** A request without a valid credential must have sent its whole body within this; one with a credential has REQUEST_TIMEOUT. */

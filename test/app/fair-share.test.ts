@@ -31,8 +31,8 @@ let server: TestServer;
 const disposers: (() => unknown)[] = [];
 
 beforeAll(async () => {
-  // Runs that last: each step waits, so streams stay open while the test counts them.
-  server = await startTestServer({ ...LIMITS, GENERATION_STEP_DELAY: '2s', RATE_LIMIT_GENERATE_PER_MINUTE: '100' });
+  // Runs that outlast the file: each step waits 10 s, so streams stay open (a run that ended would give its followers' slots back).
+  server = await startTestServer({ ...LIMITS, GENERATION_STEP_DELAY: '10s', RATE_LIMIT_GENERATE_PER_MINUTE: '100' });
 }, 120_000);
 afterAll(async () => {
   for (const dispose of disposers) await Promise.resolve(dispose()).catch(() => undefined);
