@@ -122,7 +122,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
     });
     const address = server.address() as AddressInfo;
     const url = listeningUrl(address);
-    selfUrl = url;
+    services.listening.url = url;
     const metricsListener =
       config.metrics.enabled && config.metrics.port !== undefined
         ? await startMetricsListener({
@@ -171,8 +171,6 @@ export async function startService(config: Config, options: { log?: Logger } = {
   }
 }
 
-let selfUrl: string | undefined;
-
 /** An idle keep-alive connection is closed after this; the client opens a new one when it needs it. */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
@@ -216,6 +214,8 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
     { redis, keyPrefix: config.rateLimits.keyPrefix, log: log.child({ component: 'ratelimit' }) },
   );
   const startedAt = new Date();
+  // This instance's own address once it listens (its self-test probes it; several services in one process each probe their own).
+  const listening: Services['listening'] = {};
   const pubsub: PubSub = redis ? new RedisPubSub(redis, log.child({ component: 'pubsub' })) : new MemoryPubSub();
   const ingest = new IngestService({
     pool: db.pool,
@@ -277,7 +277,7 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
       log: log.child({ component: 'scheduler' }),
       cron: config.selfTest.cron,
       enabled: config.selfTest.enabled,
-      checks: builtInChecks({ db, blobs, baseUrl: () => selfUrl, jobQueueDepths: () => jobs.depths() }),
+      checks: builtInChecks({ db, blobs, baseUrl: () => listening.url, jobQueueDepths: () => jobs.depths() }),
     }),
     health: new HealthService({
       db,
@@ -297,6 +297,7 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
     knownCredentials: new KnownCredentials(),
     clientQueues: new ClientQueues({ inFlightPerClient: config.limits.requestsInFlightPerClient, queuedPerClient: config.limits.requestsQueuedPerClient }),
     databaseOutage,
+    listening,
     generation: generation.service,
     generationWorker: generation.worker,
     metrics,

@@ -66,6 +66,8 @@ export interface Services {
   transcripts: TranscriptService;
   pubsub: PubSub;
   progress: ProgressHub;
+  /** Where this instance listens, once it does (set by server/app.ts; its self-test's HTTP checks call it). */
+  listening: { url?: string };
   /** One warning per database outage, not a stack trace per refused request. */
   databaseOutage: DatabaseOutageLog;
   /** Which user a presented credential is (by its hash), to refuse a client at a cap before looking it up again. */
