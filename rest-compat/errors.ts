@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { GraphQLError, GraphQLFormattedError } from 'graphql';
-import { AppError, MESSAGES, statusForCode } from '../src/errors.ts';
+import { MESSAGES, statusForCode } from '../src/errors.ts';
 import { rateLimitHeaders, type RateLimitDecision } from '../src/ratelimit/rate-limiter.ts';
 
 type ErrorLike = Pick<GraphQLError | GraphQLFormattedError, 'message' | 'extensions'>;
@@ -40,8 +40,4 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, dec
   if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(json));
   res.end(json);
-}
-
-export function asAppError(error: unknown): AppError | undefined {
-  return error instanceof AppError ? error : undefined;
 }

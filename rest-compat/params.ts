@@ -13,7 +13,8 @@ import {
 } from 'graphql';
 import { getSchema } from '../schema/index.ts';
 import { AppError } from '../src/errors.ts';
-import { camelName, snakeName, type RestRoute } from './route.ts';
+import { snakeName } from '../src/util/snake-case.ts';
+import { camelName, type RestRoute } from './route.ts';
 
 export interface VariableSpec {
   variable: string;

@@ -1,4 +1,3 @@
-import type { ExecutionResult } from 'graphql';
 import type { Scope } from '../src/auth/scopes.ts';
 import { snakeName } from '../src/util/snake-case.ts';
 import type { ShapeAt } from './shape.ts';
@@ -166,5 +165,3 @@ export const noContent: Responder = responder({ kind: 'empty' }, () => ({ status
 export function camelName(name: string): string {
   return name.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
 }
-
-export type { ExecutionResult };

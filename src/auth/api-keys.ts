@@ -36,10 +36,6 @@ export function isKeyPrefix(prefix: string, kind: CredentialSecretKind): boolean
   return new RegExp(`^${KINDS[kind].tag}[0-9a-f]{8}$`).test(prefix);
 }
 
-export function credentialLabel(kind: CredentialSecretKind): string {
-  return KINDS[kind].label;
-}
-
 export interface ApiKeyOwner {
   id: string;
   email: string;

@@ -74,11 +74,6 @@ export interface JobOwner {
   attempt: number;
 }
 
-/** The owner of a job as `claim` returned it. */
-export function ownerOf(job: Pick<JobRow, 'lockedBy' | 'attempts'>): JobOwner {
-  return { workerId: job.lockedBy ?? '', attempt: job.attempts };
-}
-
 /** SQL condition on the owner parameters ($w text, $a int): true when no owner is given. */
 function ownedBy(workerParam: string, attemptParam: string): string {
   return `(${workerParam}::text IS NULL OR ("lockedBy" = ${workerParam}::text AND attempts = ${attemptParam}::int))`;
