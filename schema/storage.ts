@@ -4,7 +4,7 @@ import { AppError } from '../src/errors.ts';
 import { tooLarge } from '../src/storage/blob-store.ts';
 import { forwardPage } from './pagination.ts';
 import { PAGE_SIZES } from '../src/pagination.ts';
-import { PERFORMANCE_COLUMNS, PNL_COLUMNS } from '../src/ingest/csv-formats.ts';
+import { PERFORMANCE_COLUMNS, PNL_COLUMNS } from '../src/ingest/csv-formats/index.ts';
 
 const FileTypeEnum = builder.enumType('FileType', { values: ['pnl', 'performance'] as const });
 const FileStatusEnum = builder.enumType('FileStatus', {

@@ -23,7 +23,7 @@
  *   `failed` as a whole and NOTHING of it is loaded. Every error is counted (`errorCount`) and the
  *   first 1000 are stored in FileRowError with line, column (null for a whole-row or whole-file
  *   problem; line 0 when a whole-file problem has no line) and message, ordered by line.
- *   Besides the parser's checks (csv-formats.ts) a row error is raised when an entity_name is
+ *   Besides the parser's checks (csv-formats/) a row error is raised when an entity_name is
  *   already used by another account_code of the organization (entities are unique by name and by
  *   code per organization; to swap names between accounts, rename in two uploads).
  *   Infrastructure errors (database, storage) are not the file's fault: ingestFile throws, the
@@ -67,7 +67,7 @@ import { inSpan } from '../tracing/jobs.ts';
 import { recordedThresholds, refreshReconciliation, type Thresholds } from '../returns/reconciliation.ts';
 import { refreshLatestValuations } from '../returns/latest-valuation.ts';
 import { pgArray } from '../db/sql-client.ts';
-import { FileFormatError, parsePerformance, parsePnl, type FileType, type ParseItem, type PerformanceRow, type PnlRow, type RowError } from './csv-formats.ts';
+import { FileFormatError, parsePerformance, parsePnl, type FileType, type ParseItem, type PerformanceRow, type PnlRow, type RowError } from './csv-formats/index.ts';
 
 export const MAX_STORED_ROW_ERRORS = 1000;
 export const MAX_STORED_ROW_WARNINGS = 1000;

@@ -29,7 +29,7 @@ import type { Logger } from '../log.ts';
 import { AppError } from '../errors.ts';
 import type { FileRowError, FileStatus, PrismaClient, UploadedFile } from '../generated/prisma/client.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
-import { PERFORMANCE_COLUMNS, PNL_COLUMNS, SNIFF_BYTES, detectFileType, sniffCsv, type FileType } from '../ingest/csv-formats.ts';
+import { PERFORMANCE_COLUMNS, PNL_COLUMNS, SNIFF_BYTES, detectFileType, sniffCsv, type FileType } from '../ingest/csv-formats/index.ts';
 import { INGEST_QUEUE, type IngestJobPayload } from '../ingest/ingest-job.ts';
 import type { BlobStore } from './blob-store.ts';
 

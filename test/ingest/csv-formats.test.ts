@@ -12,7 +12,7 @@ import {
   type PerformanceRow,
   type PnlRow,
   type RowError,
-} from '../../src/ingest/csv-formats.ts';
+} from '../../src/ingest/csv-formats/index.ts';
 import { generatePnlLines, PNL_HEADER } from '../../scripts/generate-pnl.ts';
 
 const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));

@@ -18,7 +18,7 @@ import {
 } from '../../src/ingest/ingest-service.ts';
 import { ingestJob } from '../../src/ingest/ingest-job.ts';
 import { JobWorker, type JobWorkerOptions } from '../../src/jobs/job-worker.ts';
-import { parsePnl, type PnlRow } from '../../src/ingest/csv-formats.ts';
+import { parsePnl, type PnlRow } from '../../src/ingest/csv-formats/index.ts';
 import { dailySeries, defaultTiming } from '../../src/returns/dietz.ts';
 import { recomputeDailyReturns } from '../../src/returns/recompute.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';

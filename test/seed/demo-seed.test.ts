@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { getJson } from '../helpers/fixtures.ts';
 import { verifyPassword } from '../../src/auth/passwords.ts';
-import { parsePerformance, parsePnl } from '../../src/ingest/csv-formats.ts';
+import { parsePerformance, parsePnl } from '../../src/ingest/csv-formats/index.ts';
 import { Readable } from 'node:stream';
 import {
   buildPerformanceCsv,
