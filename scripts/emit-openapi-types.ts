@@ -1,14 +1,15 @@
 /**
  * Writes test/generated/openapi-types.ts, the TypeScript types of the REST layer's OpenAPI
  * document (openapi.json) as openapi-typescript generates them for openapi-fetch:
- * `npm run openapi:types` (after `npm run openapi:emit`). test/rest/typed-client.test.ts fails
- * while the committed file differs from what this produces, and drives a real server with a
- * client typed by it.
+ * `npm run openapi:types` (after `npm run openapi:emit`; `npm run emit` runs both in that order).
+ * test/rest/typed-client.test.ts fails while the committed file differs from what this produces,
+ * and drives a real server with a client typed by it.
  */
 import fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
+import { isEntryPoint, writeEmitted } from './emitted-file.ts';
 
 export const OPENAPI_JSON = fileURLToPath(new URL('../openapi.json', import.meta.url));
 export const TYPES_TARGET = fileURLToPath(new URL('../test/generated/openapi-types.ts', import.meta.url));
@@ -37,8 +38,9 @@ export async function openApiTypes(): Promise<string> {
   return HEADER + astToString(ast);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(fs.realpathSync(process.argv[1])).href) {
-  fs.mkdirSync(fileURLToPath(new URL('../test/generated/', import.meta.url)), { recursive: true });
-  fs.writeFileSync(TYPES_TARGET, await openApiTypes());
-  console.log(`wrote ${TYPES_TARGET}`);
+/** Writes the types of the openapi.json on disk (so after emitOpenApi when both run). */
+export async function emitOpenApiTypes(): Promise<void> {
+  writeEmitted(pathToFileURL(TYPES_TARGET), await openApiTypes());
 }
+
+if (isEntryPoint(import.meta.url)) await emitOpenApiTypes();

@@ -5,10 +5,17 @@ import { databaseUrlProblem } from './db/database-url.ts';
 import { TRANSCRIPT_LIMITS } from './workspace/transcripts/parsers.ts';
 
 /**
- * Every setting is an environment variable, parsed and validated here once. The table in
- * docs/configuration.md documents each one with its default; keep the two in step.
+ * Every setting is an environment variable, parsed and validated here once, in the groups below.
+ * Each variable's `.describe()` is its meaning in docs/configuration.md (Markdown; links relative to
+ * docs/), whose table `npm run emit` generates from these groups with the defaults and allowed
+ * values read from the schemas (server/configuration-table.ts); test/schema/configuration-doc.test.ts
+ * fails when it is stale. `.meta({ valueKind })` tells that table what a schema cannot: a duration
+ * or a boolean parsed from text, a count of bytes.
  */
-const booleanString = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((value) => value === 'true' || value === '1' || value === 'yes');
+const booleanString = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes')
+  .meta({ valueKind: 'boolean' });
 
 const optionalUrl = z
   .string()
@@ -20,7 +27,8 @@ const optionalUrl = z
 const durationMs = z
   .string()
   .regex(/^\d+(ms|s|m|h|d)?$/, 'expected a duration such as 500ms, 30s, 5m, 1h or 30d')
-  .transform(parseDuration);
+  .transform(parseDuration)
+  .meta({ valueKind: 'duration' });
 
 /**
  * The largest input an operation takes is a transcript's content (TRANSCRIPT_LIMITS, 5 MiB); in a
@@ -29,33 +37,25 @@ const durationMs = z
  */
 const GRAPHQL_DEFAULT_BODY_BYTES = 2 * TRANSCRIPT_LIMITS.contentBytes + 1024 * 1024;
 
-const envSchema = z.object({
-  /** production unless told otherwise (`npm run dev` sets development: GraphiQL at /graphql). */
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
-  /** Loopback unless HOST says otherwise (0.0.0.0 or :: for every interface). */
-  HOST: z.string().trim().min(1).default('127.0.0.1'),
-  PUBLIC_URL: optionalUrl,
-  DATA_DIR: z.string().default('./data'),
-  DATABASE_URL: optionalUrl,
-  /** Port of the embedded database's PostgreSQL socket (0 = any free port, written to DATA_DIR). */
-  PGLITE_PORT: z.coerce.number().int().min(0).max(65535).default(0),
-  PGLITE_SHARED_BUFFERS: z
+const service = {
+  NODE_ENV: z
+    .enum(['development', 'production', 'test'])
+    .default('production')
+    .describe(
+      '`development` (set by `npm run dev`) serves GraphiQL at `/graphql`; `production` and `test` do not. When unset, the service sets it to `production` before loading its libraries (`server/node-env.ts`), so graphql-js and express run without their development-only checks, as the configuration assumes',
+    ),
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000).describe('HTTP port (`0`: any free port)'),
+  HOST: z
     .string()
-    .regex(/^\d+(kB|MB|GB)$/, 'expected a size such as 32MB')
-    .default('32MB'),
-  REDIS_URL: optionalUrl,
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  LOGIN_URL: optionalUrl,
-  SSO_DOMAIN: z.string().optional(),
-  /** HS256 secret for sso_token JWTs; generated and kept in DATA_DIR when unset. */
-  SSO_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  SSO_JWKS_URL: optionalUrl,
-  SSO_JWT_ISSUER: z.string().optional(),
-  SSO_JWT_AUDIENCE: z.string().optional(),
-  SESSION_TTL: durationMs.default(parseDuration('12h')),
-  COOKIE_SECURE: booleanString.default(true),
-  /** Origins (scheme://host[:port], comma-separated) whose pages may call the API with credentials; empty = no CORS. */
+    .trim()
+    .min(1)
+    .default('127.0.0.1')
+    .describe(
+      'listen address: loopback only by default; `0.0.0.0` (or `::`) listens on every interface. The `service listening` log line gives the URL and the address',
+    ),
+  PUBLIC_URL: optionalUrl.describe(
+    "the service's public address (behind a proxy); used for `return_to` when redirecting to `LOGIN_URL`, and its origin is the issuer of the MCP endpoint's OAuth server (without it OAuth works on loopback hosts only: [MCP authorization](mcp.md#authorization-oauth-21))",
+  ),
   CORS_ORIGINS: z
     .string()
     .default('')
@@ -65,19 +65,104 @@ const envSchema = z.object({
         .map((origin) => origin.trim())
         .filter(Boolean),
     )
-    .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s*]+$/, 'each origin must be scheme://host[:port], no path and no wildcard'))),
-  /** Active (not revoked, not expired) API keys / access tokens a user may hold at once. */
-  MAX_API_KEYS_PER_USER: z.coerce.number().int().positive().max(10_000).default(20),
-  MAX_ACCESS_TOKENS_PER_USER: z.coerce.number().int().positive().max(10_000).default(20),
-  SEED_DEMO_DATA: booleanString.optional(),
+    .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s*]+$/, 'each origin must be scheme://host[:port], no path and no wildcard')))
+    .describe(
+      "comma-separated origins (`https://app.example.com,http://localhost:5173`: scheme, host and port, no path, no wildcard) whose pages may call every front (REST, `/graphql`, `/api/service`, the event streams) with credentials; empty: CORS off, no response carries `Access-Control-Allow-Origin`, so a page from any other origin (another port, a sibling subdomain that receives the session cookie) cannot read an answer. Those origins also pass the CSRF check and `/api/service`'s Origin check. Every front answers a preflight 204, granting `Access-Control-Allow-*` to listed origins only",
+    ),
+  DATA_DIR: z.string().default('./data').describe('embedded database, uploaded files, generated session secret'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('how much the JSON log says ([Logs and shutdown](operations.md#logs-and-shutdown))'),
+  SHUTDOWN_TIMEOUT: durationMs
+    .default(parseDuration('25s'))
+    .describe('grace period for in-flight requests on SIGTERM/SIGINT (running summary generations get half of it)'),
+  SHUTDOWN_DRAIN: durationMs
+    .default(0)
+    .describe(
+      'on SIGTERM/SIGINT, how long the instance goes on serving everything (new connections, open event streams) with `/readyz` at 503 before it stops accepting and `SHUTDOWN_TIMEOUT` begins (`0`: at once); behind a load balancer set it to a few probe periods, e.g. `5s` ([Probes](operations.md#probes-livez-and-readyz))',
+    ),
+};
+
+const database = {
+  DATABASE_URL: optionalUrl.describe(
+    'PostgreSQL URL, `postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE`; unset: embedded PGlite in `DATA_DIR/pgdata`. `?schema=name` selects a schema. The database must exist (`createdb -h HOST -U USER DATABASE`); the service creates its tables. A URL of another form stops the start with `Invalid configuration: DATABASE_URL: ...` (exit 2); a server that does not answer, an unknown database or a refused user stops it with one line naming `DATABASE_URL`, what is wrong and the fix (exit 1)',
+  ),
+  PGLITE_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(0)
+    .describe("port of the embedded database's PostgreSQL socket (`0`: any free port; the address is in `DATA_DIR/pglite.lock`)"),
+  PGLITE_SHARED_BUFFERS: z
+    .string()
+    .regex(/^\d+(kB|MB|GB)$/, 'expected a size such as 32MB')
+    .default('32MB')
+    .describe('PostgreSQL `shared_buffers` of the embedded database (PGlite holds it in the process)'),
+  REDIS_URL: optionalUrl.describe(
+    'Redis for shared rate-limit counters and the pub/sub of generation progress and cancels; it must answer at start, a later outage fails no request (see [Rate limits](authentication.md#when-redis-is-away))',
+  ),
+  SEED_DEMO_DATA: booleanString
+    .optional()
+    .describe(
+      'seed demo data when the database has no users; unset: `true` without `DATABASE_URL`, `false` with it (on PostgreSQL: `npm run cli -- seed:demo`); a start without users and without seeding logs how to create the first admin',
+    ),
+  ANALYZE_AFTER_ROWS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(5000)
+    .describe(
+      "on PostgreSQL, refresh the planner's statistics (`ANALYZE` of the returns tables) after an uploaded file of at least this many rows is loaded, so reads right after a large load do not run on the estimates of a smaller table until autovacuum catches up (the embedded database, which has no autovacuum, does it after every file)",
+    ),
+};
+
+const signIn = {
+  LOGIN_URL: optionalUrl.describe('external login host; browsers without a session go there with `return_to`'),
+  SSO_DOMAIN: z.string().optional().describe('`Domain` of the `sso_token` cookie (the parent domain shared with the login host)'),
+  SSO_JWT_SECRET: z
+    .string()
+    .min(32, 'must be at least 32 characters')
+    .optional()
+    .describe(
+      'HS256 secret for session JWTs (`sso_token`); unset: generated and kept in `DATA_DIR/session-secret`. Set it when several instances share sessions',
+    ),
+  SSO_JWKS_URL: optionalUrl.describe('JWKS of an external identity backend that signs `sso_token`'),
+  SSO_JWT_ISSUER: z.string().optional().describe('required `iss` of session JWTs'),
+  SSO_JWT_AUDIENCE: z.string().optional().describe('required `aud` of session JWTs'),
+  SESSION_TTL: durationMs.default(parseDuration('12h')).describe('lifetime of a session issued by `/login`'),
+  COOKIE_SECURE: booleanString.default(true).describe('`Secure` attribute of the cookie (browsers accept it on `http://localhost`)'),
+  MAX_API_KEYS_PER_USER: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(10_000)
+    .default(20)
+    .describe('active (not revoked, not expired) API keys a user may hold at once'),
+  MAX_ACCESS_TOKENS_PER_USER: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(10_000)
+    .default(20)
+    .describe('active (not revoked, not expired) access tokens a user may hold at once'),
+};
+
+const uploads = {
   UPLOAD_MAX_BYTES: z.coerce
     .number()
     .int()
     .positive()
-    .default(1024 * 1024 * 1024),
-  /** Where uploaded files live: `local` (DATA_DIR/blobs, one instance) or `s3` (a bucket every instance of a fleet shares). */
-  BLOB_STORE: z.enum(['local', 's3']).default('local'),
-  /** With BLOB_STORE=s3; credentials come from the AWS SDK's standard chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, profile, role). */
+    .default(1024 * 1024 * 1024)
+    .meta({ valueKind: 'bytes' })
+    .describe('upload size limit'),
+  BLOB_STORE: z
+    .enum(['local', 's3'])
+    .default('local')
+    .describe(
+      'where uploaded files are kept: `local` (`DATA_DIR/blobs`, for one instance) or `s3` (an S3-compatible bucket, for a fleet: the instance whose worker ingests a file need not be the one that accepted it). With `s3`, uploads stream into a multipart upload (5 MiB parts, two at a time: a few parts in memory whatever the file size); a file over the limit, or a client that goes away, aborts it. An object store that cannot be reached answers an upload `503 {"error": "Object storage is unavailable; retry shortly"}` (after the SDK\'s 3 attempts, a 5 s connect timeout each) and fails the detailed health check. Hourly maintenance aborts multipart uploads under `S3_PREFIX` left unfinished for 24 h (a crash mid-upload). Credentials come from the AWS SDK\'s standard chain ([below](#read-by-libraries-not-by-the-service))',
+    ),
   S3_BUCKET: z
     .string()
     .trim()
@@ -88,55 +173,197 @@ const envSchema = z.object({
         .string()
         .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{1,254}$/, 'expected a bucket name')
         .optional(),
+    )
+    .describe('the bucket; required when `BLOB_STORE=s3` (the service does not create it)'),
+  S3_ENDPOINT: optionalUrl.describe(
+    "URL of an S3-compatible server (MinIO, Ceph RGW, ...); unset: AWS. With it set, the SDK's newer default request checksums are only sent when an operation requires them (many such servers reject them); the upload's SHA-256 is recorded either way",
+  ),
+  S3_REGION: z.string().trim().min(1).default('us-east-1').describe("the bucket's region (signing region for S3-compatible servers)"),
+  S3_FORCE_PATH_STYLE: booleanString
+    .default(false)
+    .describe(
+      '`true`: path-style addressing (`http://endpoint/bucket/key`), which most S3-compatible servers need; `false`: virtual-hosted (`http://bucket.endpoint/key`)',
     ),
-  /** An S3-compatible server (MinIO, Ceph, ...); unset = AWS. */
-  S3_ENDPOINT: optionalUrl,
-  S3_REGION: z.string().trim().min(1).default('us-east-1'),
-  /** true: http://endpoint/bucket/key addressing (most S3-compatible servers need it). */
-  S3_FORCE_PATH_STYLE: booleanString.default(false),
-  /** Prepended to every object key (e.g. `gateway/`), to share a bucket. */
   S3_PREFIX: z
     .string()
     .trim()
     .regex(/^[A-Za-z0-9._/-]{0,200}$/, 'expected letters, digits and . _ - /')
-    .default(''),
-  RATE_LIMIT_RETURNS_PER_MINUTE: z.coerce.number().int().positive().default(100),
-  RATE_LIMIT_UPLOAD_PER_MINUTE: z.coerce.number().int().positive().default(10),
-  LOGIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().positive().default(10),
-  /** Requests to the OAuth endpoints (register, authorize, token, revoke) per client address or user per minute. */
-  OAUTH_REQUESTS_PER_MINUTE: z.coerce.number().int().positive().default(30),
-  RATE_LIMIT_CHAT_PER_MINUTE: z.coerce.number().int().positive().default(30),
-  /** Namespace of the counters in Redis; instances sharing a budget share the prefix. */
+    .default('')
+    .describe('prefix of every object key (`gateway` or `gateway/` -> `gateway/<org id>/<file id>`), to share a bucket'),
+};
+
+const rateBudgets = {
+  RATE_LIMIT_RETURNS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(100)
+    .describe('the `returns` budget ([Rate limits](authentication.md#rate-limits))'),
+  RATE_LIMIT_UPLOAD_PER_MINUTE: z.coerce.number().int().positive().default(10).describe('the `upload` budget'),
+  RATE_LIMIT_CHAT_PER_MINUTE: z.coerce.number().int().positive().default(30).describe('the `chat` budget (`POST /api/chat`, `chat`, `sendChatMessage`)'),
+  RATE_LIMIT_GENERATE_PER_MINUTE: z.coerce.number().int().positive().default(10).describe('the `generate` budget (starts of summary generations)'),
+  LOGIN_ATTEMPTS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10)
+    .describe(
+      'sign-in attempts per client address and, separately, password guesses per account (the sign-in page and a session confirming `currentPassword`), whatever credential is sent ([Sign-in limits](authentication.md#sign-in-limits))',
+    ),
+  OAUTH_REQUESTS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(30)
+    .describe(
+      "the `oauth` budget: requests to the MCP endpoint's OAuth server (`/oauth/register`, `/oauth/authorize`, `/oauth/token`, `/oauth/revoke`) per credential, or per client address without one; registrations (`/oauth/register`) always per client address, whatever credential is sent",
+    ),
   RATE_LIMIT_KEY_PREFIX: z
     .string()
     .regex(/^[\w:.-]{1,64}$/)
-    .default('rl'),
-  COMPARISON_MATCH_BPS: z.coerce.number().nonnegative().default(1),
-  COMPARISON_REVIEW_BPS: z.coerce.number().nonnegative().default(10),
-  SELF_TEST_CRON: z.string().default('*/15 * * * *'),
-  SELF_TEST_ENABLED: booleanString.default(true),
-  WORKER_ENABLED: booleanString.default(true),
-  WORKER_POLL_INTERVAL: durationMs.default(parseDuration('1s')),
-  /**
-   * On PostgreSQL, refresh planner statistics (ANALYZE) after an uploaded file of at least this
-   * many rows is loaded (the embedded database, which has no autovacuum, does it after every file).
-   */
-  ANALYZE_AFTER_ROWS: z.coerce.number().int().min(0).default(5000),
-  /** A running job whose lock was not renewed for this long is taken over (renewed and swept every fifth of it). */
-  JOB_STALE_AFTER: durationMs.refine((ms) => ms >= 1000, 'must be at least 1s').default(parseDuration('15s')),
-  SHUTDOWN_TIMEOUT: durationMs.default(parseDuration('25s')),
-  /** On SIGTERM/SIGINT: how long /readyz answers 503 while the instance still serves everything, before it stops accepting (0 = at once). */
-  SHUTDOWN_DRAIN: durationMs.default(0),
-  /** Prometheus metrics at GET /metrics (docs/operations.md, Metrics). */
-  METRICS_ENABLED: booleanString.default(true),
-  /** Empty: /metrics on the main port; a port number: /metrics on a listener of its own (and not on the main port). */
+    .default('rl')
+    .describe('Redis key prefix of the counters (instances sharing budgets share it)'),
+};
+
+const fairShare = {
+  STREAMS_PER_USER: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(20)
+    .describe(
+      'open event streams of generation progress a user may hold at once on one instance, every transport together (REST SSE, graphql-sse, graphql-ws, multipart, MCP progress); past it 429 / `RATE_LIMITED` ([Limits](limits.md))',
+    ),
+  REQUESTS_IN_FLIGHT_PER_CLIENT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(4)
+    .describe(
+      "requests of one client (its credential as presented, or its address without one) served at once on one instance; the rest wait their turn in the client's own queue ([Limits](limits.md#fair-share-between-clients))",
+    ),
+  REQUESTS_QUEUED_PER_CLIENT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(100_000)
+    .default(100)
+    .describe('requests of one client that may wait for their turn; past it 429 with `Retry-After: 1`'),
+  WS_OPERATIONS_PER_SOCKET: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(20)
+    .describe('operations in flight (subscriptions included) on one graphql-ws socket (an `error` message for the one past it)'),
+  WS_SOCKETS_PER_CREDENTIAL: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(10)
+    .describe(
+      'graphql-ws sockets one credential (API key, access token, session) may hold open on one instance (429 at the upgrade, or close 4429 at `connection_init`)',
+    ),
+  WS_ANONYMOUS_SOCKETS_PER_ADDRESS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(10)
+    .describe('graphql-ws sockets without a valid credential (and those before `connection_init`) per client address on one instance (429 at the upgrade)'),
+  HEADERS_TIMEOUT: durationMs
+    .refine((ms) => ms >= 1000, 'must be at least 1s')
+    .default(parseDuration('10s'))
+    .describe("every request's headers must arrive within this (Node's `headersTimeout`; 408, connection closed); at least `1s`"),
+  ANONYMOUS_BODY_TIMEOUT: durationMs
+    .refine((ms) => ms >= 1000, 'must be at least 1s')
+    .default(parseDuration('10s'))
+    .describe(
+      'a request without a valid credential must have sent its whole body within this (408 `{"error": ...}`, connection closed); a valid credential has `REQUEST_TIMEOUT`; at least `1s`',
+    ),
+  REQUEST_TIMEOUT: durationMs
+    .refine((ms) => ms >= 1000, 'must be at least 1s')
+    .default(parseDuration('300s'))
+    .describe("the longest any request may take to arrive, headers and body (Node's `requestTimeout`): a large upload on a slow link; at least `1s`"),
+};
+
+const graphqlAndMcp = {
+  GRAPHQL_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(100 * 1024 * 1024)
+    .default(GRAPHQL_DEFAULT_BODY_BYTES)
+    .meta({ valueKind: 'bytes' })
+    .describe(
+      'the largest `/graphql` request body (JSON, a form, a GET query string) and graphql-ws message (413 `REQUEST_ENTITY_TOO_LARGE`; graphql-ws closes with 1009); uploads have `UPLOAD_MAX_BYTES`. The default is twice the largest input (a 5 MiB transcript, escaped in JSON) and 1 MiB for the rest',
+    ),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(12).describe('the deepest selection an operation may have'),
+  GRAPHQL_MAX_COMPLEXITY: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(2000)
+    .describe('the largest cost an operation may have (fields, lists counted by their page size)'),
+  GRAPHQL_INTROSPECTION: booleanString
+    .default(true)
+    .describe(
+      '`false` refuses `__schema` and `__type` on every front (a public endpoint that does not describe itself); introspection is otherwise bounded on its own (depth 20), so the standard introspection query of GraphiQL, code generators and API tools passes',
+    ),
+  GRAPHQL_MAX_BATCH: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(10)
+    .describe('operations per batched `/graphql` request (a JSON array); each counts toward the limits and budgets like a request of its own'),
+  TRUSTED_DOCUMENTS_FILE: z
+    .string()
+    .trim()
+    .default('')
+    .describe(
+      'a JSON object of id -> document: `/graphql` then runs only those operations, and automatic persisted queries are off ([GraphQL](graphql.md#batching-persisted-queries-and-trusted-documents))',
+    ),
+  MCP_TOOLS_PAGE_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(100)
+    .describe('tools per `tools/list` page at `POST /api/service`; the default lists every tool on one page (some MCP clients read only the first)'),
+};
+
+const jobs = {
+  WORKER_ENABLED: booleanString
+    .default(true)
+    .describe('whether this instance runs the job workers (ingest and summary generation, [Job workers](operations.md#job-workers))'),
+  WORKER_POLL_INTERVAL: durationMs.default(parseDuration('1s')).describe('how often an idle job worker looks for jobs'),
+  JOB_STALE_AFTER: durationMs
+    .refine((ms) => ms >= 1000, 'must be at least 1s')
+    .default(parseDuration('15s'))
+    .describe(
+      'a running job (ingest, summary generation) whose lock has not been renewed for this long was abandoned by its instance and is taken over; locks are renewed and swept every fifth of it (at least `1s`; the same on every instance)',
+    ),
+  SELF_TEST_ENABLED: booleanString.default(true).describe('whether the scheduled self-test runs ([Operations endpoints](operations.md#operations-endpoints))'),
+  SELF_TEST_CRON: z.string().default('*/15 * * * *').describe('the self-test schedule (cron syntax)'),
+};
+
+const metrics = {
+  METRICS_ENABLED: booleanString
+    .default(true)
+    .describe('Prometheus metrics at `GET /metrics` ([Metrics](operations.md#metrics)); `false`: nothing is measured or served'),
   METRICS_PORT: z
     .string()
     .trim()
     .optional()
     .transform((value) => (value ? Number(value) : undefined))
-    .pipe(z.number('expected a port number').int().min(0).max(65535).optional()),
-  /** When set, /metrics answers only `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise). */
+    .pipe(z.number('expected a port number').int().min(0).max(65535).optional())
+    .describe(
+      'empty: `/metrics` on the main port; a port number: `/metrics` on a listener of its own (on `HOST`), and not on the main port (404 there); `0`: any free port. Must differ from `PORT`',
+    ),
   METRICS_TOKEN: z
     .string()
     .trim()
@@ -148,71 +375,75 @@ const envSchema = z.object({
         .min(16, 'must be at least 16 characters')
         .regex(/^[\x21-\x7e]+$/, 'expected printable ASCII without spaces')
         .optional(),
+    )
+    .describe(
+      'when set, `/metrics` answers only `Authorization: Bearer <METRICS_TOKEN>` (401 `{"error":...}` otherwise), on either port; never logged. On the main port without it the page is public, so in production (`NODE_ENV=production`) it is then **not served** (404, warning at start): set a token or `METRICS_PORT`',
     ),
-  /** Event streams and subscriptions of generation progress a user holds open at once on one instance, every transport together. */
-  STREAMS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(20),
-  /** Requests of one client (its credential, or its address without one) served at once; the rest wait their turn. */
-  REQUESTS_IN_FLIGHT_PER_CLIENT: z.coerce.number().int().min(1).max(10_000).default(4),
-  /** Requests of one client that may wait for their turn; past it 429. */
-  REQUESTS_QUEUED_PER_CLIENT: z.coerce.number().int().min(0).max(100_000).default(100),
-  /** Operations in flight on one graphql-ws socket (subscriptions included). */
-  WS_OPERATIONS_PER_SOCKET: z.coerce.number().int().min(1).max(10_000).default(20),
-  /** graphql-ws sockets one credential (API key, access token, session) holds open at once on one instance. */
-  WS_SOCKETS_PER_CREDENTIAL: z.coerce.number().int().min(1).max(100_000).default(10),
-  /** graphql-ws sockets without a valid credential (before connection_init, or without one) per client address. */
-  WS_ANONYMOUS_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(10),
-  /** The largest /graphql request body (JSON, a form, a GET query string) and graphql-ws message, in bytes; uploads have UPLOAD_MAX_BYTES. */
-  GRAPHQL_MAX_BODY_BYTES: z.coerce
+};
+
+const returns = {
+  COMPARISON_MATCH_BPS: z.coerce
+    .number()
+    .nonnegative()
+    .default(1)
+    .describe(
+      'default comparison threshold of `match` (inclusive, basis points; at most `COMPARISON_REVIEW_BPS`); a change re-classifies the stored comparison at the next start ([Returns](returns-and-csv.md#returns))',
+    ),
+  COMPARISON_REVIEW_BPS: z.coerce.number().nonnegative().default(10).describe('default comparison threshold of `review` (inclusive, basis points)'),
+  BENCHMARK_FAST_MS: z.coerce.number().positive().default(50).describe('benchmark rating: at most this many milliseconds is fast (`FAST < GOOD < SLOW`)'),
+  BENCHMARK_GOOD_MS: z.coerce.number().positive().default(200).describe('benchmark rating: at most this many milliseconds is good'),
+  BENCHMARK_SLOW_MS: z.coerce.number().positive().default(1000).describe('benchmark rating: at most this many milliseconds is slow; more is very slow'),
+};
+
+const workspace = {
+  STICKY_TRASH_RETENTION_DAYS: z.coerce
     .number()
     .int()
-    .min(1024)
-    .max(100 * 1024 * 1024)
-    .default(GRAPHQL_DEFAULT_BODY_BYTES),
-  /** Every request's headers must arrive within this (Node's headersTimeout). */
-  HEADERS_TIMEOUT: durationMs.refine((ms) => ms >= 1000, 'must be at least 1s').default(parseDuration('10s')),
-  /** A request without a valid credential must have sent its whole body within this; one with a credential has REQUEST_TIMEOUT. */
-  ANONYMOUS_BODY_TIMEOUT: durationMs.refine((ms) => ms >= 1000, 'must be at least 1s').default(parseDuration('10s')),
-  /** The longest any request may take to arrive, headers and body (Node's requestTimeout): a large upload on a slow link. */
-  REQUEST_TIMEOUT: durationMs.refine((ms) => ms >= 1000, 'must be at least 1s').default(parseDuration('300s')),
-  GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(12),
-  GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().positive().default(2000),
-  /** false: /graphql (and every front) refuses `__schema` and `__type`, for a public endpoint that does not describe itself. */
-  GRAPHQL_INTROSPECTION: booleanString.default(true),
-  /** Operations per batched /graphql request (a JSON array); each one counts toward the limits and budgets like a request of its own. */
-  GRAPHQL_MAX_BATCH: z.coerce.number().int().min(1).max(100).default(10),
-  /** A JSON object of id -> document: /graphql then runs only those operations (and automatic persisted queries are off). */
-  TRUSTED_DOCUMENTS_FILE: z.string().trim().default(''),
-  /** Tools per tools/list page: all of them by default (some MCP clients read only the first page). */
-  MCP_TOOLS_PAGE_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
-  BENCHMARK_FAST_MS: z.coerce.number().positive().default(50),
-  BENCHMARK_GOOD_MS: z.coerce.number().positive().default(200),
-  BENCHMARK_SLOW_MS: z.coerce.number().positive().default(1000),
-  /** Days a sticky stays in the trash before the hourly purge deletes it with its versions. */
-  STICKY_TRASH_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
-  /** OpenAI-compatible chat endpoint base (e.g. http://host/v1); unset = the offline assistant. */
-  CHAT_API_URL: optionalUrl,
-  CHAT_API_KEY: z.string().optional(),
-  CHAT_MODEL: z.string().trim().min(1).max(200).default('gpt-4o-mini'),
-  CHAT_TIMEOUT: durationMs.refine((ms) => ms > 0, 'must be more than 0').default(parseDuration('30s')),
-  /** Task provider: the built-in database tables or a project-management tool's HTTP API. */
-  TASK_PROVIDER: z.enum(['builtin', 'http']).default('builtin'),
-  PM_API_URL: optionalUrl,
-  PM_API_KEY: z.string().optional(),
-  PM_API_TIMEOUT: durationMs.refine((ms) => ms > 0, 'must be more than 0').default(parseDuration('10s')),
-  /** Transcript provider: the built-in database (imports) or a meeting-transcription service's HTTP API (read-only). */
-  TRANSCRIPT_PROVIDER: z.enum(['builtin', 'http']).default('builtin'),
-  TRANSCRIPT_API_URL: optionalUrl,
-  TRANSCRIPT_API_KEY: z.string().optional(),
-  TRANSCRIPT_API_TIMEOUT: durationMs.default(parseDuration('10s')),
-  /** Summary generation: runs executed at once per instance, the bound on each agent, the heartbeat of progress streams. */
-  GENERATION_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
-  GENERATION_AGENT_TIMEOUT: durationMs.refine((ms) => ms > 0, 'must be more than 0').default(parseDuration('60s')),
-  GENERATION_HEARTBEAT: durationMs.refine((ms) => ms >= 100, 'must be at least 100ms').default(parseDuration('15s')),
-  /** A pause before each progress step: for demos and progress-UI work; 0 in production. */
-  GENERATION_STEP_DELAY: durationMs.default(0),
-  RATE_LIMIT_GENERATE_PER_MINUTE: z.coerce.number().int().positive().default(10),
-  /** Tracing (OpenTelemetry): off unless OTEL_TRACES_EXPORTER names an exporter or an OTLP endpoint is set. */
-  OTEL_SDK_DISABLED: booleanString.default(false),
+    .min(1)
+    .max(36500)
+    .default(30)
+    .describe('days a sticky stays in the trash before the hourly purge deletes it with its versions'),
+  CHAT_API_URL: optionalUrl.describe('OpenAI-compatible API base URL (e.g. `https://api.openai.com/v1`); unset: the offline assistant'),
+  CHAT_API_KEY: z.string().optional().describe('bearer key for that API'),
+  CHAT_MODEL: z.string().trim().min(1).max(200).default('gpt-4o-mini').describe('model for that API'),
+  CHAT_TIMEOUT: durationMs
+    .refine((ms) => ms > 0, 'must be more than 0')
+    .default(parseDuration('30s'))
+    .describe('chat request timeout (504 after it)'),
+  TASK_PROVIDER: z.enum(['builtin', 'http']).default('builtin').describe("`builtin` (the database's tables) or `http` (a project-management tool's HTTP API)"),
+  PM_API_URL: optionalUrl.describe("the project-management tool's API (required with `TASK_PROVIDER=http`)"),
+  PM_API_KEY: z.string().optional().describe("the project-management tool's API key"),
+  PM_API_TIMEOUT: durationMs
+    .refine((ms) => ms > 0, 'must be more than 0')
+    .default(parseDuration('10s'))
+    .describe('per-request timeout of that API (504 after it)'),
+  TRANSCRIPT_PROVIDER: z
+    .enum(['builtin', 'http'])
+    .default('builtin')
+    .describe('`builtin` (the database, imports) or `http` (a meeting-transcription service, read-only)'),
+  TRANSCRIPT_API_URL: optionalUrl.describe('the transcription service (required with `TRANSCRIPT_PROVIDER=http`)'),
+  TRANSCRIPT_API_KEY: z.string().optional().describe("the transcription service's key (required with `TRANSCRIPT_PROVIDER=http`)"),
+  TRANSCRIPT_API_TIMEOUT: durationMs.default(parseDuration('10s')).describe('whole-response timeout of that service (504 after it)'),
+};
+
+const generation = {
+  GENERATION_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2).describe('summary generation runs executed at once per instance'),
+  GENERATION_AGENT_TIMEOUT: durationMs
+    .refine((ms) => ms > 0, 'must be more than 0')
+    .default(parseDuration('60s'))
+    .describe('time allowed for each agent of a run (it fails `Timed out after 60 s` beyond)'),
+  GENERATION_HEARTBEAT: durationMs
+    .refine((ms) => ms >= 100, 'must be at least 100ms')
+    .default(parseDuration('15s'))
+    .describe("heartbeat interval of progress streams (at least `100ms`); also how often an unfinished run's log is re-read for missed events"),
+  GENERATION_STEP_DELAY: durationMs
+    .default(0)
+    .describe('pause before each progress step, for demos and progress-UI work (e.g. `50ms` makes runs last); `0` in production'),
+};
+
+const otlpProtocol = z.enum(['http/protobuf', 'http/json'], 'expected http/protobuf or http/json (grpc is not supported)');
+
+const tracing = {
   OTEL_TRACES_EXPORTER: z
     .string()
     .default('')
@@ -222,13 +453,17 @@ const envSchema = z.object({
         .map((name) => name.trim())
         .filter(Boolean),
     )
-    .pipe(z.array(z.enum(['otlp', 'console', 'none'], 'expected otlp, console or none (comma-separated)'))),
-  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
-  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/protobuf', 'http/json'], 'expected http/protobuf or http/json (grpc is not supported)').optional(),
-  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(['http/protobuf', 'http/json'], 'expected http/protobuf or http/json (grpc is not supported)').optional(),
-  OTEL_SERVICE_NAME: z.string().trim().min(1).max(200).default('graphql-gateway'),
-  /** key=value pairs, comma-separated (values percent-encoded). */
+    .pipe(z.array(z.enum(['otlp', 'console', 'none'], 'expected otlp, console or none (comma-separated)')))
+    .describe(
+      '`otlp`, `console` or both (comma-separated), `none`: turns tracing on. Unlike the OpenTelemetry SDK default, nothing is traced unless this names an exporter or an OTLP endpoint is set ([Tracing](operations.md#tracing))',
+    ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl.describe(
+    'OTLP/HTTP base URL (e.g. `http://collector:4318`); spans go to `<endpoint>/v1/traces`. Set alone, it turns tracing on with the `otlp` exporter',
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl.describe('the full traces URL, used as given (wins over `OTEL_EXPORTER_OTLP_ENDPOINT`)'),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol.optional().describe('the OTLP encoding; unset: `http/protobuf` (`grpc` is refused)'),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional().describe('the OTLP encoding of traces (wins over `OTEL_EXPORTER_OTLP_PROTOCOL`)'),
+  OTEL_SERVICE_NAME: z.string().trim().min(1).max(200).default('graphql-gateway').describe('`service.name` of the spans'),
   OTEL_RESOURCE_ATTRIBUTES: z
     .string()
     .default('')
@@ -251,11 +486,47 @@ const envSchema = z.object({
         }
       }
       return attributes;
-    }),
+    })
+    .describe('more resource attributes, `key=value` comma-separated, values percent-encoded (e.g. `deployment.environment=prod`)'),
   OTEL_TRACES_SAMPLER: z
     .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
-    .default('parentbased_always_on'),
-  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
+    .default('parentbased_always_on')
+    .describe('which spans are recorded'),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional().describe("the sampler's ratio (unset: 1)"),
+  OTEL_SDK_DISABLED: booleanString.default(false).describe('`true` turns tracing off whatever the other variables say'),
+};
+
+/** The groups in the order docs/configuration.md shows them; each variable in exactly one (a test checks it). */
+export const CONFIGURATION_GROUPS = [
+  { title: 'Service', variables: service },
+  { title: 'Database and Redis', variables: database },
+  { title: 'Sign-in and sessions', variables: signIn },
+  { title: 'Uploads and file storage', variables: uploads },
+  { title: 'Rate budgets', variables: rateBudgets },
+  { title: 'Fair share and timeouts', variables: fairShare },
+  { title: 'GraphQL and MCP', variables: graphqlAndMcp },
+  { title: 'Jobs and self-tests', variables: jobs },
+  { title: 'Metrics', variables: metrics },
+  { title: 'Returns and benchmark', variables: returns },
+  { title: 'Workspace', variables: workspace },
+  { title: 'Summary generation', variables: generation },
+  { title: 'Tracing (OpenTelemetry)', variables: tracing },
+] as const satisfies readonly { title: string; variables: z.ZodRawShape }[];
+
+export const envSchema = z.object({
+  ...service,
+  ...database,
+  ...signIn,
+  ...uploads,
+  ...rateBudgets,
+  ...fairShare,
+  ...graphqlAndMcp,
+  ...jobs,
+  ...metrics,
+  ...returns,
+  ...workspace,
+  ...generation,
+  ...tracing,
 });
 
 export type Config = ReturnType<typeof loadConfig>;
