@@ -1,6 +1,5 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import type { Config } from '../src/config.ts';
@@ -22,9 +21,7 @@ import { ReturnsService } from '../src/returns/returns-service.ts';
 import { LocalBlobStore, type BlobStore } from '../src/storage/blob-store.ts';
 import { StorageService } from '../src/storage/storage-service.ts';
 import { JobQueue } from '../src/jobs/job-queue.ts';
-import { IngestService } from '../src/ingest/ingest-service.ts';
-import { ingestJob } from '../src/ingest/ingest-job.ts';
-import { JobWorker } from '../src/jobs/job-worker.ts';
+import { createIngestWorker } from '../src/ingest/ingest-worker.ts';
 import { SelfTestScheduler } from '../src/scheduler/self-test-scheduler.ts';
 import { builtInChecks } from '../src/scheduler/self-test-checks.ts';
 import { HealthService } from '../src/health/health-service.ts';
@@ -44,7 +41,7 @@ import { createTranscriptService } from '../src/workspace/transcripts/transcript
 import { MemoryPubSub, RedisPubSub, type PubSub } from '../src/pubsub/pubsub.ts';
 import { createGeneration } from '../src/generation/generation-worker.ts';
 import { ReconciliationService } from '../src/returns/reconciliation.ts';
-import { countingRefusals, createPrometheusMetrics, jobQueueStats, measuredIngester, noopMetrics } from '../src/metrics/index.ts';
+import { countingRefusals, createPrometheusMetrics, jobQueueStats, noopMetrics } from '../src/metrics/index.ts';
 import { startMetricsListener, type MetricsListener } from './http/metrics.ts';
 import { startTracing, tracePool } from '../src/tracing/index.ts';
 
@@ -217,13 +214,6 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
   // This instance's own address once it listens (its self-test probes it; several services in one process each probe their own).
   const listening: Services['listening'] = {};
   const pubsub: PubSub = redis ? new RedisPubSub(redis, log.child({ component: 'pubsub' })) : new MemoryPubSub();
-  const ingest = new IngestService({
-    pool: db.pool,
-    blobs,
-    log: log.child({ component: 'ingest' }),
-    analyzeAfterRows: db.kind === 'pglite' ? 0 : config.ingest.analyzeAfterRows,
-    comparisonThresholds: config.comparison,
-  });
   const workspace = {
     links: new LinkService(prisma),
     news: new NewsService(prisma),
@@ -240,7 +230,6 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
     databaseOutage,
     progressObserver: { published: (event) => metrics.generationEvent(event), fannedOut: (ms) => metrics.fanOutDelay(ms / 1000) },
     log: log.child({ component: 'generation' }),
-    workerId: `${hostname()}:${process.pid}`,
   });
   return {
     config,
@@ -259,18 +248,7 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
     blobs,
     storage: new StorageService({ prisma, blobs, jobs, config, log: log.child({ component: 'storage' }) }),
     jobs,
-    ingestWorker: new JobWorker({
-      ...ingestJob({ ingest: measuredIngester(ingest, metrics), log }),
-      jobs,
-      log: log.child({ component: 'worker' }),
-      workerId: `${hostname()}:${process.pid}`,
-      concurrency: 1,
-      pollIntervalMs: config.worker.pollIntervalMs,
-      staleAfterMs: config.worker.staleAfterMs,
-      databaseOutage,
-      // Only one process can open the embedded database, so a job left running was abandoned.
-      ...(db.kind === 'pglite' ? { staleOnStartMs: 0 } : {}),
-    }),
+    ingestWorker: createIngestWorker({ config, db, jobs, blobs, metrics, log, databaseOutage }),
     scheduler: new SelfTestScheduler({
       db,
       prisma,

@@ -7,6 +7,7 @@ import type { Database } from '../db/database.ts';
 import type { Logger } from '../log.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import { JobWorker } from '../jobs/job-worker.ts';
+import { workerOptionsFor } from '../jobs/worker-options.ts';
 import type { PubSub } from '../pubsub/pubsub.ts';
 import type { DatabaseOutageLog } from '../db/outage-log.ts';
 import { OpenAiChatProvider } from '../workspace/chat/openai-provider.ts';
@@ -29,7 +30,6 @@ export interface GenerationWiring {
   pubsub: PubSub;
   workspace: WorkspaceServices;
   log: Logger;
-  workerId: string;
   /** Told of every published event and live delivery (the metrics). */
   progressObserver?: ProgressObserver;
   /** Polls that meet an unavailable database are logged once per outage. */
@@ -57,13 +57,8 @@ export function createGeneration(wiring: GenerationWiring) {
     queue: GENERATION_QUEUE,
     jobs,
     log,
-    workerId: wiring.workerId,
-    databaseOutage: wiring.databaseOutage,
+    ...workerOptionsFor(config, db, wiring.databaseOutage),
     concurrency: config.generation.concurrency,
-    pollIntervalMs: config.worker.pollIntervalMs,
-    staleAfterMs: config.worker.staleAfterMs,
-    // Only one process can open the embedded database, so a run left running was abandoned.
-    ...(db.kind === 'pglite' ? { staleOnStartMs: 0 } : {}),
     handle: (job, signal) => executor.execute(job.payload.runId, signal),
     // A handler that failed without ending its run (its final write failed for good, or it threw
     // before the executor could): the run still ends, failed, so its followers are not left waiting.
