@@ -4,7 +4,8 @@ import { Page } from '../components/page.tsx';
 import { ErrorNotice } from '../components/notice.tsx';
 import { ENTITY_SCAN, EntityScanQuery, type Comparison } from './returns/queries.ts';
 import { ComparisonPanel } from './returns/comparison-panel.tsx';
-import { EntityReturnsPanel, type EntityRange } from './returns/entity-returns.tsx';
+import { EntityReturnsPanel } from './returns/entity-returns.tsx';
+import type { EntityRange } from './returns/entity-range.ts';
 import './returns.css';
 
 export default function ReturnsPage() {

@@ -7,7 +7,7 @@ import { CashTransactionsQuery, DietzQuery, type CashTransaction, type DietzVari
 import { formatMoney, signedPercent } from './format.ts';
 import { toSeries, type ReturnDay } from './series.ts';
 import { DietzChart } from './dietz-chart.tsx';
-import type { EntityRange } from './entity-returns.tsx';
+import type { EntityRange } from './entity-range.ts';
 
 /** The most cash flows read for the descriptions (the API's largest page). */
 const FLOWS_READ = 1000;

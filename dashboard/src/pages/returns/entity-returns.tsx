@@ -2,27 +2,12 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Panel } from '../../components/page.tsx';
 import { EmptyState } from '../../components/notice.tsx';
 import type { DietzVariables } from './queries.ts';
-import { addDays, daysBetween } from './format.ts';
+import { daysBetween } from './format.ts';
 import { DietzResults } from './dietz-results.tsx';
-
-/** An entity the comparisons name, with the dates they cover. */
-export interface EntityRange {
-  entityName: string;
-  accountCode: string;
-  first: string;
-  last: string;
-}
+import { defaultRange, type EntityRange } from './entity-range.ts';
 
 /** The service's longest range for daily returns (about ten years). */
 const MAX_RANGE_DAYS = 3660;
-
-/**
- * A week before the first compared date, so the valuation the first daily return starts from
- * (the previous business day, maybe across a weekend) is inside the range.
- */
-export function defaultRange(entity: EntityRange): DietzVariables {
-  return { entityName: entity.entityName, startDate: addDays(entity.first, -7), endDate: entity.last };
-}
 
 export function EntityReturnsPanel({ entities, request }: { entities: EntityRange[]; request: { entityName: string; nonce: number } | null }) {
   const [entityName, setEntityName] = useState('');
