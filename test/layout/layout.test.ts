@@ -1,7 +1,7 @@
 /**
  * The layout says what the code is: domain services in src/ know nothing of the fronts; the
  * schema builds on src/; the fronts (REST, MCP) on the schema; the HTTP shell (server/) wires them.
- * No import circles. Reads the sources: no server.
+ * No import circles, in the service or in the dashboard. Reads the sources: no server.
  */
 import { describe, expect, it } from 'vitest';
 import { circles, importGraph } from './import-graph.ts';
@@ -32,6 +32,12 @@ describe('layout', () => {
       }
     }
     expect(upward).toEqual([]);
+  });
+
+  it('has no import circles in the dashboard either', () => {
+    const dashboard = importGraph(['dashboard/src']);
+    expect(dashboard.size).toBeGreaterThan(30);
+    expect(circles(dashboard)).toEqual([]);
   });
 
   it('finds the files it checks (the scan is not empty)', () => {

@@ -1,14 +1,15 @@
 /**
  * One pipeline: every front runs operations through the envelop plugins of schema/pipeline, so
  * graphql-js's executors are called from one module and each policy is applied in one place.
- * A scan of the sources, so a new front that calls graphql-js directly fails here.
+ * A scan of the sources of every layer that can run an operation (the fronts in mcp/, rest-compat/
+ * and server/, the schema, the services), so a new front that calls graphql-js directly fails here.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
-const FOLDERS = ['schema', 'src', 'rest-compat'];
+const FOLDERS = ['schema', 'src', 'rest-compat', 'mcp', 'server'];
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -44,6 +45,12 @@ function filesUsing(predicate: (file: { path: string; text: string }) => boolean
 }
 
 describe('one operation pipeline', () => {
+  it('scans every layer that can run an operation', () => {
+    const scanned = new Set(files.map((file) => file.path.split('/')[0]));
+    expect([...scanned].sort()).toEqual([...FOLDERS].sort());
+    expect(files.map((file) => file.path)).toEqual(expect.arrayContaining(['mcp/tools.ts', 'server/app.ts', 'server/http/graphql-ws.ts']));
+  });
+
   it("graphql-js's execute, subscribe and createSourceEventStream are called from one module", () => {
     const executors = ['execute', 'subscribe', 'createSourceEventStream', 'experimentalExecuteIncrementally'];
     expect(filesUsing((file) => graphqlImports(file.text).some((name) => executors.includes(name)))).toEqual(['schema/pipeline/operation-runner.ts']);
