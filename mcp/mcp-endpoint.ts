@@ -13,13 +13,15 @@
  *   (RFC 9728) and `{"error": ...}`, before the body is read.
  * - Origin: a browser page from another host is refused (DNS rebinding); clients that send no
  *   Origin (programs, agents) are not affected.
- * - Tools run their GraphQL operation with the token's identity (tools.ts). Unknown tool: JSON-RPC
- *   error -32602; a refusal (a scope the token lacks, an organization the user is not in): JSON-RPC
- *   error -32003; invalid arguments and any other failure: a tool result with `isError: true` and
- *   the readable message. Results are checked against the tool's output schema before they are sent.
+ * - Tools run their GraphQL operation with the token's identity (tools.ts). Failures are answered
+ *   as the one table of error codes says (JSON_RPC_BY_CODE in src/errors.ts): an unknown tool or a
+ *   bad cursor, JSON-RPC error -32602; a refusal (a scope the token lacks, an organization the user
+ *   is not in), -32003; invalid arguments and the tool's other failures, a tool result with
+ *   `isError: true` and the readable message. Results are checked against the tool's output schema
+ *   (derived from its operation, tool-catalog.ts) before they are sent.
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { z } from 'zod';
+import type { GraphQLError } from 'graphql';
 import { createMcpHandler, McpServer, ProtocolError, ProtocolErrorCode, type AuthInfo, type ServerContext } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { originValidation } from '@modelcontextprotocol/express';
@@ -27,17 +29,14 @@ import type { OperationRunner } from '../schema/pipeline/index.ts';
 import { bearerToken, type RequestContext } from '../src/context.ts';
 import type { Services } from '../src/services.ts';
 import { isFinalEvent } from '../src/generation/run-store.ts';
-import type { ToolDefinition } from './tools.ts';
-import { withPlainJsonResponses } from './plain-json-responses.ts';
-import { portableNullable } from './portable-json-schema.ts';
-import { prepareTools, toolVariables, type PreparedTool, type ToolCatalog } from './tool-catalog.ts';
-import { AppError } from '../src/errors.ts';
+import { attachContext, contextOf, withPlainJsonResponses } from './sdk-transport.ts';
+import { prepareTools, toolListing, toolVariables, type PreparedTool, type ToolCatalog, type ToolListing } from './tool-catalog.ts';
+import { toolResult } from './tool-results.ts';
+import { AppError, HTTP_STATUS_BY_CODE, JSON_RPC_BY_CODE, type ErrorCode } from '../src/errors.ts';
 import { MAX_INPUT_DEPTH } from '../schema/input-guards.ts';
 import { mcpResource, oauthIssuer, resourceMetadataUrl } from './oauth-issuer.ts';
+import { recordRefusalCode } from '../src/audit/refusals.ts';
 import { LOOPBACK_HOSTS } from '../src/auth/oauth/redirect-uris.ts';
-
-/** JSON-RPC error code of a tool refused for want of a scope (the server-error range of JSON-RPC). */
-export const FORBIDDEN_ERROR_CODE = -32003;
 
 interface EndpointOptions {
   services: Services;
@@ -53,7 +52,7 @@ type ToolResult = { content: { type: 'text'; text: string }[]; structuredContent
 export function mcpEndpoint(options: EndpointOptions): RequestHandler[] {
   const catalog = prepareTools(options.operations);
   const listing = toolListing(catalog);
-  const handler = createMcpHandler((request: { authInfo?: AuthInfo }) => buildServer(options, catalog, listing, request.authInfo), {
+  const handler = createMcpHandler(() => buildServer(options, catalog, listing), {
     onerror: (error: Error) => options.services.log.debug({ err: error }, 'mcp request rejected'),
   });
   // A client that does not ask for SSE (the spec's plain JSON-RPC request) gets plain JSON.
@@ -71,34 +70,44 @@ const rawBody = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
 
 /**
  * Reads a POST body (at most MAX_BODY_BYTES) and parses it, answering the JSON-RPC way when it
- * cannot: too large, 413 with error -32600; not JSON, 400 with error -32700 (parse error).
+ * cannot: too large, PAYLOAD_TOO_LARGE's answer (413, -32600); otherwise the client's mistake
+ * (BAD_USER_INPUT's 400) with JSON-RPC's own code for what the body is: not JSON, -32700 (parse
+ * error); not a request JSON-RPC can take, -32600 (invalid request); a bad cursor, -32602.
  */
 function readJsonRpcBody(req: Request, res: Response, next: NextFunction): void {
   if (req.method !== 'POST') return next();
   rawBody(req, res, (error?: unknown) => {
     if (error) {
-      const tooLarge = (error as { status?: number }).status === 413;
       res.setHeader('Connection', 'close');
-      return jsonRpcError(
-        res,
-        tooLarge ? 413 : 400,
-        tooLarge ? -32600 : -32700,
-        tooLarge ? `Request body too large (at most ${MAX_BODY_BYTES} bytes)` : 'Parse error: unreadable body',
-      );
+      if ((error as { status?: number }).status === 413)
+        return refuseRequest(res, 'PAYLOAD_TOO_LARGE', JSON_RPC_BY_CODE.PAYLOAD_TOO_LARGE.code, `Request body too large (at most ${MAX_BODY_BYTES} bytes)`);
+      return refuseRequest(res, 'BAD_USER_INPUT', ProtocolErrorCode.ParseError, 'Parse error: unreadable body');
     }
     const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
     let parsed: unknown;
     try {
       parsed = JSON.parse(body) as unknown;
     } catch {
-      return jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
+      return refuseRequest(res, 'BAD_USER_INPUT', ProtocolErrorCode.ParseError, 'Parse error: the body is not valid JSON');
     }
     // Validators walk params recursively: a body nested thousands deep must not reach them.
     if (nestingDepth(parsed, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
-      return jsonRpcError(res, 400, -32600, `Invalid Request: the body is nested more than ${MAX_BODY_DEPTH} levels deep`);
+      return refuseRequest(
+        res,
+        'BAD_USER_INPUT',
+        ProtocolErrorCode.InvalidRequest,
+        `Invalid Request: the body is nested more than ${MAX_BODY_DEPTH} levels deep`,
+      );
     }
     const badCursor = (Array.isArray(parsed) ? parsed : [parsed]).find(hasNonStringCursor);
-    if (badCursor) return jsonRpcError(res, 400, -32602, 'Invalid params: cursor must be a string', (badCursor as { id?: unknown }).id);
+    if (badCursor)
+      return refuseRequest(
+        res,
+        'BAD_USER_INPUT',
+        JSON_RPC_BY_CODE.BAD_USER_INPUT.code,
+        'Invalid params: cursor must be a string',
+        (badCursor as { id?: unknown }).id,
+      );
     (req as Request & { jsonRpcBody?: unknown }).jsonRpcBody = parsed;
     next();
   });
@@ -121,8 +130,9 @@ function nestingDepth(value: unknown, limit: number): number {
   return deepest;
 }
 
-function jsonRpcError(res: Response, status: number, code: number, message: string, id: unknown = null): void {
-  res.status(status).json({ jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error: { code, message } });
+/** A request refused before the SDK reads it: the HTTP status of `failure`, and a JSON-RPC error `code`. */
+function refuseRequest(res: Response, failure: ErrorCode, code: number, message: string, id: unknown = null): void {
+  res.status(HTTP_STATUS_BY_CODE[failure]).json({ jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error: { code, message } });
 }
 
 /**
@@ -161,11 +171,17 @@ function bearerAuth({ context, services }: EndpointOptions): RequestHandler {
     try {
       const issuer = oauthIssuer(services, req);
       const token = bearerToken(req.headers);
-      if (!token) return refuse(res, issuer, 'Missing bearer token: send Authorization: Bearer <access token>');
+      if (!token) {
+        recordRefusalCode(await context(req), `${req.method} /api/service`, 'UNAUTHENTICATED');
+        return refuse(res, issuer, 'Missing bearer token: send Authorization: Bearer <access token>');
+      }
       const ctx = await context(req, issuer === null ? undefined : mcpResource(issuer));
       const kind = ctx.viewer?.credential.kind;
-      if (kind !== 'access_token' && kind !== 'oauth_token') return refuse(res, issuer, 'Invalid or expired access token');
-      const auth: AuthInfo = { token, clientId: ctx.viewer!.user.id, scopes: [...ctx.viewer!.scopes], extra: { ctx } };
+      if (kind !== 'access_token' && kind !== 'oauth_token') {
+        recordRefusalCode(ctx, `${req.method} /api/service`, 'UNAUTHENTICATED');
+        return refuse(res, issuer, 'Invalid or expired access token');
+      }
+      const auth = attachContext({ token, clientId: ctx.viewer!.user.id, scopes: [...ctx.viewer!.scopes] }, ctx);
       (req as Request & { auth?: AuthInfo }).auth = auth;
       next();
     } catch (error) {
@@ -179,14 +195,14 @@ function refuse(res: Response, issuer: string | null, message: string): void {
   res.status(401).set('WWW-Authenticate', `Bearer realm="gateway", error="invalid_token"${metadata}`).json({ error: message });
 }
 
-function buildServer(options: EndpointOptions, catalog: ToolCatalog, listing: ToolListing, authInfo: AuthInfo | undefined): McpServer {
+function buildServer(options: EndpointOptions, catalog: ToolCatalog, listing: ToolListing): McpServer {
   const server = new McpServer({ name: 'gateway', version: options.version }, { capabilities: { tools: { listChanged: false } } });
   paginateToolList(server, listing, options.services.config.mcp.toolsPageSize);
   // Our own tools/call (the SDK's turns every error into a tool result): a refusal for want of a
   // scope must reach the client as a JSON-RPC error.
   server.server.setRequestHandler('tools/call', async (request: { params: { name: string; arguments?: Record<string, unknown> } }, extra: ServerContext) => {
     const tool = catalog.get(request.params.name);
-    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    if (!tool) throw new ProtocolError(JSON_RPC_BY_CODE.BAD_USER_INPUT.code, `Unknown tool: ${request.params.name}`);
     let variables: Record<string, unknown>;
     try {
       variables = toolVariables(tool, request.params.arguments);
@@ -195,12 +211,12 @@ function buildServer(options: EndpointOptions, catalog: ToolCatalog, listing: To
       throw error;
     }
     try {
-      return await runTool(options.operations, catalog, tool, variables, extra, authInfo);
+      return await runTool(options.operations, catalog, tool, variables, extra);
     } catch (error) {
       if (error instanceof ProtocolError) throw error;
       // -32603 without internals; the details go to the log.
       options.services.log.error({ err: error, tool: tool.definition.name }, 'tool failed');
-      throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+      throw internalError();
     }
   });
   return server;
@@ -210,17 +226,33 @@ function toolError(message: string): ToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
+/** INTERNAL_SERVER_ERROR's JSON-RPC error, without internals (they go to the log). */
+function internalError(): ProtocolError {
+  return new ProtocolError(JSON_RPC_BY_CODE.INTERNAL_SERVER_ERROR.code, 'Internal error');
+}
+
+/**
+ * A failure of the tool's operation, answered as the code table says: the tool's result with
+ * `isError: true`, or a JSON-RPC error. A code outside the table is the tool's own failure.
+ */
+function operationFailure(tool: string, error: Pick<GraphQLError, 'message' | 'extensions'>): ToolResult {
+  const code = error.extensions.code;
+  const answer = typeof code === 'string' && code in JSON_RPC_BY_CODE ? JSON_RPC_BY_CODE[code as ErrorCode] : undefined;
+  if (answer === undefined || answer.inTool === 'result') return toolError(error.message);
+  if (code === 'INTERNAL_SERVER_ERROR') throw internalError();
+  // A refusal (UNAUTHENTICATED, FORBIDDEN): a scope the token lacks or an organization the user is not in; say both.
+  throw new ProtocolError(answer.code, `${tool}: ${error.message} (a scope the access token lacks, or an organization you do not belong to)`);
+}
+
 async function runTool(
   operations: OperationRunner,
   catalog: ToolCatalog,
   prepared: PreparedTool,
   args: Record<string, unknown>,
   extra: ServerContext,
-  authInfo: AuthInfo | undefined,
 ): Promise<ToolResult> {
   const tool = prepared.definition;
-  const ctx = (authInfo?.extra as { ctx?: RequestContext } | undefined)?.ctx;
-  if (!ctx) throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+  const ctx = contextOf(extra);
   // The summary tool follows its run: past the user's cap of open streams it starts nothing.
   if (tool.name === 'start_summary_generation' && ctx.viewer) {
     try {
@@ -231,17 +263,8 @@ async function runTool(
     }
   }
   const result = await operations.execute(ctx, prepared.operation, args);
-  if (result.errors?.length) {
-    const error = result.errors[0];
-    const code = error.extensions.code;
-    if (code === 'FORBIDDEN' || code === 'UNAUTHENTICATED') {
-      // FORBIDDEN is a missing scope or an organization the user does not belong to: say both.
-      throw new ProtocolError(FORBIDDEN_ERROR_CODE, `${tool.name}: ${error.message} (a scope the access token lacks, or an organization you do not belong to)`);
-    }
-    if (code === 'INTERNAL_SERVER_ERROR') throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
-    return toolError(error.message);
-  }
-  let structured = (tool.result ?? ((data) => data))((result.data ?? {}) as Record<string, unknown>);
+  if (result.errors?.length) return operationFailure(tool.name, result.errors[0]);
+  let structured = toolResult(tool.result, (result.data ?? {}) as Record<string, unknown>);
   if (tool.name === 'start_summary_generation') {
     try {
       structured = await waitForRun(operations, catalog, ctx, structured, extra);
@@ -251,10 +274,10 @@ async function runTool(
       return toolError(`${error.message}. The run ${String(structured.id)} was started; read it with get_summary_generation.`);
     }
   }
-  const checked = tool.output.safeParse(structured);
-  if (!checked.success) {
-    ctx.log.error({ tool: tool.name, problem: z.prettifyError(checked.error) }, 'tool result does not match its output schema');
-    throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+  const problem = prepared.outputProblem(structured);
+  if (problem !== null) {
+    ctx.log.error({ tool: tool.name, problem }, 'tool result does not match its output schema');
+    throw internalError();
   }
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
@@ -293,33 +316,12 @@ async function waitForRun(
  * tools/list in pages of MCP_TOOLS_PAGE_SIZE (default: every tool on one page) in the table's (stable) order; the cursor is the offset
  * of the next page. The SDK lists every tool at once, so its handler is replaced.
  */
-type ToolListing = ReturnType<typeof toolListing>;
-
-/** What tools/list shows, in the table's order: the input schema is the operation's variables. */
-function toolListing(catalog: ToolCatalog) {
-  return [...catalog.values()].map(({ definition, inputSchema }) => ({
-    name: definition.name,
-    title: definition.title,
-    description: definition.description,
-    inputSchema,
-    outputSchema: jsonSchema(definition.output),
-    annotations: definition.annotations,
-  }));
-}
-
 function paginateToolList(server: McpServer, listed: ToolListing, pageSize: number): void {
   server.server.setRequestHandler('tools/list', async (request: { params?: { cursor?: string } }) => {
     const cursor = request.params?.cursor;
     const start = cursor === undefined ? 0 : Number(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (!Number.isInteger(start) || start < 0 || start >= listed.length) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
+    if (!Number.isInteger(start) || start < 0 || start >= listed.length) throw new ProtocolError(JSON_RPC_BY_CODE.BAD_USER_INPUT.code, 'Invalid cursor');
     const end = start + pageSize;
     return { tools: listed.slice(start, end), ...(end < listed.length ? { nextCursor: Buffer.from(String(end)).toString('base64url') } : {}) };
   });
-}
-
-function jsonSchema(schema: ToolDefinition['output']): { type: 'object'; [key: string]: unknown } {
-  const standard = (schema as unknown as { '~standard': { jsonSchema: Record<'output', (options: { target: string }) => Record<string, unknown>> } })[
-    '~standard'
-  ];
-  return { type: 'object', ...(portableNullable(standard.jsonSchema.output({ target: 'draft-2020-12' })) as Record<string, unknown>) };
 }

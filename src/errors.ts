@@ -2,8 +2,8 @@ import { GraphQLError } from 'graphql';
 
 /**
  * The one table of error codes. GraphQL clients see the code in `extensions.code`; the REST
- * layer and the JSON-RPC endpoint turn it into the HTTP status here and a `{"error": message}`
- * body, so the three fronts always agree on what went wrong.
+ * layer turns it into the HTTP status here and a `{"error": message}` body, the JSON-RPC endpoint
+ * into the answer of JSON_RPC_BY_CODE below, so the three fronts always agree on what went wrong.
  */
 export const HTTP_STATUS_BY_CODE = {
   BAD_USER_INPUT: 400,
@@ -23,6 +23,42 @@ export const HTTP_STATUS_BY_CODE = {
 } as const;
 
 export type ErrorCode = keyof typeof HTTP_STATUS_BY_CODE;
+
+/** How the JSON-RPC endpoint (MCP, mcp/) answers a failure with this code. */
+export interface JsonRpcAnswer {
+  /** The JSON-RPC error code. */
+  code: number;
+  /**
+   * Inside a tool call: `error`, the JSON-RPC error above; `result`, the tool's result with
+   * `isError: true` and the message (MCP's tool execution errors, which the model reads and can
+   * act on). Outside a tool call (the request itself refused) it is always the error.
+   */
+  inTool: 'error' | 'result';
+}
+
+/**
+ * The JSON-RPC side of the table above (a row per code, the compiler checks it): JSON-RPC's own
+ * codes where one fits (-32602 Invalid params, also for a missing record as MCP's 2026-07-28
+ * revision answers it; -32600 Invalid Request; -32603 Internal error), -32003 for a caller
+ * refused, and -32000, the server-error code the MCP SDK answers its own HTTP-level refusals with
+ * (405, 406, 415), for the rest. docs/mcp.md prints it (test/mcp/error-codes.test.ts).
+ */
+export const JSON_RPC_BY_CODE: Record<ErrorCode, JsonRpcAnswer> = {
+  BAD_USER_INPUT: { code: -32602, inTool: 'result' },
+  UNAUTHENTICATED: { code: -32003, inTool: 'error' },
+  FORBIDDEN: { code: -32003, inTool: 'error' },
+  NOT_FOUND: { code: -32602, inTool: 'result' },
+  METHOD_NOT_ALLOWED: { code: -32000, inTool: 'result' },
+  REQUEST_TIMEOUT: { code: -32000, inTool: 'result' },
+  CONFLICT: { code: -32000, inTool: 'result' },
+  PAYLOAD_TOO_LARGE: { code: -32600, inTool: 'result' },
+  UNSUPPORTED_MEDIA_TYPE: { code: -32000, inTool: 'result' },
+  RATE_LIMITED: { code: -32000, inTool: 'result' },
+  INTERNAL_SERVER_ERROR: { code: -32603, inTool: 'error' },
+  BAD_GATEWAY: { code: -32000, inTool: 'result' },
+  SERVICE_UNAVAILABLE: { code: -32000, inTool: 'result' },
+  GATEWAY_TIMEOUT: { code: -32000, inTool: 'result' },
+};
 
 /** Messages fixed by the data-service spec; clients match on them. */
 export const MESSAGES = {

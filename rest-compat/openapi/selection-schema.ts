@@ -1,10 +1,12 @@
 /**
  * JSON Schema of what an operation selects, read from the operation and the schema: the REST
  * response bodies are the operation's data reshaped (route.ts), so their schemas come from here,
- * with keys snake_cased as the REST layer writes them.
+ * with keys snake_cased as the REST layer writes them; the MCP tools' output schemas too, with the
+ * keys as GraphQL names them (operationDataSchema).
  */
 import {
   getNamedType,
+  getOperationAST,
   GraphQLEnumType,
   GraphQLInterfaceType,
   GraphQLList,
@@ -14,6 +16,7 @@ import {
   GraphQLUnionType,
   Kind,
   type FieldNode,
+  type DocumentNode,
   type FragmentDefinitionNode,
   type GraphQLOutputType,
   type GraphQLSchema,
@@ -28,35 +31,70 @@ const OUTPUT_SCALARS: Record<string, JsonSchema> = {
   Decimal: { ...SCALARS.Decimal, pattern: '^[+-]?[0-9]+(\\.[0-9]+)?([eE][+-]?[0-9]+)?$' },
 };
 
-/** The schema of a field of `parent` as selected by `node` (its alias is the caller's key). */
 export type Fragments = ReadonlyMap<string, FragmentDefinitionNode>;
 
+/** How a selected field's key (its alias or name) is written in the answer: snake_case for REST (the default). */
+export type KeyName = (key: string) => string;
+
+const asSelected: KeyName = (key) => key;
+
+/**
+ * The schema of an operation's `data` (its root fields as selected), keys as GraphQL writes them:
+ * what a front that passes the data on unrenamed (the MCP tools) answers.
+ */
+export function operationDataSchema(schema: GraphQLSchema, document: DocumentNode): JsonSchema {
+  const operation = getOperationAST(document);
+  if (!operation) throw new Error('expected a document with one operation');
+  const root = schema.getRootType(operation.operation);
+  if (!root) throw new Error(`the schema has no ${operation.operation} type`);
+  const fragments: Fragments = new Map(
+    document.definitions
+      .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
+      .map((fragment) => [fragment.name.value, fragment]),
+  );
+  return selectionSchema(schema, root, operation.selectionSet, fragments, asSelected);
+}
+
+/** The schema of a field of `parent` as selected by `node` (its alias is the caller's key). */
 export function fieldSchema(
   schema: GraphQLSchema,
   parent: GraphQLObjectType | GraphQLInterfaceType,
   node: FieldNode,
   fragments: Fragments = new Map(),
+  keyName: KeyName = snakeName,
 ): JsonSchema {
   const name = node.name.value;
   if (name === '__typename') return { type: 'string' };
   const field = parent.getFields()[name];
   if (!field) throw new Error(`${parent.name} has no field ${name}`);
-  const described = outputSchema(schema, field.type, node.selectionSet, fragments);
+  const described = outputSchema(schema, field.type, node.selectionSet, fragments, keyName);
   return field.description ? { ...described, description: field.description } : described;
 }
 
-function outputSchema(schema: GraphQLSchema, type: GraphQLOutputType, selection: SelectionSetNode | undefined, fragments: Fragments): JsonSchema {
-  if (type instanceof GraphQLNonNull) return nonNullSchema(schema, type.ofType, selection, fragments);
-  return nullable(nonNullSchema(schema, type, selection, fragments));
+function outputSchema(
+  schema: GraphQLSchema,
+  type: GraphQLOutputType,
+  selection: SelectionSetNode | undefined,
+  fragments: Fragments,
+  keyName: KeyName,
+): JsonSchema {
+  if (type instanceof GraphQLNonNull) return nonNullSchema(schema, type.ofType, selection, fragments, keyName);
+  return nullable(nonNullSchema(schema, type, selection, fragments, keyName));
 }
 
-function nonNullSchema(schema: GraphQLSchema, type: GraphQLOutputType, selection: SelectionSetNode | undefined, fragments: Fragments): JsonSchema {
-  if (type instanceof GraphQLNonNull) return nonNullSchema(schema, type.ofType, selection, fragments);
-  if (type instanceof GraphQLList) return { type: 'array', items: outputSchema(schema, type.ofType, selection, fragments) };
+function nonNullSchema(
+  schema: GraphQLSchema,
+  type: GraphQLOutputType,
+  selection: SelectionSetNode | undefined,
+  fragments: Fragments,
+  keyName: KeyName,
+): JsonSchema {
+  if (type instanceof GraphQLNonNull) return nonNullSchema(schema, type.ofType, selection, fragments, keyName);
+  if (type instanceof GraphQLList) return { type: 'array', items: outputSchema(schema, type.ofType, selection, fragments, keyName) };
   if (type instanceof GraphQLScalarType) return { ...(OUTPUT_SCALARS[type.name] ?? { type: 'string' }) };
   if (type instanceof GraphQLEnumType) return { type: 'string', enum: type.getValues().map((value) => value.name) };
   if (!selection) throw new Error(`${getNamedType(type).name} needs a selection`);
-  return selectionSchema(schema, type, selection, fragments);
+  return selectionSchema(schema, type, selection, fragments, keyName);
 }
 
 /** An object as selected; a union or interface as the merge of its inline fragments' fields. */
@@ -65,6 +103,7 @@ export function selectionSchema(
   type: GraphQLObjectType | GraphQLInterfaceType | GraphQLUnionType,
   selection: SelectionSetNode,
   fragments: Fragments = new Map(),
+  keyName: KeyName = snakeName,
 ): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
@@ -78,8 +117,8 @@ export function selectionSchema(
       if (node.kind === Kind.FIELD) {
         if (on instanceof GraphQLUnionType && node.name.value !== '__typename')
           throw new Error(`select ${node.name.value} of ${on.name} in an inline fragment`);
-        const key = snakeName(node.alias?.value ?? node.name.value);
-        properties[key] = on instanceof GraphQLUnionType ? { type: 'string' } : fieldSchema(schema, on, node, fragments);
+        const key = keyName(node.alias?.value ?? node.name.value);
+        properties[key] = on instanceof GraphQLUnionType ? { type: 'string' } : fieldSchema(schema, on, node, fragments, keyName);
         required.push(key);
         if (inFragment || conditionalNode(node)) conditional.add(key);
       } else if (node.kind === Kind.INLINE_FRAGMENT) {
