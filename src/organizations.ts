@@ -1,4 +1,5 @@
-import type { PrismaClient } from './generated/prisma/client.ts';
+import type { Prisma, PrismaClient, User } from './generated/prisma/client.ts';
+import type { PrismaSelection } from './db/prisma-selection.ts';
 import { AppError } from './errors.ts';
 
 export class OrganizationService {
@@ -7,6 +8,11 @@ export class OrganizationService {
   async membershipIds(userId: string): Promise<ReadonlySet<string>> {
     const rows = await this.prisma.membership.findMany({ where: { userId }, select: { orgId: true } });
     return new Set(rows.map((row) => row.orgId));
+  }
+
+  /** A user's own record (the viewer's), loading what `selection` asks. */
+  user(userId: string, selection: PrismaSelection<Prisma.UserFindUniqueArgs> = {}): Promise<User> {
+    return this.prisma.user.findUniqueOrThrow({ ...selection, where: { id: userId } });
   }
 
   listForUser(userId: string) {

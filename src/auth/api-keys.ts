@@ -1,8 +1,10 @@
 import { FreshCoalescer } from '../util/fresh-coalescer.ts';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import type { ApiKey, Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import type { SqlClient } from '../db/sql-client.ts';
+import type { PrismaSelection } from '../db/prisma-selection.ts';
 import { AppError } from '../errors.ts';
+import { confirmCredentialCreation } from './reauthentication.ts';
 import { grants, isScope, SCOPES, scopesForRole, type Scope } from './scopes.ts';
 
 /**
@@ -87,6 +89,9 @@ export const VERIFY_SQL = `
     FROM "ApiKey" k JOIN "User" u ON u.id = k."userId"
    WHERE k.prefix = $1`;
 
+/** What a session proves before it creates a credential (confirmCredentialCreation); the service brings the database. */
+export type SessionProof = Omit<Parameters<typeof confirmCredentialCreation>[0], 'prisma'>;
+
 export class ApiKeyService {
   constructor(
     private readonly prisma: PrismaClient,
@@ -124,6 +129,21 @@ export class ApiKeyService {
     return { secret, record };
   }
 
+  /**
+   * A credential created from a signed-in session, which first proves it is still its user's
+   * (confirmCredentialCreation: the current password, or an expiry no later than the session's).
+   */
+  async createFromSession(proof: SessionProof, credential: { name: string; scopes: readonly string[]; kind: CredentialSecretKind }) {
+    const expiresAt = await confirmCredentialCreation({ ...proof, prisma: this.prisma });
+    return this.create({ userId: proof.userId, name: credential.name, scopes: credential.scopes, expiresAt, kind: credential.kind });
+  }
+
+  /** Whether a session of this user proves itself with the password (a user who has one) when it creates a credential. */
+  async sessionNeedsPassword(userId: string): Promise<boolean> {
+    const user = await this.prisma.user.findUnique({ where: { id: userId }, select: { passwordHash: true } });
+    return Boolean(user?.passwordHash);
+  }
+
   /** Revokes one of `userId`'s keys of `kind` (any user's when userId is undefined: operators). */
   async revoke(where: { id?: string; prefix?: string; userId?: string; kind?: CredentialSecretKind }) {
     const kind = where.kind ?? 'api_key';
@@ -141,8 +161,9 @@ export class ApiKeyService {
     return rows[0];
   }
 
-  list(userId: string, kind: CredentialSecretKind = 'api_key') {
-    return this.prisma.apiKey.findMany({ where: { userId, kind }, orderBy: { createdAt: 'desc' } });
+  /** The user's keys (or tokens), newest first; `selection`: what the caller's query loads of each. */
+  list(userId: string, kind: CredentialSecretKind = 'api_key', selection: PrismaSelection<Prisma.ApiKeyFindUniqueArgs> = {}): Promise<ApiKey[]> {
+    return this.prisma.apiKey.findMany({ ...selection, where: { userId, kind }, orderBy: { createdAt: 'desc' } });
   }
 
   /**

@@ -6,6 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { AppError } from '../errors.ts';
+import type { GenerationRun, Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import type { PrismaSelection } from '../db/prisma-selection.ts';
 import { enqueueSql } from '../jobs/job-queue.ts';
 import type { PubSub } from '../pubsub/pubsub.ts';
 import { agentPlan, controlChannel } from './run-executor.ts';
@@ -13,7 +15,7 @@ import type { ProgressHub, ProgressItem } from './progress-hub.ts';
 import { endRun } from './end-run.ts';
 import type { StreamSlots } from '../ratelimit/stream-slots.ts';
 import { endingWith } from '../util/async-iterator.ts';
-import { isFinalState, RUN_AGENT, type GenerationRunRecord, type RunStore } from './run-store.ts';
+import { isFinalState, RUN_AGENT, type GenerationRunRecord, type RunState, type RunStore } from './run-store.ts';
 import { GENERATION_SOURCES, SUMMARY_LENGTHS, type GenerationOptions, type GenerationSource, type SummaryLength } from './types.ts';
 
 export const GENERATION_QUEUE = 'generation';
@@ -30,8 +32,13 @@ export interface GenerationOptionsInput {
   length?: SummaryLength | null;
 }
 
+/** What to load of each run and, for a page, which rows (a Pothos prismaConnection's query). */
+export type RunSelection = PrismaSelection<Prisma.GenerationRunFindManyArgs>;
+
 export interface GenerationServiceDeps {
   pool: pg.Pool;
+  /** The GraphQL reads of runs (listRuns, run), which load what the query selects. */
+  prisma: PrismaClient;
   store: RunStore;
   hub: ProgressHub;
   pubsub: PubSub;
@@ -81,6 +88,22 @@ export class GenerationService {
   async get(userId: string, runId: string): Promise<GenerationRunRecord> {
     const run = await this.deps.store.get(runId);
     if (!run || run.userId !== userId) throw AppError.notFound('Generation run');
+    return run;
+  }
+
+  /** The user's runs, newest first (only those in `state` when given). */
+  listRuns(userId: string, filter: { state?: RunState | null }, selection: RunSelection = {}): Promise<GenerationRun[]> {
+    return this.deps.prisma.generationRun.findMany({
+      ...selection,
+      where: { userId, ...(filter.state ? { state: filter.state } : {}) },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    });
+  }
+
+  /** One of the user's runs as its row, loading what `selection` asks; another user's run is NOT_FOUND, like a missing one. */
+  async run(userId: string, runId: string, selection: Omit<RunSelection, 'take' | 'skip' | 'cursor'> = {}): Promise<GenerationRun> {
+    const run = await this.deps.prisma.generationRun.findFirst({ ...selection, where: { id: runId, userId } });
+    if (!run) throw AppError.notFound('Generation run');
     return run;
   }
 

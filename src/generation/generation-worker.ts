@@ -81,6 +81,6 @@ export function createGeneration(wiring: GenerationWiring) {
     },
   });
   const streams = new StreamSlots(config.limits.streamsPerUser);
-  const service = new GenerationService({ pool: db.pool, store, hub, pubsub, wakeWorker: () => worker.wake(), streams });
+  const service = new GenerationService({ pool: db.pool, prisma: db.prisma, store, hub, pubsub, wakeWorker: () => worker.wake(), streams });
   return { store, hub, service, worker, streams };
 }

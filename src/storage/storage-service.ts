@@ -2,7 +2,8 @@
  * Uploads: checks, streams the bytes into the blob store, records the file and queues its
  * ingest. Knows nothing about HTTP; the REST upload route and the GraphQL `uploadFile`
  * mutation both call `upload` (they check authentication and the `write:upload` scope, and
- * pass the viewer's memberships).
+ * pass the viewer's memberships). Reads for a viewer (`list`, `fileOf`) take the viewer's
+ * memberships too: this service decides which organization's files a viewer sees.
  *
  * Order of checks in `upload` (each one before any byte is stored):
  *  1. membership of `orgId`                     -> 403 FORBIDDEN `Insufficient permissions`
@@ -27,7 +28,8 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { AppError } from '../errors.ts';
-import type { FileRowError, FileStatus, PrismaClient, UploadedFile } from '../generated/prisma/client.ts';
+import type { FileRowError, FileStatus, Prisma, PrismaClient, UploadedFile } from '../generated/prisma/client.ts';
+import type { PrismaSelection } from '../db/prisma-selection.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import { PERFORMANCE_COLUMNS, PNL_COLUMNS, SNIFF_BYTES, detectFileType, sniffCsv, type FileType } from '../ingest/csv-formats/index.ts';
 import { INGEST_QUEUE, type IngestJobPayload } from '../ingest/ingest-job.ts';
@@ -51,13 +53,13 @@ export interface StorageServiceDeps {
   log: Logger;
 }
 
-export interface ListFilesInput {
+export interface FileFilter {
   orgId: string;
   status?: FileStatus | null;
-  take: number;
-  /** id of the last file of the previous page (newest first) */
-  cursor?: string | null;
 }
+
+/** What to load of each file and, for a page, which rows (a Pothos prismaConnection's query). */
+export type FileSelection = PrismaSelection<Prisma.UploadedFileFindManyArgs>;
 
 const MAX_FILE_NAME_LENGTH = 255;
 
@@ -210,17 +212,25 @@ export class StorageService {
     return requested;
   }
 
-  /** Files of an organization, newest first. The caller checks membership. */
-  list(input: ListFilesInput): Promise<UploadedFile[]> {
+  /**
+   * An organization's files, newest first, for a member of it: FORBIDDEN unless `memberOf` (the
+   * viewer's organizations) has `orgId` (admins included: scopes are not tenancy).
+   */
+  async list(memberOf: ReadonlySet<string>, filter: FileFilter, selection: FileSelection = {}): Promise<UploadedFile[]> {
+    if (!memberOf.has(filter.orgId)) throw AppError.forbidden();
     return this.prisma.uploadedFile.findMany({
-      where: { orgId: input.orgId, ...(input.status ? { status: input.status } : {}) },
+      ...selection,
+      where: { orgId: filter.orgId, ...(filter.status ? { status: filter.status } : {}) },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: input.take,
-      ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
     });
   }
 
-  /** One file, or null. The caller checks that the viewer belongs to `file.orgId`. */
+  /** One file of an organization in `memberOf`, or null: another organization's file is as missing as an unknown one. */
+  fileOf(memberOf: ReadonlySet<string>, fileId: string, selection: Omit<FileSelection, 'take' | 'skip' | 'cursor'> = {}): Promise<UploadedFile | null> {
+    return this.prisma.uploadedFile.findFirst({ ...selection, where: { id: fileId, orgId: { in: [...memberOf] } } });
+  }
+
+  /** One file, or null, whoever's it is: for the ingest and operators, never for a viewer (that is fileOf). */
   get(fileId: string): Promise<UploadedFile | null> {
     return this.prisma.uploadedFile.findUnique({ where: { id: fileId } });
   }

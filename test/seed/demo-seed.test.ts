@@ -164,7 +164,7 @@ describe('seedDemoData', () => {
   it('lists the four files as processed in their organizations', async () => {
     const { storage } = server.services;
     for (const orgId of [demoOrgId, otherOrgId]) {
-      const files = await storage.list({ orgId, take: 10 });
+      const files = await storage.list(new Set([orgId]), { orgId }, { take: 10 });
       expect(files.map((f) => f.fileType).sort()).toEqual(['performance', 'pnl']);
       for (const file of files) {
         expect(file.status).toBe('processed');

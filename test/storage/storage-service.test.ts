@@ -95,10 +95,15 @@ describe('StorageService.upload', () => {
     const perf = await storage.upload(input(fromSample('performance-sample.csv')));
     expect(perf.fileType).toBe('performance');
     expect(await storage.get(perf.id)).toMatchObject({ id: perf.id, fileName: 'performance-sample.csv' });
-    const listed = await storage.list({ orgId, take: 10 });
+    const member = new Set([orgId]);
+    const listed = await storage.list(member, { orgId }, { take: 10 });
     expect(listed.map((f) => f.id)).toEqual([perf.id, file.id]);
-    expect((await storage.list({ orgId, take: 1, cursor: perf.id })).map((f) => f.id)).toEqual([file.id]);
-    expect(await storage.list({ orgId, take: 10, status: 'failed' })).toEqual([]);
+    expect((await storage.list(member, { orgId }, { take: 1, cursor: { id: perf.id }, skip: 1 })).map((f) => f.id)).toEqual([file.id]);
+    expect(await storage.list(member, { orgId, status: 'failed' }, { take: 10 })).toEqual([]);
+    // The viewer's organizations decide: another organization's files are FORBIDDEN to list and missing to read.
+    await expect(storage.list(new Set([otherOrgId]), { orgId })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect(await storage.fileOf(new Set([otherOrgId]), perf.id)).toBeNull();
+    expect(await storage.fileOf(member, perf.id)).toMatchObject({ id: perf.id });
   });
 
   it('403 for an organization the uploader does not belong to, before reading anything', async () => {

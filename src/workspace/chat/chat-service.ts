@@ -1,4 +1,5 @@
-import type { Conversation, ConversationMessage, PrismaClient } from '../../generated/prisma/client.ts';
+import type { Conversation, ConversationMessage, Prisma, PrismaClient } from '../../generated/prisma/client.ts';
+import type { PrismaSelection } from '../../db/prisma-selection.ts';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import type { Logger } from '../../log.ts';
@@ -14,6 +15,9 @@ export interface ChatReply {
   message: ChatMessage;
   provider: ChatProvider['name'];
 }
+
+/** What to load of each conversation and, for a page, which rows (a Pothos prismaConnection's query). */
+export type ConversationSelection = PrismaSelection<Prisma.ConversationFindManyArgs>;
 
 export interface SentMessage {
   conversation: Conversation;
@@ -42,8 +46,14 @@ export class ChatService {
     return { message: { role: 'assistant', content }, provider: this.provider.name };
   }
 
-  async getConversation(userId: string, id: string): Promise<Conversation> {
-    const conversation = await this.prisma.conversation.findFirst({ where: { id, userId } });
+  /** The user's stored conversations, most recently active first. */
+  listConversations(userId: string, selection: ConversationSelection = {}): Promise<Conversation[]> {
+    return this.prisma.conversation.findMany({ ...selection, where: { userId }, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }] });
+  }
+
+  /** One of the user's conversations; another user's is NOT_FOUND, like a missing one. */
+  async getConversation(userId: string, id: string, selection: Omit<ConversationSelection, 'take' | 'skip' | 'cursor'> = {}): Promise<Conversation> {
+    const conversation = await this.prisma.conversation.findFirst({ ...selection, where: { id, userId } });
     if (!conversation) throw AppError.notFound('Conversation');
     return conversation;
   }
