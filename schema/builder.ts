@@ -10,7 +10,7 @@ import PageSizePlugin from './plugins/page-size.ts';
 import type { FileUpload } from 'graphql-upload-ts';
 import type PrismaTypes from '../src/generated/pothos-prisma-types.ts';
 import { getDatamodel } from '../src/generated/pothos-prisma-types.ts';
-import type { RequestContext } from '../src/context.ts';
+import type { AuthenticatedContext, RequestContext } from '../src/context.ts';
 import { unauthenticatedError } from '../src/context.ts';
 import { grants, type Scope } from '../src/auth/scopes.ts';
 import { AppError } from '../src/errors.ts';
@@ -26,6 +26,9 @@ export const builder = new SchemaBuilder<{
   Context: RequestContext;
   PrismaTypes: PrismaTypes;
   AuthScopes: AuthScopes;
+  // What each scope guarantees the resolver: a field declared with t.withAuth({ authenticated: true })
+  // or t.withAuth({ scope: ... }) runs only for a viewer, so its context says so (ctx.viewer is not null).
+  AuthContexts: { authenticated: AuthenticatedContext; scope: AuthenticatedContext };
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;
   Scalars: {

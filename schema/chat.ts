@@ -1,6 +1,5 @@
 // GraphQL surface of the chat resource (docs/spec/workspace-service.md).
 import { builder } from './builder.ts';
-import { requireViewer } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
 import { forwardPage } from './pagination.ts';
 import { PAGE_SIZES } from '../src/pagination.ts';
@@ -85,62 +84,44 @@ const SendChatMessagePayload = builder.objectRef<SentMessage>('SendChatMessagePa
 });
 
 builder.queryFields((t) => ({
-  conversations: t.prismaConnection({
+  conversations: t.withAuth({ scope: 'read:workspace' }).prismaConnection({
     type: 'Conversation',
     pageSize: PAGE_SIZES.conversations,
     cursor: 'id',
     description: `The signed-in user's conversations, most recently active first.`,
-    authScopes: { scope: 'read:workspace' },
     defaultSize: PAGE_SIZES.conversations.first,
     maxSize: PAGE_SIZES.conversations.max,
     resolve: (query, _parent, args, ctx, info) => {
       // prismaConnection clamps `first` silently; out-of-range pages are a client error.
       forwardPage(args, info);
-      return ctx.services.prisma.conversation.findMany({
-        ...query,
-        where: { userId: requireViewer(ctx).user.id },
-        orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
-      });
+      return ctx.services.chat.listConversations(ctx.viewer.user.id, query);
     },
   }),
-  conversation: t.prismaField({
+  conversation: t.withAuth({ scope: 'read:workspace' }).prismaField({
     type: 'Conversation',
     description: "One of the signed-in user's conversations (NOT_FOUND otherwise).",
-    authScopes: { scope: 'read:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
-    resolve: async (query, _parent, args, ctx) => {
-      const conversation = await ctx.services.prisma.conversation.findFirst({ ...query, where: { id: args.id, userId: requireViewer(ctx).user.id } });
-      if (!conversation) throw AppError.notFound('Conversation');
-      return conversation;
-    },
+    resolve: (query, _parent, args, ctx) => ctx.services.chat.getConversation(ctx.viewer.user.id, args.id, query),
   }),
 }));
 
 builder.mutationFields((t) => ({
-  chat: t.field({
+  chat: t.withAuth({ scope: 'write:workspace' }).field({
     type: ChatReplyRef,
     description:
       "The assistant's reply to a message list (1 to 50 messages, each 1 to 20,000 characters, at most 100,000 in all, the last from the user). " +
       'Stateless: nothing is stored. BAD_GATEWAY / GATEWAY_TIMEOUT when the configured provider fails.',
-    authScopes: { scope: 'write:workspace' },
     rateBudget: 'chat',
     args: { messages: t.arg({ type: [ChatMessageInput], required: true }) },
-    resolve: async (_parent, args, ctx) => {
-      const viewer = requireViewer(ctx);
-      return ctx.services.chat.reply(viewer.user.id, args.messages, viewer.scopes);
-    },
+    resolve: (_parent, args, ctx) => ctx.services.chat.reply(ctx.viewer.user.id, args.messages, ctx.viewer.scopes),
   }),
-  sendChatMessage: t.field({
+  sendChatMessage: t.withAuth({ scope: 'write:workspace' }).field({
     type: SendChatMessagePayload,
     description:
       'Appends a user message to a conversation (a new one when conversationId is left out), asks the provider with the ' +
       "conversation's history and stores the reply. When the provider fails nothing is stored.",
-    authScopes: { scope: 'write:workspace' },
     rateBudget: 'chat',
     args: { input: t.arg({ type: SendChatMessageInput, required: true }) },
-    resolve: async (_parent, { input }, ctx) => {
-      const viewer = requireViewer(ctx);
-      return ctx.services.chat.send(viewer.user.id, input, viewer.scopes);
-    },
+    resolve: (_parent, { input }, ctx) => ctx.services.chat.send(ctx.viewer.user.id, input, ctx.viewer.scopes),
   }),
 }));

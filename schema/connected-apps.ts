@@ -24,20 +24,18 @@ const ConnectedAppType = builder.objectRef<ConnectedApp>('ConnectedApp').impleme
 });
 
 builder.queryField('connectedApps', (t) =>
-  t.field({
+  t.withAuth({ authenticated: true }).field({
     type: [ConnectedAppType],
     description: 'The applications the signed-in user authorized with OAuth, newest first, revoked ones included (from a browser session only; at most 200).',
-    authScopes: { authenticated: true },
     resolve: (_parent, _args, ctx) => ctx.services.oauth.connectedApps(requireSession(ctx, 'connected app').user.id),
   }),
 );
 
 builder.mutationField('revokeConnectedApp', (t) =>
-  t.field({
+  t.withAuth({ authenticated: true }).field({
     type: ConnectedAppType,
     description:
       "Revokes one of the signed-in user's connected applications (from a browser session only): its access and refresh tokens stop working at once. Revoking twice is harmless.",
-    authScopes: { authenticated: true },
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: async (_parent, { id }, ctx) => {
       const revoked = await ctx.services.oauth.revokeConnectedApp(requireSession(ctx, 'connected app').user.id, id);

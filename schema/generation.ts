@@ -1,6 +1,5 @@
 // GraphQL surface of summary generation (docs/spec/workspace-service.md, GET /api/generate).
 import { builder } from './builder.ts';
-import { requireViewer } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
 import { forwardPage } from './pagination.ts';
 import { PAGE_SIZES } from '../src/pagination.ts';
@@ -152,75 +151,62 @@ const StartGenerationInput = builder.inputType('StartGenerationInput', {
 });
 
 builder.queryFields((t) => ({
-  generationRun: t.prismaField({
+  generationRun: t.withAuth({ scope: 'read:workspace' }).prismaField({
     type: 'GenerationRun',
     description: "One of the signed-in user's summary generations (NOT_FOUND otherwise).",
-    authScopes: { scope: 'read:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
-    resolve: async (query, _parent, args, ctx) => {
-      const run = await ctx.services.prisma.generationRun.findFirst({ ...query, where: { id: args.id, userId: requireViewer(ctx).user.id } });
-      if (!run) throw AppError.notFound('Generation run');
-      return run;
-    },
+    resolve: (query, _parent, args, ctx) => ctx.services.generation.run(ctx.viewer.user.id, args.id, query),
   }),
-  generationRuns: t.prismaConnection({
+  generationRuns: t.withAuth({ scope: 'read:workspace' }).prismaConnection({
     type: 'GenerationRun',
     pageSize: PAGE_SIZES.generationRuns,
     cursor: 'id',
     description: `The signed-in user's summary generations, newest first.`,
-    authScopes: { scope: 'read:workspace' },
     defaultSize: PAGE_SIZES.generationRuns.first,
     maxSize: PAGE_SIZES.generationRuns.max,
     args: { state: t.arg({ type: RunStateEnum, required: false }) },
     resolve: (query, _parent, args, ctx, info) => {
       forwardPage(args, info);
-      return ctx.services.prisma.generationRun.findMany({
-        ...query,
-        where: { userId: requireViewer(ctx).user.id, ...(args.state ? { state: args.state } : {}) },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      });
+      return ctx.services.generation.listRuns(ctx.viewer.user.id, { state: args.state }, query);
     },
   }),
 }));
 
 builder.mutationFields((t) => ({
-  startGeneration: t.prismaField({
+  startGeneration: t.withAuth({ scope: 'write:workspace' }).prismaField({
     type: 'GenerationRun',
     description:
       'Starts a summary generation of your workspace (collector, analysts, writer, editor) as a background job and returns the queued run; ' +
       `follow it with the generationProgress subscription. CONFLICT when ${GENERATION_LIMITS.activeRunsPerUser} of your runs are already in progress.`,
-    authScopes: { scope: 'write:workspace' },
     rateBudget: 'generate',
     args: { input: t.arg({ type: StartGenerationInput, required: false }) },
     resolve: async (query, _parent, { input }, ctx) => {
-      const run = await ctx.services.generation.start(requireViewer(ctx).user.id, input ?? {});
-      return ctx.services.prisma.generationRun.findUniqueOrThrow({ ...query, where: { id: run.id } });
+      const run = await ctx.services.generation.start(ctx.viewer.user.id, input ?? {});
+      return ctx.services.generation.run(ctx.viewer.user.id, run.id, query);
     },
   }),
-  cancelGeneration: t.prismaField({
+  cancelGeneration: t.withAuth({ scope: 'write:workspace' }).prismaField({
     type: 'GenerationRun',
     description:
       'Cancels one of your runs that is queued or running (CONFLICT once it has ended). Its stream ends with a `failed` event whose data.state is `cancelled`.',
-    authScopes: { scope: 'write:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: async (query, _parent, args, ctx) => {
-      await ctx.services.generation.cancel(requireViewer(ctx).user.id, args.id);
-      return ctx.services.prisma.generationRun.findUniqueOrThrow({ ...query, where: { id: args.id } });
+      await ctx.services.generation.cancel(ctx.viewer.user.id, args.id);
+      return ctx.services.generation.run(ctx.viewer.user.id, args.id, query);
     },
   }),
 }));
 
 builder.subscriptionFields((t) => ({
-  generationProgress: t.field({
+  generationProgress: t.withAuth({ scope: 'read:workspace' }).field({
     type: GenerationProgress,
     description:
       'The events of one of your runs after `after` (a sequence number; default 0: from the start), replayed from its log, then live ones ' +
       'until the final event (agent `run`, status complete or failed), with a GenerationHeartbeat payload at every GENERATION_HEARTBEAT interval. ' +
       'To resume after a dropped connection, pass the last sequence number you received.',
-    authScopes: { scope: 'read:workspace' },
     args: { runId: t.arg({ type: 'UUID', required: true }), after: t.arg.int({ required: false }) },
     subscribe: async (_parent, args, ctx) => {
-      const items = await ctx.services.generation.follow(requireViewer(ctx).user.id, args.runId, args.after ?? 0);
+      const items = await ctx.services.generation.follow(ctx.viewer.user.id, args.runId, args.after ?? 0);
       return mapAsyncIterator(items, (item): GenerationEventRecord | HeartbeatShape =>
         item.kind === 'event' ? item.event : { runId: args.runId, at: item.at, lastSequence: item.lastSequence },
       );

@@ -43,13 +43,14 @@ const Health = builder.simpleObject('Health', {
 });
 
 builder.queryField('health', (t) =>
-  t.field({
-    type: Health,
-    description: 'Public liveness. `detailed: true` needs any valid credential and reports database, storage and job queue.',
-    args: { detailed: t.arg.boolean({ defaultValue: false }) },
-    authScopes: (_parent, args) => (args.detailed ? { authenticated: true } : true),
-    resolve: async (_parent, args, ctx) => (args.detailed ? ctx.services.health.detailed() : ctx.services.health.basic()),
-  }),
+  t
+    .withAuth((_parent, args) => (args.detailed ? { authenticated: true } : true))
+    .field({
+      type: Health,
+      description: 'Public liveness. `detailed: true` needs any valid credential and reports database, storage and job queue.',
+      args: { detailed: t.arg.boolean({ defaultValue: false }) },
+      resolve: async (_parent, args, ctx) => (args.detailed ? ctx.services.health.detailed() : ctx.services.health.basic()),
+    }),
 );
 
 const WorkerStatus = builder.simpleObject('WorkerStatus', {
@@ -63,7 +64,7 @@ const WorkerStatus = builder.simpleObject('WorkerStatus', {
 });
 
 builder.queryField('serviceStatus', (t) =>
-  t.field({
+  t.withAuth({ authenticated: true }).field({
     type: builder.simpleObject('ServiceStatus', {
       description: 'Worker and scheduler state (`GET /status`).',
       fields: (f) => ({
@@ -72,7 +73,6 @@ builder.queryField('serviceStatus', (t) =>
         queue: f.field({ type: JobQueueHealth }),
       }),
     }),
-    authScopes: { authenticated: true },
     resolve: async (_parent, _args, ctx) => {
       const [scheduler, depths] = await Promise.all([ctx.services.scheduler.status(), ctx.services.jobs.depths()]);
       return { worker: ctx.services.ingestWorker.status(), scheduler, queue: { status: 'up', ...depths } };

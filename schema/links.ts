@@ -3,7 +3,6 @@ import type { Link as LinkModel } from '../src/generated/prisma/client.ts';
 import { builder } from './builder.ts';
 import { forwardPage, toConnection } from './pagination.ts';
 import { PAGE_SIZES } from '../src/pagination.ts';
-import { requireViewer } from '../src/context.ts';
 import { linkCursor, type LinkFolderWithCount } from '../src/workspace/links/link-service.ts';
 
 const Link = builder.objectRef<LinkModel>('Link').implement({
@@ -74,11 +73,10 @@ const LinkCounts = builder.simpleObject('LinkCounts', {
 });
 
 builder.queryFields((t) => ({
-  links: t.connection({
+  links: t.withAuth({ scope: 'read:workspace' }).connection({
     type: Link,
     pageSize: PAGE_SIZES.links,
     description: `The caller's links, newest first.`,
-    authScopes: { scope: 'read:workspace' },
     args: {
       folderId: t.arg({ type: 'UUID', required: false, description: "Only links in this folder (NOT_FOUND unless it is the caller's)." }),
       unfiled: t.arg.boolean({ required: false, description: 'true: only links in no folder (BAD_USER_INPUT with folderId).' }),
@@ -90,7 +88,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_parent, args, ctx, info) => {
       const { limit, cursor } = forwardPage(args, info);
-      const page = await ctx.services.links.list(requireViewer(ctx).user.id, {
+      const page = await ctx.services.links.list(ctx.viewer.user.id, {
         folderId: args.folderId,
         unfiled: args.unfiled,
         starred: args.starred,
@@ -101,68 +99,59 @@ builder.queryFields((t) => ({
       return toConnection(page, linkCursor);
     },
   }),
-  link: t.field({
+  link: t.withAuth({ scope: 'read:workspace' }).field({
     type: Link,
     nullable: true,
     description: "One of the caller's links (NOT_FOUND otherwise).",
-    authScopes: { scope: 'read:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
-    resolve: (_parent, args, ctx) => ctx.services.links.get(requireViewer(ctx).user.id, args.id),
+    resolve: (_parent, args, ctx) => ctx.services.links.get(ctx.viewer.user.id, args.id),
   }),
-  linkCounts: t.field({
+  linkCounts: t.withAuth({ scope: 'read:workspace' }).field({
     type: LinkCounts,
     description: "How many links the caller has: in all, in no folder, starred (each folder's count is LinkFolder.linkCount).",
-    authScopes: { scope: 'read:workspace' },
-    resolve: (_parent, _args, ctx) => ctx.services.links.counts(requireViewer(ctx).user.id),
+    resolve: (_parent, _args, ctx) => ctx.services.links.counts(ctx.viewer.user.id),
   }),
-  linkFolders: t.field({
+  linkFolders: t.withAuth({ scope: 'read:workspace' }).field({
     type: [LinkFolder],
     description: "All of the caller's folders in case-insensitive name order, with their link counts (at most 500 exist).",
-    authScopes: { scope: 'read:workspace' },
-    resolve: (_parent, _args, ctx) => ctx.services.links.listFolders(requireViewer(ctx).user.id),
+    resolve: (_parent, _args, ctx) => ctx.services.links.listFolders(ctx.viewer.user.id),
   }),
 }));
 
 builder.mutationFields((t) => ({
-  createLink: t.field({
+  createLink: t.withAuth({ scope: 'write:workspace' }).field({
     type: Link,
-    authScopes: { scope: 'write:workspace' },
     args: { input: t.arg({ type: CreateLinkInput, required: true }) },
-    resolve: (_parent, { input }, ctx) => ctx.services.links.create(requireViewer(ctx).user.id, input),
+    resolve: (_parent, { input }, ctx) => ctx.services.links.create(ctx.viewer.user.id, input),
   }),
-  updateLink: t.field({
+  updateLink: t.withAuth({ scope: 'write:workspace' }).field({
     type: Link,
-    authScopes: { scope: 'write:workspace' },
     args: { input: t.arg({ type: UpdateLinkInput, required: true }) },
-    resolve: (_parent, { input: { id, ...changes } }, ctx) => ctx.services.links.update(requireViewer(ctx).user.id, id, changes),
+    resolve: (_parent, { input: { id, ...changes } }, ctx) => ctx.services.links.update(ctx.viewer.user.id, id, changes),
   }),
-  deleteLink: t.field({
+  deleteLink: t.withAuth({ scope: 'write:workspace' }).field({
     type: 'UUID',
     description: 'Deletes the link for good (no trash); returns its id.',
-    authScopes: { scope: 'write:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: async (_parent, { id }, ctx) => {
-      await ctx.services.links.delete(requireViewer(ctx).user.id, id);
+      await ctx.services.links.delete(ctx.viewer.user.id, id);
       return id;
     },
   }),
-  createLinkFolder: t.field({
+  createLinkFolder: t.withAuth({ scope: 'write:workspace' }).field({
     type: LinkFolder,
-    authScopes: { scope: 'write:workspace' },
     args: { input: t.arg({ type: CreateLinkFolderInput, required: true }) },
-    resolve: (_parent, { input }, ctx) => ctx.services.links.createFolder(requireViewer(ctx).user.id, input.name),
+    resolve: (_parent, { input }, ctx) => ctx.services.links.createFolder(ctx.viewer.user.id, input.name),
   }),
-  renameLinkFolder: t.field({
+  renameLinkFolder: t.withAuth({ scope: 'write:workspace' }).field({
     type: LinkFolder,
-    authScopes: { scope: 'write:workspace' },
     args: { input: t.arg({ type: RenameLinkFolderInput, required: true }) },
-    resolve: (_parent, { input }, ctx) => ctx.services.links.renameFolder(requireViewer(ctx).user.id, input.id, input.name),
+    resolve: (_parent, { input }, ctx) => ctx.services.links.renameFolder(ctx.viewer.user.id, input.id, input.name),
   }),
-  deleteLinkFolder: t.field({
+  deleteLinkFolder: t.withAuth({ scope: 'write:workspace' }).field({
     type: DeletedLinkFolder,
     description: 'Deletes the folder; its links are kept and moved out of it (folderId becomes null).',
-    authScopes: { scope: 'write:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
-    resolve: async (_parent, { id }, ctx) => ({ id, ...(await ctx.services.links.deleteFolder(requireViewer(ctx).user.id, id)) }),
+    resolve: async (_parent, { id }, ctx) => ({ id, ...(await ctx.services.links.deleteFolder(ctx.viewer.user.id, id)) }),
   }),
 }));

@@ -3,7 +3,6 @@ import type { NewsArticle as NewsArticleModel } from '../src/generated/prisma/cl
 import { builder } from './builder.ts';
 import { forwardPage, toConnection } from './pagination.ts';
 import { PAGE_SIZES } from '../src/pagination.ts';
-import { requireViewer } from '../src/context.ts';
 import {
   DIGEST_MAX_GROUPS,
   DIGEST_TOP_ARTICLES,
@@ -95,44 +94,40 @@ const CreateNewsArticleInput = builder.inputType('CreateNewsArticleInput', {
 });
 
 builder.queryFields((t) => ({
-  newsArticles: t.connection({
+  newsArticles: t.withAuth({ scope: 'read:workspace' }).connection({
     type: NewsArticle,
     pageSize: PAGE_SIZES.news,
     description: `The caller's articles, most recently published first.`,
-    authScopes: { scope: 'read:workspace' },
     args: {
       tag: t.arg.string({ required: false, description: 'Only articles with this tag (case-insensitive).' }),
       source: t.arg.string({ required: false, description: 'Only articles from this source (case-insensitive, exact).' }),
     },
     resolve: async (_parent, args, ctx, info) => {
       const { limit, cursor } = forwardPage(args, info);
-      const page = await ctx.services.news.list(requireViewer(ctx).user.id, { tag: args.tag, source: args.source, limit, cursor });
+      const page = await ctx.services.news.list(ctx.viewer.user.id, { tag: args.tag, source: args.source, limit, cursor });
       return toConnection(page, newsCursor);
     },
   }),
-  newsArticle: t.field({
+  newsArticle: t.withAuth({ scope: 'read:workspace' }).field({
     type: NewsArticle,
     nullable: true,
     description: "One of the caller's articles (NOT_FOUND otherwise).",
-    authScopes: { scope: 'read:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
-    resolve: (_parent, args, ctx) => ctx.services.news.get(requireViewer(ctx).user.id, args.id),
+    resolve: (_parent, args, ctx) => ctx.services.news.get(ctx.viewer.user.id, args.id),
   }),
-  newsDigest: t.field({
+  newsDigest: t.withAuth({ scope: 'read:workspace' }).field({
     type: NewsDigest,
     description: 'The weekly digest: by default the seven days ending now; `week` (ISO week, e.g. `2026-W47`) picks Monday 00:00 UTC to the next Monday.',
-    authScopes: { scope: 'read:workspace' },
     args: { week: t.arg.string({ required: false }) },
-    resolve: (_parent, args, ctx) => ctx.services.news.digest(requireViewer(ctx).user.id, { week: args.week }),
+    resolve: (_parent, args, ctx) => ctx.services.news.digest(ctx.viewer.user.id, { week: args.week }),
   }),
 }));
 
 builder.mutationField('createNewsArticle', (t) =>
-  t.field({
+  t.withAuth({ scope: 'write:workspace' }).field({
     type: NewsArticle,
     description: 'Adds an article. A url already stored (after normalisation) is CONFLICT `An article with this url already exists`.',
-    authScopes: { scope: 'write:workspace' },
     args: { input: t.arg({ type: CreateNewsArticleInput, required: true }) },
-    resolve: (_parent, { input }, ctx) => ctx.services.news.create(requireViewer(ctx).user.id, input),
+    resolve: (_parent, { input }, ctx) => ctx.services.news.create(ctx.viewer.user.id, input),
   }),
 );

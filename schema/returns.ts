@@ -95,11 +95,10 @@ const CashTransaction = builder.objectRef<CashTransactionRow>('CashTransaction')
 });
 
 builder.queryFields((t) => ({
-  returnComparison: t.connection({
+  returnComparison: t.withAuth({ scope: 'read:returns' }).connection({
     type: ReturnComparison,
     pageSize: PAGE_SIZES.returnComparison,
     description: 'Custodian vs computed daily returns, newest first.',
-    authScopes: { scope: 'read:returns' },
     rateBudget: 'returns',
     args: {
       accountCode: t.arg.string({ required: false }),
@@ -117,11 +116,10 @@ builder.queryFields((t) => ({
       return toConnection(page, comparisonCursor);
     },
   }),
-  dietzDailyReturns: t.field({
+  dietzDailyReturns: t.withAuth({ scope: 'read:returns' }).field({
     type: DietzDaily,
     description:
       'Daily Modified Dietz returns of one entity over [startDate, endDate], with the linked time-weighted and the single-period money-weighted return.',
-    authScopes: { scope: 'read:returns' },
     rateBudget: 'returns',
     args: {
       entityName: t.arg.string({ required: true }),
@@ -132,11 +130,10 @@ builder.queryFields((t) => ({
       return ctx.services.returns.dietzDaily({ orgIds: await ctx.organizationIds(), ...args });
     },
   }),
-  cashTransactions: t.connection({
+  cashTransactions: t.withAuth({ scope: 'read:pnl' }).connection({
     type: CashTransaction,
     pageSize: PAGE_SIZES.cashTransactions,
     description: 'Cash flows of one entity, newest first.',
-    authScopes: { scope: 'read:pnl' },
     rateBudget: 'returns',
     args: { entityName: t.arg.string({ required: true }) },
     resolve: async (_parent, args, ctx, info) => {

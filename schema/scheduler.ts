@@ -36,15 +36,13 @@ export const SchedulerStatus = builder.simpleObject('SchedulerStatus', {
 });
 
 builder.queryFields((t) => ({
-  selfTestScheduler: t.field({
+  selfTestScheduler: t.withAuth({ authenticated: true }).field({
     type: SchedulerStatus,
-    authScopes: { authenticated: true },
     resolve: (_parent, _args, ctx) => ctx.services.scheduler.status(),
   }),
-  selfTestHistory: t.field({
+  selfTestHistory: t.withAuth({ authenticated: true }).field({
     type: [SelfTestRun],
     description: 'Recent runs, newest first.',
-    authScopes: { authenticated: true },
     args: { limit: t.arg.int({ defaultValue: 20 }) },
     resolve: (_parent, args, ctx) => {
       const limit = args.limit ?? 20;
@@ -55,10 +53,9 @@ builder.queryFields((t) => ({
 }));
 
 builder.mutationField('triggerSelfTest', (t) =>
-  t.field({
+  t.withAuth({ scope: 'admin' }).field({
     type: SelfTestRun,
     description: 'Start the self-test suite now. CONFLICT while a run is in progress.',
-    authScopes: { scope: 'admin' },
     resolve: (_parent, _args, ctx) => ctx.services.scheduler.trigger('manual'),
   }),
 );
@@ -68,7 +65,7 @@ const BenchmarkThresholds = builder.simpleObject('BenchmarkThresholds', {
 });
 
 builder.queryField('benchmark', (t) =>
-  t.field({
+  t.withAuth({ scope: 'read:returns' }).field({
     type: builder.simpleObject('BenchmarkResult', {
       description: 'Execution time of a representative returns query and its rating.',
       fields: (f) => ({
@@ -81,7 +78,6 @@ builder.queryField('benchmark', (t) =>
         measuredAt: f.field({ type: 'DateTime' }),
       }),
     }),
-    authScopes: { scope: 'read:returns' },
     rateBudget: 'returns',
     description: 'Runs the comparison query once for timing. It costs what a comparison costs.',
     resolve: async (_parent, _args, ctx) => {

@@ -1,6 +1,5 @@
 // GraphQL surface of the stickies resource (docs/spec/workspace-service.md).
 import { builder } from './builder.ts';
-import { requireViewer } from '../src/context.ts';
 import { forwardPage, toConnection } from './pagination.ts';
 import { PAGE_SIZES } from '../src/pagination.ts';
 import { stickyCursor, versionCursor } from '../src/workspace/stickies/sticky-service.ts';
@@ -63,11 +62,10 @@ const StickyTagCount = builder.simpleObject('StickyTagCount', {
 });
 
 builder.queryFields((t) => ({
-  stickies: t.connection({
+  stickies: t.withAuth({ scope: 'read:workspace' }).connection({
     type: Sticky,
     pageSize: PAGE_SIZES.stickies,
     description: `The signed-in user's stickies, most recently updated first.`,
-    authScopes: { scope: 'read:workspace' },
     args: {
       tags: t.arg.stringList({ required: false, description: 'Only stickies carrying ALL of these tags.' }),
       includeDeleted: t.arg.boolean({ required: false, defaultValue: false, description: 'Include stickies in the trash.' }),
@@ -79,7 +77,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_parent, args, ctx, info) => {
       const { limit, cursor } = forwardPage(args, info);
-      const page = await ctx.services.stickies.list(requireViewer(ctx).user.id, {
+      const page = await ctx.services.stickies.list(ctx.viewer.user.id, {
         tags: args.tags,
         includeDeleted: args.includeDeleted,
         trashedOnly: args.trashedOnly,
@@ -90,60 +88,53 @@ builder.queryFields((t) => ({
       return toConnection(page, stickyCursor);
     },
   }),
-  stickyTags: t.field({
+  stickyTags: t.withAuth({ scope: 'read:workspace' }).field({
     type: [StickyTagCount],
     description: `The tags on the signed-in user's active stickies, each with the number of stickies carrying it, most used first (at most ${TAGS_IN_USE_MAX}).`,
-    authScopes: { scope: 'read:workspace' },
-    resolve: (_parent, _args, ctx) => ctx.services.stickies.tagsInUse(requireViewer(ctx).user.id, TAGS_IN_USE_MAX),
+    resolve: (_parent, _args, ctx) => ctx.services.stickies.tagsInUse(ctx.viewer.user.id, TAGS_IN_USE_MAX),
   }),
-  sticky: t.field({
+  sticky: t.withAuth({ scope: 'read:workspace' }).field({
     type: Sticky,
     description: "One of the signed-in user's stickies, active or in the trash (NOT_FOUND otherwise).",
-    authScopes: { scope: 'read:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
-    resolve: (_parent, args, ctx) => ctx.services.stickies.get(requireViewer(ctx).user.id, args.id),
+    resolve: (_parent, args, ctx) => ctx.services.stickies.get(ctx.viewer.user.id, args.id),
   }),
-  stickyVersions: t.connection({
+  stickyVersions: t.withAuth({ scope: 'read:workspace' }).connection({
     type: StickyVersion,
     pageSize: PAGE_SIZES.stickyVersions,
     description: `A sticky's version history, newest first.`,
-    authScopes: { scope: 'read:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: async (_parent, args, ctx, info) => {
       const { limit, cursor } = forwardPage(args, info);
-      const page = await ctx.services.stickies.versions(requireViewer(ctx).user.id, args.id, { limit, cursor });
+      const page = await ctx.services.stickies.versions(ctx.viewer.user.id, args.id, { limit, cursor });
       return toConnection(page, versionCursor);
     },
   }),
 }));
 
 builder.mutationFields((t) => ({
-  createSticky: t.field({
+  createSticky: t.withAuth({ scope: 'write:workspace' }).field({
     type: Sticky,
     description: 'Creates a sticky (version 1, action create).',
-    authScopes: { scope: 'write:workspace' },
     args: { input: t.arg({ type: CreateStickyInput, required: true }) },
-    resolve: (_parent, { input }, ctx) => ctx.services.stickies.create(requireViewer(ctx).user.id, input),
+    resolve: (_parent, { input }, ctx) => ctx.services.stickies.create(ctx.viewer.user.id, input),
   }),
-  updateSticky: t.field({
+  updateSticky: t.withAuth({ scope: 'write:workspace' }).field({
     type: Sticky,
     description: 'Changes content and/or tags (a new version); no change, no version. CONFLICT while the sticky is in the trash.',
-    authScopes: { scope: 'write:workspace' },
     args: { input: t.arg({ type: UpdateStickyInput, required: true }) },
-    resolve: (_parent, { input }, ctx) => ctx.services.stickies.update(requireViewer(ctx).user.id, input.id, { content: input.content, tags: input.tags }),
+    resolve: (_parent, { input }, ctx) => ctx.services.stickies.update(ctx.viewer.user.id, input.id, { content: input.content, tags: input.tags }),
   }),
-  deleteSticky: t.field({
+  deleteSticky: t.withAuth({ scope: 'write:workspace' }).field({
     type: Sticky,
     description: 'Moves a sticky to the trash (sets deletedAt; a new version). CONFLICT when it is already there.',
-    authScopes: { scope: 'write:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
-    resolve: (_parent, { id }, ctx) => ctx.services.stickies.delete(requireViewer(ctx).user.id, id),
+    resolve: (_parent, { id }, ctx) => ctx.services.stickies.delete(ctx.viewer.user.id, id),
   }),
-  restoreSticky: t.field({
+  restoreSticky: t.withAuth({ scope: 'write:workspace' }).field({
     type: Sticky,
     description: 'Takes a sticky out of the trash (a new version). CONFLICT when it is not in the trash.',
-    authScopes: { scope: 'write:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
-    resolve: (_parent, { id }, ctx) => ctx.services.stickies.restore(requireViewer(ctx).user.id, id),
+    resolve: (_parent, { id }, ctx) => ctx.services.stickies.restore(ctx.viewer.user.id, id),
   }),
 }));

@@ -1,5 +1,4 @@
 import { builder } from './builder.ts';
-import { requireMembership, requireViewer } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
 import { tooLarge } from '../src/storage/blob-store.ts';
 import { forwardPage } from './pagination.ts';
@@ -88,10 +87,9 @@ const UPLOAD_FORMATS = [
 ];
 
 builder.queryFields((t) => ({
-  uploadLimits: t.field({
+  uploadLimits: t.withAuth({ authenticated: true }).field({
     type: UploadLimits,
     description: 'The upload size limit, rate budget and accepted file types. Any signed-in caller.',
-    authScopes: { authenticated: true },
     resolve: (_parent, _args, ctx) => ({
       maxBytes: ctx.services.config.storage.maxUploadBytes,
       uploadsPerMinute: ctx.services.config.rateLimits.uploadPerMinute,
@@ -103,12 +101,11 @@ builder.queryFields((t) => ({
       })),
     }),
   }),
-  files: t.prismaConnection({
+  files: t.withAuth({ scope: 'read:pnl' }).prismaConnection({
     type: 'UploadedFile',
     pageSize: PAGE_SIZES.files,
     cursor: 'id',
     description: "An organization's uploaded files, newest first. Needs membership of the organization.",
-    authScopes: { scope: 'read:pnl' },
     defaultSize: PAGE_SIZES.files.first,
     maxSize: PAGE_SIZES.files.max,
     args: {
@@ -118,31 +115,21 @@ builder.queryFields((t) => ({
     resolve: async (query, _parent, args, ctx, info) => {
       // prismaConnection clamps `first` silently; out-of-range pages are a client error (400 limit).
       forwardPage(args, info);
-      await requireMembership(ctx, args.orgId);
-      return ctx.services.prisma.uploadedFile.findMany({
-        ...query,
-        where: { orgId: args.orgId, ...(args.status ? { status: args.status } : {}) },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      });
+      return ctx.services.storage.list(await ctx.organizationIds(), { orgId: args.orgId, status: args.status }, query);
     },
   }),
-  file: t.prismaField({
+  file: t.withAuth({ scope: 'read:pnl' }).prismaField({
     type: 'UploadedFile',
     nullable: true,
-    authScopes: { scope: 'read:pnl' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
-    resolve: async (query, _parent, args, ctx) => {
-      const orgIds = await ctx.organizationIds();
-      return ctx.services.prisma.uploadedFile.findFirst({ ...query, where: { id: args.id, orgId: { in: [...orgIds] } } });
-    },
+    resolve: async (query, _parent, args, ctx) => ctx.services.storage.fileOf(await ctx.organizationIds(), args.id, query),
   }),
 }));
 
 builder.mutationField('uploadFile', (t) =>
-  t.prismaField({
+  t.withAuth({ scope: 'write:upload' }).prismaField({
     type: 'UploadedFile',
     description: 'Upload a pnl or performance CSV (GraphQL multipart request). The file is queued for ingest.',
-    authScopes: { scope: 'write:upload' },
     rateBudget: 'upload',
     args: {
       file: t.arg({ type: 'Upload', required: true }),
@@ -150,7 +137,6 @@ builder.mutationField('uploadFile', (t) =>
       fileType: t.arg({ type: FileTypeEnum, required: false, description: 'Detected from the header row when omitted.' }),
     },
     resolve: async (_query, _parent, args, ctx) => {
-      const viewer = requireViewer(ctx);
       const maxBytes = ctx.services.config.storage.maxUploadBytes;
       // The Upload promise rejects when the multipart body cannot be parsed (a malformed part
       // header, a body that ends mid-file): always the client's request, never our fault.
@@ -161,7 +147,7 @@ builder.mutationField('uploadFile', (t) =>
       });
       try {
         return await ctx.services.storage.upload({
-          uploaderId: viewer.user.id,
+          uploaderId: ctx.viewer.user.id,
           memberOf: await ctx.organizationIds(),
           orgId: args.orgId,
           fileType: args.fileType ?? null,

@@ -1,6 +1,5 @@
 // GraphQL surface of the tasks resource (docs/spec/workspace-service.md).
 import { builder } from './builder.ts';
-import { requireViewer } from '../src/context.ts';
 import { forwardPage, toConnection } from './pagination.ts';
 import { PAGE_SIZES } from '../src/pagination.ts';
 import { ASSIGNEE_LENGTH } from '../src/workspace/tasks/task-service.ts';
@@ -40,10 +39,12 @@ const Task = builder.objectRef<TaskRecord>('Task').implement({
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Changed by every update that changes something and by every new comment.' }),
     completedAt: t.expose('completedAt', { type: 'DateTime', nullable: true, description: 'Set when the task enters done, cleared when it leaves it.' }),
-    comments: t.field({
+    // Tasks are reached only through fields that require a scope: this check always passes, and it
+    // types the context (the comments are read as the viewer's, like the task itself).
+    comments: t.withAuth({ authenticated: true }).field({
       type: [TaskComment],
       description: 'Oldest first.',
-      resolve: (task, _args, ctx) => task.comments ?? ctx.services.tasks.comments(requireViewer(ctx).user.id, task.id),
+      resolve: (task, _args, ctx) => task.comments ?? ctx.services.tasks.comments(ctx.viewer.user.id, task.id),
     }),
   }),
 });
@@ -82,11 +83,10 @@ const AddTaskCommentInput = builder.inputType('AddTaskCommentInput', {
 });
 
 builder.queryFields((t) => ({
-  tasks: t.connection({
+  tasks: t.withAuth({ scope: 'read:workspace' }).connection({
     type: Task,
     pageSize: PAGE_SIZES.tasks,
     description: `The signed-in user's tasks, most recently updated first.`,
-    authScopes: { scope: 'read:workspace' },
     args: {
       status: t.arg({ type: [TaskStatusEnum], required: false, description: 'Any of these statuses.' }),
       assignee: t.arg.string({ required: false, description: 'Exact assignee, case-insensitive.' }),
@@ -94,7 +94,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_parent, args, ctx, info) => {
       const { limit, cursor } = forwardPage(args, info);
-      const page = await ctx.services.tasks.list(requireViewer(ctx).user.id, {
+      const page = await ctx.services.tasks.list(ctx.viewer.user.id, {
         statuses: args.status,
         assignee: args.assignee,
         label: args.label,
@@ -104,40 +104,36 @@ builder.queryFields((t) => ({
       return toConnection(page, page.cursorOf);
     },
   }),
-  task: t.field({
+  task: t.withAuth({ scope: 'read:workspace' }).field({
     type: Task,
     description: "One of the signed-in user's tasks with its comments (NOT_FOUND otherwise).",
-    authScopes: { scope: 'read:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
-    resolve: (_parent, args, ctx) => ctx.services.tasks.get(requireViewer(ctx).user.id, args.id),
+    resolve: (_parent, args, ctx) => ctx.services.tasks.get(ctx.viewer.user.id, args.id),
   }),
 }));
 
 builder.mutationFields((t) => ({
-  createTask: t.field({
+  createTask: t.withAuth({ scope: 'write:workspace' }).field({
     type: Task,
-    authScopes: { scope: 'write:workspace' },
     args: { input: t.arg({ type: CreateTaskInput, required: true }) },
-    resolve: (_parent, { input }, ctx) => ctx.services.tasks.create(requireViewer(ctx).user.id, input),
+    resolve: (_parent, { input }, ctx) => ctx.services.tasks.create(ctx.viewer.user.id, input),
   }),
-  updateTask: t.field({
+  updateTask: t.withAuth({ scope: 'write:workspace' }).field({
     type: Task,
     description: 'Changes the fields given. A status move the workflow does not allow is CONFLICT; a change of nothing writes nothing.',
-    authScopes: { scope: 'write:workspace' },
     args: { input: t.arg({ type: UpdateTaskInput, required: true }) },
     resolve: (_parent, { input }, ctx) => {
       const { id, ...changes } = input;
-      return ctx.services.tasks.update(requireViewer(ctx).user.id, id, changes);
+      return ctx.services.tasks.update(ctx.viewer.user.id, id, changes);
     },
   }),
-  addTaskComment: t.field({
+  addTaskComment: t.withAuth({ scope: 'write:workspace' }).field({
     type: TaskComment,
     description: 'Adds a comment by the signed-in user (the task moves up in updatedAt order).',
-    authScopes: { scope: 'write:workspace' },
     args: { input: t.arg({ type: AddTaskCommentInput, required: true }) },
     resolve: (_parent, { input }, ctx) => {
-      const viewer = requireViewer(ctx);
-      return ctx.services.tasks.addComment(viewer.user.id, input.taskId, { id: viewer.user.id, name: viewer.user.name ?? viewer.user.email }, input.body);
+      const { user } = ctx.viewer;
+      return ctx.services.tasks.addComment(user.id, input.taskId, { id: user.id, name: user.name ?? user.email }, input.body);
     },
   }),
 }));

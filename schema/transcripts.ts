@@ -1,6 +1,5 @@
 // GraphQL surface of the transcripts resource (docs/spec/workspace-service.md).
 import { builder } from './builder.ts';
-import { requireViewer } from '../src/context.ts';
 import { forwardPage, toConnection } from './pagination.ts';
 import { PAGE_SIZES } from '../src/pagination.ts';
 import type { TranscriptDetail, TranscriptSentenceRecord, TranscriptSummary } from '../src/workspace/transcripts/types.ts';
@@ -72,55 +71,50 @@ const TranscriptSource = builder.simpleObject('TranscriptSource', {
 });
 
 builder.queryFields((t) => ({
-  transcriptSource: t.field({
+  transcriptSource: t.withAuth({ scope: 'read:workspace' }).field({
     type: TranscriptSource,
-    authScopes: { scope: 'read:workspace' },
     resolve: (_parent, _args, ctx) => ({ provider: ctx.services.transcripts.provider.kind, writable: ctx.services.transcripts.writable }),
   }),
-  transcripts: t.connection({
+  transcripts: t.withAuth({ scope: 'read:workspace' }).connection({
     type: TranscriptSummaryRef,
     pageSize: PAGE_SIZES.transcripts,
     description: "The caller's transcripts from the configured provider, newest first by occurredAt (first: default 20, max 100).",
-    authScopes: { scope: 'read:workspace' },
     resolve: async (_parent, args, ctx, info) => {
       const { limit, cursor } = forwardPage(args, info);
-      const page = await ctx.services.transcripts.list(requireViewer(ctx).user.id, { limit, cursor });
+      const page = await ctx.services.transcripts.list(ctx.viewer.user.id, { limit, cursor });
       return toConnection(page, (row) => row.cursor);
     },
   }),
-  transcript: t.field({
+  transcript: t.withAuth({ scope: 'read:workspace' }).field({
     type: Transcript,
     description: "One of the caller's transcripts with its sentences (NOT_FOUND `Transcript not found` otherwise).",
-    authScopes: { scope: 'read:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
-    resolve: (_parent, args, ctx) => ctx.services.transcripts.get(requireViewer(ctx).user.id, args.id),
+    resolve: (_parent, args, ctx) => ctx.services.transcripts.get(ctx.viewer.user.id, args.id),
   }),
 }));
 
 builder.mutationFields((t) => ({
-  importTranscript: t.field({
+  importTranscript: t.withAuth({ scope: 'write:workspace' }).field({
     type: Transcript,
     description:
       'Imports a WebVTT, SRT or JSON transcript into the built-in provider. A parse error is BAD_USER_INPUT `Invalid content: line N: ...`. ' +
       'With TRANSCRIPT_PROVIDER=http: BAD_USER_INPUT `Transcripts are read-only with the http provider`.',
-    authScopes: { scope: 'write:workspace' },
     args: { input: t.arg({ type: ImportTranscriptInput, required: true }) },
     resolve: (_parent, { input }, ctx) =>
-      ctx.services.transcripts.import(requireViewer(ctx).user.id, {
+      ctx.services.transcripts.import(ctx.viewer.user.id, {
         format: input.format.toLowerCase() as TranscriptFormat,
         content: input.content,
         title: input.title,
         occurredAt: input.occurredAt,
       }),
   }),
-  deleteTranscript: t.field({
+  deleteTranscript: t.withAuth({ scope: 'write:workspace' }).field({
     type: 'UUID',
     description:
       'Deletes an imported transcript and its sentences for good; returns its id. Built-in provider only (else BAD_USER_INPUT, as importTranscript).',
-    authScopes: { scope: 'write:workspace' },
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: async (_parent, { id }, ctx) => {
-      await ctx.services.transcripts.delete(requireViewer(ctx).user.id, id);
+      await ctx.services.transcripts.delete(ctx.viewer.user.id, id);
       return id;
     },
   }),

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { builder } from './builder.ts';
-import { requireViewer, type RequestContext } from '../src/context.ts';
+import type { AuthenticatedContext, Viewer as ViewerShape } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
 import { parseExpiry, type CredentialSecretKind } from '../src/auth/api-keys.ts';
-import { confirmCredentialCreation } from '../src/auth/reauthentication.ts';
 import type { ApiKey as ApiKeyModel } from '../src/generated/prisma/client.ts';
 
 const Organization = builder.prismaObject('Organization', {
@@ -27,43 +26,29 @@ builder.prismaObject('User', {
   }),
 });
 
-const Viewer = builder.simpleObject('Viewer', {
+/** `me`: the request's viewer itself, so its fields read who it is from their parent. */
+const Viewer = builder.objectRef<ViewerShape>('Viewer').implement({
   description: 'Who the request is authenticated as.',
   fields: (t) => ({
-    credential: t.string({ description: '`api_key`, `session` or `access_token`.' }),
-    scopes: t.stringList(),
+    credential: t.string({ description: '`api_key`, `session` or `access_token`.', resolve: (viewer) => viewer.credential.kind }),
+    scopes: t.stringList({ resolve: (viewer) => [...viewer.scopes] }),
+    user: t.prismaField({
+      type: 'User',
+      resolve: (query, viewer, _args, ctx) => ctx.services.organizations.user(viewer.user.id, query),
+    }),
+    passwordRequired: t.boolean({
+      description:
+        'Whether createApiKey and createAccessToken from this session need `currentPassword`: true for a session of a user with a password. ' +
+        'A session of a user without one (an external identity provider) creates credentials that expire no later than the session. False for other credentials, which cannot create any.',
+      resolve: (viewer, _args, ctx) => (viewer.credential.kind === 'session' ? ctx.services.apiKeys.sessionNeedsPassword(viewer.user.id) : false),
+    }),
   }),
 });
 
-builder.objectField(Viewer, 'user', (t) =>
-  t.prismaField({
-    type: 'User',
-    resolve: (query, _parent, _args, ctx) => ctx.services.prisma.user.findUniqueOrThrow({ ...query, where: { id: requireViewer(ctx).user.id } }),
-  }),
-);
-
-builder.objectField(Viewer, 'passwordRequired', (t) =>
-  t.boolean({
-    description:
-      'Whether createApiKey and createAccessToken from this session need `currentPassword`: true for a session of a user with a password. ' +
-      'A session of a user without one (an external identity provider) creates credentials that expire no later than the session. False for other credentials, which cannot create any.',
-    resolve: async (_parent, _args, ctx) => {
-      const viewer = requireViewer(ctx);
-      if (viewer.credential.kind !== 'session') return false;
-      const user = await ctx.services.prisma.user.findUnique({ where: { id: viewer.user.id }, select: { passwordHash: true } });
-      return Boolean(user?.passwordHash);
-    },
-  }),
-);
-
 builder.queryFields((t) => ({
-  me: t.field({
+  me: t.withAuth({ authenticated: true }).field({
     type: Viewer,
-    authScopes: { authenticated: true },
-    resolve: (_parent, _args, ctx) => {
-      const viewer = requireViewer(ctx);
-      return { credential: viewer.credential.kind, scopes: [...viewer.scopes] };
-    },
+    resolve: (_parent, _args, ctx) => ctx.viewer,
   }),
 }));
 
@@ -106,10 +91,9 @@ const CREDENTIALS: CredentialNames[] = [
 ];
 
 /** Keys and tokens are managed from a signed-in browser session: a key must not be able to mint keys. */
-export function requireSession(ctx: RequestContext, label: string) {
-  const viewer = requireViewer(ctx);
-  if (viewer.credential.kind !== 'session') throw new AppError('FORBIDDEN', `${capitalise(label)}s can only be managed from a signed-in session`);
-  return viewer;
+export function requireSession(ctx: AuthenticatedContext, label: string) {
+  if (ctx.viewer.credential.kind !== 'session') throw new AppError('FORBIDDEN', `${capitalise(label)}s can only be managed from a signed-in session`);
+  return ctx.viewer;
 }
 
 function capitalise(text: string): string {
@@ -158,49 +142,46 @@ function defineCredential({ kind, type, field, label, aLabel, secretForm, usage 
   });
 
   builder.queryField(`${field}s`, (t) =>
-    t.prismaField({
+    t.withAuth({ authenticated: true }).prismaField({
       type: [Credential],
       description: `The signed-in user's ${label}s, newest first (from a browser session only).`,
-      authScopes: { authenticated: true },
-      resolve: (query, _parent, _args, ctx) =>
-        ctx.services.prisma.apiKey.findMany({ ...query, where: { userId: requireSession(ctx, label).user.id, kind }, orderBy: { createdAt: 'desc' } }),
+      resolve: (query, _parent, _args, ctx) => ctx.services.apiKeys.list(requireSession(ctx, label).user.id, kind, query),
     }),
   );
 
   builder.mutationField(`create${type}`, (t) =>
-    t.field({
+    t.withAuth({ authenticated: true }).field({
       type: Created,
       description:
         `Creates ${aLabel} for the signed-in user (from a browser session only). A user with a password confirms it in \`currentPassword\` ` +
         `(missing or wrong: FORBIDDEN; each check counts against the sign-in budget); for a user without one the ${label} expires no later than the session. ` +
         `A user holds at most MAX_${kind === 'api_key' ? 'API_KEYS' : 'ACCESS_TOKENS'}_PER_USER active ${label}s (more: CONFLICT).`,
-      authScopes: { authenticated: true },
       args: {
         input: t.arg({ type: CreateInput, required: true }),
         currentPassword: t.arg.string({ description: "The signed-in user's password: a session cannot mint a credential that outlives it without it." }),
       },
       resolve: async (_parent, { input, currentPassword }, ctx) => {
         const viewer = requireSession(ctx, label);
-        const expiresAt = await confirmCredentialCreation({
-          prisma: ctx.services.prisma,
-          budgets: ctx.budgets,
-          userId: viewer.user.id,
-          session: { expiresAt: viewer.session?.expiresAt ?? null, ttlMs: ctx.services.config.auth.sessionTtlMs },
-          currentPassword,
-          requestedExpiry: input.expiresIn ? parseExpiry(input.expiresIn) : null,
-          aLabel,
-        });
-        const { secret, record } = await ctx.services.apiKeys.create({ userId: viewer.user.id, name: input.name, scopes: input.scopes, expiresAt, kind });
+        const { secret, record } = await ctx.services.apiKeys.createFromSession(
+          {
+            budgets: ctx.budgets,
+            userId: viewer.user.id,
+            session: { expiresAt: viewer.session?.expiresAt ?? null, ttlMs: ctx.services.config.auth.sessionTtlMs },
+            currentPassword,
+            requestedExpiry: input.expiresIn ? parseExpiry(input.expiresIn) : null,
+            aLabel,
+          },
+          { name: input.name, scopes: input.scopes, kind },
+        );
         return { key: secret, record };
       },
     }),
   );
 
   builder.mutationField(`revoke${type}`, (t) =>
-    t.prismaField({
+    t.withAuth({ authenticated: true }).prismaField({
       type: Credential,
       description: `Revokes one of the signed-in user's ${label}s (from a browser session only); revoking twice is harmless.`,
-      authScopes: { authenticated: true },
       args: { id: t.arg({ type: 'UUID', required: true }) },
       resolve: async (_query, _parent, args, ctx) => ctx.services.apiKeys.revoke({ id: args.id, userId: requireSession(ctx, label).user.id, kind }),
     }),

@@ -43,6 +43,12 @@ export interface RequestContext {
   organizationIds(): Promise<ReadonlySet<string>>;
 }
 
+/**
+ * The context of a resolver whose field requires a scope (schema/builder.ts `AuthContexts`): the
+ * scope check has found a viewer, so the type says so and the resolver reads it without checking again.
+ */
+export type AuthenticatedContext = RequestContext & { viewer: Viewer };
+
 export interface RequestInfo {
   requestId: string;
   headers: IncomingHttpHeaders;
@@ -159,7 +165,10 @@ export function unauthenticatedError(ctx: Pick<RequestContext, 'credentialProble
   return new AppError('UNAUTHENTICATED', ctx.credentialProblem === 'invalid_session' ? MESSAGES.invalidSession : MESSAGES.invalidApiKey);
 }
 
-/** The viewer, or the right 401. */
+/**
+ * The viewer, or the right 401. For code that runs outside a field's scope check (the REST router);
+ * resolvers declare their scope with t.withAuth and read ctx.viewer from the narrowed context.
+ */
 export function requireViewer(ctx: RequestContext): Viewer {
   if (!ctx.viewer) throw unauthenticatedError(ctx);
   return ctx.viewer;
@@ -167,12 +176,6 @@ export function requireViewer(ctx: RequestContext): Viewer {
 
 export function viewerHasScope(ctx: RequestContext, scope: Scope): boolean {
   return ctx.viewer !== null && grants(ctx.viewer.scopes, scope);
-}
-
-/** 403 unless the viewer belongs to the organization (admins included: scopes are not tenancy). */
-export async function requireMembership(ctx: RequestContext, orgId: string): Promise<void> {
-  requireViewer(ctx);
-  if (!(await ctx.organizationIds()).has(orgId)) throw AppError.forbidden();
 }
 
 function single(value: string | string[] | undefined): string | undefined {
