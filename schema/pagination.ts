@@ -3,20 +3,18 @@ import { AppError } from '../src/errors.ts';
 import type { Page, PageSize } from '../src/pagination.ts';
 import { pageSizeHere } from './plugins/page-size.ts';
 
+/** The arguments of a page: connections offer `first` and `after` only (plugins/page-size.ts drops Relay's last and before). */
 export interface ConnectionArgs {
   first?: number | null;
   after?: string | null;
-  last?: number | null;
-  before?: string | null;
 }
 
 /**
- * Forward pagination only: `first` (default and maximum: the field's pageSize, or the size given)
+ * Forward pagination: `first` (default and maximum: the field's pageSize, or the size given)
  * and `after`.
  */
 export function forwardPage(args: ConnectionArgs, sizeOrInfo: PageSize | GraphQLResolveInfo) {
   const defaults = 'fieldName' in sizeOrInfo ? pageSizeHere(sizeOrInfo) : sizeOrInfo;
-  if (args.last != null || args.before != null) throw AppError.badInput('last', 'backward pagination is not supported; use first and after');
   const first = args.first ?? defaults.first;
   if (!Number.isInteger(first) || first < 1 || first > defaults.max) throw AppError.badInput('first', `must be an integer between 1 and ${defaults.max}`);
   return { limit: first, cursor: args.after ?? null };

@@ -2,6 +2,10 @@
  * `pageSize: PAGE_SIZES.stickies` on a list field: its default and largest page, stated once.
  * The description says them, `extensions.pageSize` carries them to the other fronts (the MCP
  * tools' `first`), and the resolver reads them back with forwardPage(args, info).
+ *
+ * A connection with a pageSize is a keyset page read forward: it offers `first` and `after` only.
+ * Relay's `last` and `before` (which t.connection and prismaConnection always add) are dropped
+ * from it, so the SDL offers only the arguments that work (test/graphql/pagination.test.ts).
  */
 import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
 import type { GraphQLField, GraphQLResolveInfo } from 'graphql';
@@ -32,6 +36,9 @@ export function pageSizeHere(info: GraphQLResolveInfo): PageSize {
   return size;
 }
 
+/** Relay's backward-pagination arguments, which no page here reads. */
+const BACKWARD_ARGUMENTS = ['last', 'before'];
+
 export class PageSizePlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override onOutputFieldConfig(fieldConfig: PothosOutputFieldConfig<Types>): PothosOutputFieldConfig<Types> {
     const size = fieldConfig.pothosOptions.pageSize;
@@ -39,6 +46,7 @@ export class PageSizePlugin<Types extends SchemaTypes> extends BasePlugin<Types>
     const said = `Pages: first defaults to ${size.first}, at most ${size.max}.`;
     return {
       ...fieldConfig,
+      args: Object.fromEntries(Object.entries(fieldConfig.args).filter(([name]) => !BACKWARD_ARGUMENTS.includes(name))),
       description: fieldConfig.description ? `${fieldConfig.description} ${said}` : said,
       extensions: { ...fieldConfig.extensions, pageSize: size },
     };
