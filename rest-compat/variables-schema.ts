@@ -2,7 +2,8 @@
  * JSON Schema of an operation's variables, generated from the schema: the MCP tools' inputSchema
  * (and any other front that describes its inputs), so a tool's input cannot drift from the
  * operation it runs. Types, required, defaults and descriptions come from the variable
- * definitions and the arguments they feed; a page size (`first`) from the field's pageSize.
+ * definitions and the arguments they feed; a page size (`first`) from the field's pageSize alone
+ * (an operation that restates it as a variable default is refused).
  */
 import {
   GraphQLEnumType,
@@ -23,6 +24,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { pageSizeOf } from '../schema/plugins/page-size.ts';
+import type { PageSize } from '../src/pagination.ts';
 import type { VariableSpec } from './params.ts';
 
 export type JsonSchema = { [key: string]: unknown };
@@ -68,22 +70,37 @@ export function variablesSchema(schema: GraphQLSchema, document: DocumentNode, s
   for (const spec of specs) {
     const use = uses.get(spec.variable);
     let property = described(inputTypeSchema(spec.type), use?.target);
-    const pageSize = use?.argument === 'first' ? pageSizeOf(use.field) : undefined;
-    if (pageSize)
-      property = {
-        ...property,
-        minimum: 1,
-        maximum: pageSize.max,
-        default: pageSize.first,
-        description: `page size, 1 to ${pageSize.max} (default ${pageSize.first})`,
-      };
     const defaultNode = definitions.get(spec.variable)?.defaultValue;
-    if (defaultNode) property = { ...property, default: valueFromAST(defaultNode, spec.type) };
-    else if (use?.target.defaultValue !== undefined && property.default === undefined) property = { ...property, default: use.target.defaultValue };
+    const pageSize = use?.argument === 'first' ? pageSizeOf(use.field) : undefined;
+    if (use && pageSize) {
+      if (defaultNode) throw new Error(restatedPageSize(document, spec.variable, use.field.name, pageSize.first));
+      property = pageSizeProperty(property, pageSize);
+    } else if (defaultNode) property = { ...property, default: valueFromAST(defaultNode, spec.type) };
+    else if (use?.target.defaultValue !== undefined) property = { ...property, default: use.target.defaultValue };
     properties[spec.restName] = property;
   }
   const required = specs.filter((spec) => spec.type instanceof GraphQLNonNull && !spec.hasDefault).map((spec) => spec.restName);
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
+}
+
+/** A page size variable: its bounds and default are the field's pageSize, the one place they are stated. */
+function pageSizeProperty(property: JsonSchema, pageSize: PageSize): JsonSchema {
+  return {
+    ...property,
+    minimum: 1,
+    maximum: pageSize.max,
+    default: pageSize.first,
+    description: `page size, 1 to ${pageSize.max} (default ${pageSize.first})`,
+  };
+}
+
+/**
+ * A default on a page size variable (`$first: Int = 50`) would state the page size a second time,
+ * and could disagree with the field's; an absent `first` already means the field's default.
+ */
+function restatedPageSize(document: DocumentNode, variable: string, field: string, first: number): string {
+  const name = getOperationAST(document)?.name?.value ?? 'the operation';
+  return `${name}: $${variable} has a default, but ${field}'s page size (pageSize, default ${first}) is the one statement of it: drop the default`;
 }
 
 interface VariableUse {

@@ -42,9 +42,9 @@ export const dataServiceRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/returns/comparison',
-    summary: 'Custodian vs computed daily returns, newest first (limit default 50, max 500).',
+    summary: 'Custodian vs computed daily returns, newest first.',
     params: { limit: 'first', cursor: 'after' },
-    operation: `query Comparison($accountCode: String, $status: ComparisonStatus, $first: Int = 50, $after: String) {
+    operation: `query Comparison($accountCode: String, $status: ComparisonStatus, $first: Int, $after: String) {
       returnComparison(accountCode: $accountCode, status: $status, first: $first, after: $after) {
         edges { node { accountCode entityName date custodianReturn computedReturn differenceBps status reason matchThresholdBps reviewThresholdBps } }
         pageInfo { hasNextPage endCursor }
@@ -67,9 +67,9 @@ export const dataServiceRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/returns/cash-transactions',
-    summary: 'Cash flows of an entity, newest first (limit default 100, max 1000).',
+    summary: 'Cash flows of an entity, newest first.',
     params: { limit: 'first', cursor: 'after' },
-    operation: `query CashTransactions($entityName: String!, $first: Int = 100, $after: String) {
+    operation: `query CashTransactions($entityName: String!, $first: Int, $after: String) {
       cashTransactions(entityName: $entityName, first: $first, after: $after) {
         edges { node { id entityName accountCode date amount timing description } }
         pageInfo { hasNextPage endCursor }
@@ -90,9 +90,9 @@ export const dataServiceRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/storage/files',
-    summary: "An organization's uploaded files, newest first (limit default 50, max 500).",
+    summary: "An organization's uploaded files, newest first.",
     params: { limit: 'first', cursor: 'after' },
-    operation: `query Files($orgId: UUID!, $status: FileStatus, $first: Int = 50, $after: String) {
+    operation: `query Files($orgId: UUID!, $status: FileStatus, $first: Int, $after: String) {
       files(orgId: $orgId, status: $status, first: $first, after: $after) {
         edges { node { ${FILE_FIELDS} rowErrors(first: 20) { line column message } rowWarnings(first: 20) { line column message } } }
         pageInfo { hasNextPage endCursor }

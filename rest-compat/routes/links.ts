@@ -44,9 +44,9 @@ export const linksRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/links',
-    summary: "The caller's links, newest first (folder_id, starred; limit default 50, max 200).",
+    summary: "The caller's links, newest first (folder_id, starred).",
     params: { limit: 'first', cursor: 'after' },
-    operation: `query Links($folderId: UUID, $starred: Boolean, $search: String, $first: Int = 50, $after: String) {
+    operation: `query Links($folderId: UUID, $starred: Boolean, $search: String, $first: Int, $after: String) {
       links(folderId: $folderId, starred: $starred, search: $search, first: $first, after: $after) {
         edges { node { ${LINK_FIELDS} } }
         pageInfo { hasNextPage endCursor }

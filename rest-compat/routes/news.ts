@@ -26,9 +26,9 @@ export const newsRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/news',
-    summary: "The caller's articles, most recently published first (tag, source; limit default 20, max 100).",
+    summary: "The caller's articles, most recently published first (tag, source).",
     params: { limit: 'first', cursor: 'after' },
-    operation: `query NewsArticles($tag: String, $source: String, $first: Int = 20, $after: String) {
+    operation: `query NewsArticles($tag: String, $source: String, $first: Int, $after: String) {
       newsArticles(tag: $tag, source: $source, first: $first, after: $after) {
         edges { node { ${ARTICLE_LIST_FIELDS} } }
         pageInfo { hasNextPage endCursor }

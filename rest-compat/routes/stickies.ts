@@ -11,10 +11,9 @@ export const stickiesRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/stickies',
-    summary:
-      "The caller's stickies, most recently updated first; `tags` (comma-separated, ALL must match), `includeDeleted` (default false); limit default 50, max 200.",
+    summary: "The caller's stickies, most recently updated first; `tags` (comma-separated, ALL must match), `includeDeleted` (default false).",
     params: { limit: 'first', cursor: 'after', includeDeleted: 'includeDeleted' },
-    operation: `query Stickies($tags: [String!], $includeDeleted: Boolean = false, $search: String, $first: Int = 50, $after: String) {
+    operation: `query Stickies($tags: [String!], $includeDeleted: Boolean = false, $search: String, $first: Int, $after: String) {
       stickies(tags: $tags, includeDeleted: $includeDeleted, search: $search, first: $first, after: $after) {
         edges { node { ${STICKY_FIELDS} } }
         pageInfo { hasNextPage endCursor }
@@ -64,9 +63,9 @@ export const stickiesRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/stickies/:id/versions',
-    summary: "A sticky's version history, newest first; limit default 50, max 200.",
+    summary: "A sticky's version history, newest first.",
     params: { limit: 'first', cursor: 'after' },
-    operation: `query StickyVersions($id: UUID!, $first: Int = 50, $after: String) {
+    operation: `query StickyVersions($id: UUID!, $first: Int, $after: String) {
       stickyVersions(id: $id, first: $first, after: $after) {
         edges { node { ${VERSION_FIELDS} } }
         pageInfo { hasNextPage endCursor }

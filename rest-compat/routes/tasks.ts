@@ -8,9 +8,9 @@ export const tasksRoutes: RestRoute[] = withUpstream('the project-management too
   {
     method: 'GET',
     path: '/api/pm/tasks',
-    summary: "The caller's tasks, most recently updated first; filters status (comma-separated), assignee, label (limit default 50, max 200).",
+    summary: "The caller's tasks, most recently updated first; filters status (comma-separated), assignee, label.",
     params: { limit: 'first', cursor: 'after' },
-    operation: `query Tasks($status: [TaskStatus!], $assignee: String, $label: String, $first: Int = 50, $after: String) {
+    operation: `query Tasks($status: [TaskStatus!], $assignee: String, $label: String, $first: Int, $after: String) {
       tasks(status: $status, assignee: $assignee, label: $label, first: $first, after: $after) {
         edges { node { ${TASK_FIELDS} } }
         pageInfo { hasNextPage endCursor }

@@ -7,9 +7,9 @@ export const transcriptsRoutes: RestRoute[] = withUpstream('the transcript servi
   {
     method: 'GET',
     path: '/api/transcripts',
-    summary: "The caller's transcripts without their sentences, newest first (limit default 20, max 100).",
+    summary: "The caller's transcripts without their sentences, newest first.",
     params: { limit: 'first', cursor: 'after' },
-    operation: `query Transcripts($first: Int = 20, $after: String) {
+    operation: `query Transcripts($first: Int, $after: String) {
       transcripts(first: $first, after: $after) {
         edges { node { ${SUMMARY_FIELDS} } }
         pageInfo { hasNextPage endCursor }

@@ -110,13 +110,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Custodian vs computed daily returns, newest first (limit default 50, max 500)
-         * @description Custodian vs computed daily returns, newest first (limit default 50, max 500).
+         * Custodian vs computed daily returns, newest first
+         * @description Custodian vs computed daily returns, newest first.
          *
          *     GraphQL operation:
          *
          *     ```graphql
-         *     query Comparison($accountCode: String, $status: ComparisonStatus, $first: Int = 50, $after: String) {
+         *     query Comparison($accountCode: String, $status: ComparisonStatus, $first: Int, $after: String) {
          *       returnComparison(accountCode: $accountCode, status: $status, first: $first, after: $after) {
          *       edges { node { accountCode entityName date custodianReturn computedReturn differenceBps status reason matchThresholdBps reviewThresholdBps } }
          *       pageInfo { hasNextPage endCursor }
@@ -172,13 +172,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Cash flows of an entity, newest first (limit default 100, max 1000)
-         * @description Cash flows of an entity, newest first (limit default 100, max 1000).
+         * Cash flows of an entity, newest first
+         * @description Cash flows of an entity, newest first.
          *
          *     GraphQL operation:
          *
          *     ```graphql
-         *     query CashTransactions($entityName: String!, $first: Int = 100, $after: String) {
+         *     query CashTransactions($entityName: String!, $first: Int, $after: String) {
          *       cashTransactions(entityName: $entityName, first: $first, after: $after) {
          *       edges { node { id entityName accountCode date amount timing description } }
          *       pageInfo { hasNextPage endCursor }
@@ -229,13 +229,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An organization's uploaded files, newest first (limit default 50, max 500)
-         * @description An organization's uploaded files, newest first (limit default 50, max 500).
+         * An organization's uploaded files, newest first
+         * @description An organization's uploaded files, newest first.
          *
          *     GraphQL operation:
          *
          *     ```graphql
-         *     query Files($orgId: UUID!, $status: FileStatus, $first: Int = 50, $after: String) {
+         *     query Files($orgId: UUID!, $status: FileStatus, $first: Int, $after: String) {
          *       files(orgId: $orgId, status: $status, first: $first, after: $after) {
          *       edges { node { id orgId uploaderId fileName fileType sizeBytes sha256 status statusDetail rowCount errorCount warningCount createdAt updatedAt processedAt rowErrors(first: 20) { line column message } rowWarnings(first: 20) { line column message } } }
          *       pageInfo { hasNextPage endCursor }
@@ -364,12 +364,12 @@ export interface paths {
         };
         /**
          * The caller's stickies, most recently updated first
-         * @description The caller's stickies, most recently updated first; `tags` (comma-separated, ALL must match), `includeDeleted` (default false); limit default 50, max 200.
+         * @description The caller's stickies, most recently updated first; `tags` (comma-separated, ALL must match), `includeDeleted` (default false).
          *
          *     GraphQL operation:
          *
          *     ```graphql
-         *     query Stickies($tags: [String!], $includeDeleted: Boolean = false, $search: String, $first: Int = 50, $after: String) {
+         *     query Stickies($tags: [String!], $includeDeleted: Boolean = false, $search: String, $first: Int, $after: String) {
          *       stickies(tags: $tags, includeDeleted: $includeDeleted, search: $search, first: $first, after: $after) {
          *       edges { node { id content tags version createdAt updatedAt deletedAt } }
          *       pageInfo { hasNextPage endCursor }
@@ -478,12 +478,12 @@ export interface paths {
         };
         /**
          * A sticky's version history, newest first
-         * @description A sticky's version history, newest first; limit default 50, max 200.
+         * @description A sticky's version history, newest first.
          *
          *     GraphQL operation:
          *
          *     ```graphql
-         *     query StickyVersions($id: UUID!, $first: Int = 50, $after: String) {
+         *     query StickyVersions($id: UUID!, $first: Int, $after: String) {
          *       stickyVersions(id: $id, first: $first, after: $after) {
          *       edges { node { version action content tags createdAt } }
          *       pageInfo { hasNextPage endCursor }
@@ -579,13 +579,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller's links, newest first (folder_id, starred
-         * @description The caller's links, newest first (folder_id, starred; limit default 50, max 200).
+         * The caller's links, newest first (folder_id, starred)
+         * @description The caller's links, newest first (folder_id, starred).
          *
          *     GraphQL operation:
          *
          *     ```graphql
-         *     query Links($folderId: UUID, $starred: Boolean, $search: String, $first: Int = 50, $after: String) {
+         *     query Links($folderId: UUID, $starred: Boolean, $search: String, $first: Int, $after: String) {
          *       links(folderId: $folderId, starred: $starred, search: $search, first: $first, after: $after) {
          *       edges { node { id url title folderId tags starred createdAt updatedAt } }
          *       pageInfo { hasNextPage endCursor }
@@ -667,13 +667,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller's transcripts without their sentences, newest first (limit default 20, max 100)
-         * @description The caller's transcripts without their sentences, newest first (limit default 20, max 100).
+         * The caller's transcripts without their sentences, newest first
+         * @description The caller's transcripts without their sentences, newest first.
          *
          *     GraphQL operation:
          *
          *     ```graphql
-         *     query Transcripts($first: Int = 20, $after: String) {
+         *     query Transcripts($first: Int, $after: String) {
          *       transcripts(first: $first, after: $after) {
          *       edges { node { id title occurredAt durationSeconds participants sentenceCount } }
          *       pageInfo { hasNextPage endCursor }
@@ -751,12 +751,12 @@ export interface paths {
         };
         /**
          * The caller's tasks, most recently updated first
-         * @description The caller's tasks, most recently updated first; filters status (comma-separated), assignee, label (limit default 50, max 200).
+         * @description The caller's tasks, most recently updated first; filters status (comma-separated), assignee, label.
          *
          *     GraphQL operation:
          *
          *     ```graphql
-         *     query Tasks($status: [TaskStatus!], $assignee: String, $label: String, $first: Int = 50, $after: String) {
+         *     query Tasks($status: [TaskStatus!], $assignee: String, $label: String, $first: Int, $after: String) {
          *       tasks(status: $status, assignee: $assignee, label: $label, first: $first, after: $after) {
          *       edges { node { id title description status priority assignee dueDate labels createdAt updatedAt completedAt } }
          *       pageInfo { hasNextPage endCursor }
@@ -887,13 +887,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller's articles, most recently published first (tag, source
-         * @description The caller's articles, most recently published first (tag, source; limit default 20, max 100).
+         * The caller's articles, most recently published first (tag, source)
+         * @description The caller's articles, most recently published first (tag, source).
          *
          *     GraphQL operation:
          *
          *     ```graphql
-         *     query NewsArticles($tag: String, $source: String, $first: Int = 20, $after: String) {
+         *     query NewsArticles($tag: String, $source: String, $first: Int, $after: String) {
          *       newsArticles(tag: $tag, source: $source, first: $first, after: $after) {
          *       edges { node { id title url source summary tags publishedAt createdAt } }
          *       pageInfo { hasNextPage endCursor }
