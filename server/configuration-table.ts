@@ -92,8 +92,11 @@ function constraints(schema: z.ZodNumber | z.ZodString) {
 }
 
 function numberValues(schema: z.ZodNumber, kind: ValueKind | undefined): string {
-  const { type, minimum, maximum, exclusiveMinimum, exclusiveMaximum } = constraints(schema);
-  const integer = type === 'integer';
+  const json = constraints(schema);
+  // JSON Schema's types allow draft 4's boolean exclusive bounds; zod writes numbers.
+  const numeric = (value: unknown) => (typeof value === 'number' ? value : undefined);
+  const [minimum, maximum, exclusiveMinimum, exclusiveMaximum] = [json.minimum, json.maximum, json.exclusiveMinimum, json.exclusiveMaximum].map(numeric);
+  const integer = json.type === 'integer';
   // An integer's own bounds (Number.MAX_SAFE_INTEGER) are no bounds worth saying.
   const bound = (value: number | undefined) => (value !== undefined && Math.abs(value) < Number.MAX_SAFE_INTEGER ? value : undefined);
   const low = bound(exclusiveMinimum !== undefined ? exclusiveMinimum + (integer ? 1 : 0) : minimum);

@@ -307,7 +307,7 @@ const graphqlAndMcp = {
     .int()
     .positive()
     .default(2000)
-    .describe('the largest cost an operation may have (fields, lists counted by their page size)'),
+    .describe('the largest cost an operation may have (each field 1, what a list selects counted 10 times)'),
   GRAPHQL_INTROSPECTION: booleanString
     .default(true)
     .describe(
@@ -390,9 +390,13 @@ const returns = {
       'default comparison threshold of `match` (inclusive, basis points; at most `COMPARISON_REVIEW_BPS`); a change re-classifies the stored comparison at the next start ([Returns](returns-and-csv.md#returns))',
     ),
   COMPARISON_REVIEW_BPS: z.coerce.number().nonnegative().default(10).describe('default comparison threshold of `review` (inclusive, basis points)'),
-  BENCHMARK_FAST_MS: z.coerce.number().positive().default(50).describe('benchmark rating: at most this many milliseconds is fast (`FAST < GOOD < SLOW`)'),
-  BENCHMARK_GOOD_MS: z.coerce.number().positive().default(200).describe('benchmark rating: at most this many milliseconds is good'),
-  BENCHMARK_SLOW_MS: z.coerce.number().positive().default(1000).describe('benchmark rating: at most this many milliseconds is slow; more is very slow'),
+  BENCHMARK_FAST_MS: z.coerce
+    .number()
+    .positive()
+    .default(50)
+    .describe('benchmark rating: a time below this many milliseconds is `fast` (`FAST < GOOD < SLOW`)'),
+  BENCHMARK_GOOD_MS: z.coerce.number().positive().default(200).describe('benchmark rating: below this (and not fast) is `good`'),
+  BENCHMARK_SLOW_MS: z.coerce.number().positive().default(1000).describe('benchmark rating: below this (and not good) is `slow`; at or above it `critical`'),
 };
 
 const workspace = {
