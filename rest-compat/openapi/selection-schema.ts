@@ -52,7 +52,14 @@ export function operationDataSchema(schema: GraphQLSchema, document: DocumentNod
       .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
       .map((fragment) => [fragment.name.value, fragment]),
   );
-  return selectionSchema(schema, root, operation.selectionSet, fragments, asSelected);
+  return selectedObject({ schema, fragments, keyName: asSelected }, root, operation.selectionSet);
+}
+
+/** What a walk of a selection reads with: the schema, the document's fragments, and how keys are written. */
+interface Reading {
+  schema: GraphQLSchema;
+  fragments: Fragments;
+  keyName: KeyName;
 }
 
 /** The schema of a field of `parent` as selected by `node` (its alias is the caller's key). */
@@ -63,38 +70,7 @@ export function fieldSchema(
   fragments: Fragments = new Map(),
   keyName: KeyName = snakeName,
 ): JsonSchema {
-  const name = node.name.value;
-  if (name === '__typename') return { type: 'string' };
-  const field = parent.getFields()[name];
-  if (!field) throw new Error(`${parent.name} has no field ${name}`);
-  const described = outputSchema(schema, field.type, node.selectionSet, fragments, keyName);
-  return field.description ? { ...described, description: field.description } : described;
-}
-
-function outputSchema(
-  schema: GraphQLSchema,
-  type: GraphQLOutputType,
-  selection: SelectionSetNode | undefined,
-  fragments: Fragments,
-  keyName: KeyName,
-): JsonSchema {
-  if (type instanceof GraphQLNonNull) return nonNullSchema(schema, type.ofType, selection, fragments, keyName);
-  return nullable(nonNullSchema(schema, type, selection, fragments, keyName));
-}
-
-function nonNullSchema(
-  schema: GraphQLSchema,
-  type: GraphQLOutputType,
-  selection: SelectionSetNode | undefined,
-  fragments: Fragments,
-  keyName: KeyName,
-): JsonSchema {
-  if (type instanceof GraphQLNonNull) return nonNullSchema(schema, type.ofType, selection, fragments, keyName);
-  if (type instanceof GraphQLList) return { type: 'array', items: outputSchema(schema, type.ofType, selection, fragments, keyName) };
-  if (type instanceof GraphQLScalarType) return { ...(OUTPUT_SCALARS[type.name] ?? { type: 'string' }) };
-  if (type instanceof GraphQLEnumType) return { type: 'string', enum: type.getValues().map((value) => value.name) };
-  if (!selection) throw new Error(`${getNamedType(type).name} needs a selection`);
-  return selectionSchema(schema, type, selection, fragments, keyName);
+  return selectedField({ schema, fragments, keyName }, parent, node);
 }
 
 /** An object as selected; a union or interface as the merge of its inline fragments' fields. */
@@ -105,6 +81,34 @@ export function selectionSchema(
   fragments: Fragments = new Map(),
   keyName: KeyName = snakeName,
 ): JsonSchema {
+  return selectedObject({ schema, fragments, keyName }, type, selection);
+}
+
+function selectedField(reading: Reading, parent: GraphQLObjectType | GraphQLInterfaceType, node: FieldNode): JsonSchema {
+  const name = node.name.value;
+  if (name === '__typename') return { type: 'string' };
+  const field = parent.getFields()[name];
+  if (!field) throw new Error(`${parent.name} has no field ${name}`);
+  const described = outputSchema(reading, field.type, node.selectionSet);
+  return field.description ? { ...described, description: field.description } : described;
+}
+
+function outputSchema(reading: Reading, type: GraphQLOutputType, selection: SelectionSetNode | undefined): JsonSchema {
+  if (type instanceof GraphQLNonNull) return nonNullSchema(reading, type.ofType, selection);
+  return nullable(nonNullSchema(reading, type, selection));
+}
+
+function nonNullSchema(reading: Reading, type: GraphQLOutputType, selection: SelectionSetNode | undefined): JsonSchema {
+  if (type instanceof GraphQLNonNull) return nonNullSchema(reading, type.ofType, selection);
+  if (type instanceof GraphQLList) return { type: 'array', items: outputSchema(reading, type.ofType, selection) };
+  if (type instanceof GraphQLScalarType) return { ...(OUTPUT_SCALARS[type.name] ?? { type: 'string' }) };
+  if (type instanceof GraphQLEnumType) return { type: 'string', enum: type.getValues().map((value) => value.name) };
+  if (!selection) throw new Error(`${getNamedType(type).name} needs a selection`);
+  return selectedObject(reading, type, selection);
+}
+
+function selectedObject(reading: Reading, type: GraphQLObjectType | GraphQLInterfaceType | GraphQLUnionType, selection: SelectionSetNode): JsonSchema {
+  const { schema, fragments, keyName } = reading;
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   const conditional = new Set<string>();
@@ -118,7 +122,7 @@ export function selectionSchema(
         if (on instanceof GraphQLUnionType && node.name.value !== '__typename')
           throw new Error(`select ${node.name.value} of ${on.name} in an inline fragment`);
         const key = keyName(node.alias?.value ?? node.name.value);
-        properties[key] = on instanceof GraphQLUnionType ? { type: 'string' } : fieldSchema(schema, on, node, fragments, keyName);
+        properties[key] = on instanceof GraphQLUnionType ? { type: 'string' } : selectedField(reading, on, node);
         required.push(key);
         if (inFragment || conditionalNode(node)) conditional.add(key);
       } else if (node.kind === Kind.INLINE_FRAGMENT) {
