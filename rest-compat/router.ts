@@ -7,7 +7,7 @@ import { operationBudget } from '../schema/plugins/rate-budget.ts';
 import type { Budget } from '../src/ratelimit/rate-limiter.ts';
 import { requireViewer, viewerHasScope, type RequestContext } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
-import { appErrorForDatabaseFailure } from '../src/db/db-errors.ts';
+import { refusalFor } from '../src/refusal.ts';
 import type { DatabaseOutageLog } from '../src/db/outage-log.ts';
 import type { Logger } from '../src/log.ts';
 import { buildVariables, restFieldName, variableSpecs, type InputSource, type VariableSpec } from './params.ts';
@@ -56,10 +56,11 @@ interface PreparedRoute {
   /** The body's snake_casing, compiled from the operation's selection set (shape.ts). */
   shapes: ShapeAt;
   /**
-   * Paid before the body is read: the budget of the operation's root field (its `rateBudget`).
-   * A stream route pays only when its operation starts something (the resolver charges then).
+   * An upload's budget (its root field's `rateBudget`), reserved before the large body is read so
+   * that a spent budget is refused at once (RequestBudgets in src/ratelimit: the reservation is
+   * given back if the operation does not charge it). Other routes pay when their field resolves.
    */
-  budget?: Budget;
+  reservation?: Budget;
   stream?: PreparedStream;
 }
 
@@ -93,8 +94,8 @@ export function servedWithoutFramework(entry: PreparedRoute): boolean {
 }
 
 /**
- * Prepares the route table once: every route runs the same steps: budget, preflight auth
- * (before any body is read), inputs -> variables, the GraphQL operation, and the result or error
+ * Prepares the route table once: every route runs the same steps: preflight auth and an upload's
+ * budget reservation (before any body is read), inputs -> variables, the GraphQL operation, and the result or error
  * -> the documented body. Express (createRestRouter) and the REST lane serve from it.
  */
 export function prepareRestRoutes(options: RouterOptions): RestRoutes {
@@ -103,7 +104,10 @@ export function prepareRestRoutes(options: RouterOptions): RestRoutes {
     const operation = operations.prepare(route.operation);
     const specs = variableSpecs(route, operation.document);
     const shapes = compileShapes(operation.document);
-    if (!route.stream) return { route, operation, specs, shapes, budget: operationBudget(getSchema(), operation.document) };
+    if (!route.stream) {
+      const reservation = route.body === 'multipart' ? operationBudget(getSchema(), operation.document) : undefined;
+      return { route, operation, specs, shapes, ...(reservation ? { reservation } : {}) };
+    }
     // Every operation of the stream is parsed and validated now, not on the first request.
     const find = operations.prepare(route.stream.find.operation);
     const stream: PreparedStream = {
@@ -153,7 +157,10 @@ export function prepareRestRoutes(options: RouterOptions): RestRoutes {
     },
   };
 
-  /** The context, the budget and the preflight check; undefined when the route answered already. */
+  /**
+   * The context, the preflight check and an upload's reservation, before any body is read;
+   * undefined when the route answered already.
+   */
   async function begin(entry: PreparedRoute, req: IncomingMessage, res: ServerResponse): Promise<RequestContext | undefined> {
     const { route } = entry;
     let ctx: RequestContext;
@@ -164,8 +171,8 @@ export function prepareRestRoutes(options: RouterOptions): RestRoutes {
       sendJson(res, route.unavailable.status ?? 503, route.unavailable.body);
       return undefined;
     }
-    if (entry.budget) await ctx.budgets.prepay(entry.budget);
     if (route.requires) preflightAuth(ctx, route.requires);
+    if (entry.reservation) await ctx.budgets.reserve(entry.reservation);
     return ctx;
   }
 
@@ -194,23 +201,13 @@ export function prepareRestRoutes(options: RouterOptions): RestRoutes {
     sendJson(res, response.status ?? route.status ?? 200, response.body, decisions);
   }
 
+  /** A failure of the route's own steps: the one rule (src/refusal.ts), written as a REST error. */
   async function fail(req: IncomingMessage, res: ServerResponse, entry: PreparedRoute, error: unknown): Promise<void> {
     const ctx = await options.context(req).catch(() => undefined);
     const decisions = ctx ? await ctx.budgets.settled().catch(() => []) : [];
     if (entry.route.body === 'multipart') res.setHeader('Connection', 'close');
-    if (error instanceof AppError) {
-      sendError(res, error, (field) => restFieldName(entry.specs, field), decisions);
-      return;
-    }
-    const databaseFailure = appErrorForDatabaseFailure(error);
-    if (databaseFailure) {
-      if (databaseFailure.code === 'SERVICE_UNAVAILABLE') options.databaseOutage.failed(error);
-      else (ctx?.log ?? options.requestLog(req)).warn({ err: error, code: databaseFailure.code }, 'REST handler: database refused a value');
-      sendError(res, databaseFailure, (field) => restFieldName(entry.specs, field), decisions);
-      return;
-    }
-    (ctx?.log ?? options.requestLog(req)).error({ err: error }, 'REST handler failed');
-    sendError(res, new AppError('INTERNAL_SERVER_ERROR', 'Internal server error'));
+    const refusal = refusalFor(error, { log: ctx?.log ?? options.requestLog(req), databaseOutage: options.databaseOutage });
+    sendError(res, refusal, (field) => restFieldName(entry.specs, field), refusal.code === 'INTERNAL_SERVER_ERROR' ? [] : decisions);
   }
 
   function readJsonBody(req: RestRequest, res: ServerResponse): Promise<Record<string, unknown>> {

@@ -49,8 +49,8 @@ function limits(): Limit[] {
     n % 1024 ** 3 === 0 ? `${n / 1024 ** 3} GiB` : n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`;
   const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
   const budget = (name: string, reads: string, value: number, variable: string): Limit => ({
-    limit: `rate budget \`${name}\`: ${reads}`,
-    per: 'credential (address without one)',
+    limit: `rate budget \`${name}\`: ${reads}; a refused request (401, 403, 400) costs nothing`,
+    per: 'credential',
     default: perMinute(value),
     variable,
     past: RATE_LIMITED_ANSWER,
@@ -58,7 +58,7 @@ function limits(): Limit[] {
   return [
     budget(
       'returns',
-      'each read of returns data (a REST call, each GraphQL field, each tool call)',
+      'each read of returns data (a REST call, each GraphQL field, batched or aliased, each tool call)',
       rateLimits.returnsPerMinute,
       'RATE_LIMIT_RETURNS_PER_MINUTE',
     ),

@@ -1,8 +1,8 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { handleStreamOrSingleExecutionResult, isAsyncIterable, type Plugin } from '@envelop/core';
 import type { RequestContext } from '../../src/context.ts';
-import { AppError, HTTP_STATUS_BY_CODE, MESSAGES } from '../../src/errors.ts';
-import { appErrorForDatabaseFailure } from '../../src/db/db-errors.ts';
+import { AppError, HTTP_STATUS_BY_CODE } from '../../src/errors.ts';
+import { refusalFor } from '../../src/refusal.ts';
 
 type LogContext = Pick<RequestContext, 'log' | 'requestId' | 'services'>;
 
@@ -52,15 +52,12 @@ export function maskError(error: unknown, ctx: LogContext): GraphQLError {
       extensions: { ...graphQLError.extensions, code: knownCode(graphQLError.extensions.code) ?? 'BAD_USER_INPUT' },
     });
   }
-  // The database failed under the request (503) or refused a value (400): not a bug of ours.
-  const databaseFailure = appErrorForDatabaseFailure(original);
-  if (databaseFailure) {
-    if (databaseFailure.code === 'SERVICE_UNAVAILABLE') ctx.services.databaseOutage.failed(original);
-    else ctx.log.warn({ err: original, path: graphQLError.path, code: databaseFailure.code }, 'database refused a value');
-    return new GraphQLError(databaseFailure.message, { nodes: graphQLError.nodes, path: graphQLError.path, extensions: databaseFailure.extensions });
-  }
-  ctx.log.error({ err: original, path: graphQLError.path }, 'unexpected error while resolving');
-  return new GraphQLError(MESSAGES.internal, { path: graphQLError.path, extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: ctx.requestId } });
+  // Anything else by the one rule (src/refusal.ts): a database that failed under the request
+  // (503) or refused a value (400) says so; a fault is logged, with the field's path, and masked.
+  const refusal = refusalFor(original, { log: ctx.log.child({ path: graphQLError.path }), databaseOutage: ctx.services.databaseOutage });
+  const requestId = refusal.code === 'INTERNAL_SERVER_ERROR' ? { requestId: ctx.requestId } : {};
+  const nodes = refusal.code === 'INTERNAL_SERVER_ERROR' ? undefined : graphQLError.nodes;
+  return new GraphQLError(refusal.message, { nodes, path: graphQLError.path, extensions: { ...refusal.extensions, ...requestId } });
 }
 
 function knownCode(code: unknown): string | undefined {

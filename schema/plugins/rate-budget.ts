@@ -2,12 +2,14 @@
  * `rateBudget: 'returns'` on a field: the fact is stated once, on the field, and every front
  * derives from it. Resolving the field charges one point of that budget (after authorization and
  * argument validation, so a refused request costs nothing); the field's description says so; and
- * `extensions.rateBudget` lets a front read it (the REST router prepays a route's budget before it
- * reads the body, and OpenAPI/MCP listings can show it).
+ * `extensions.rateBudget` lets a front read it (an upload route reserves its budget before it
+ * reads the body, and OpenAPI/MCP listings can show it). What a request pays, and the reservation
+ * rule, are decided in one place: RequestBudgets (src/ratelimit/rate-limiter.ts).
  */
 import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
 import { getOperationAST, Kind, type DocumentNode, type GraphQLField, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import type { Budget, RequestBudgets } from '../../src/ratelimit/rate-limiter.ts';
+import type { ErrorCode } from '../../src/errors.ts';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -26,6 +28,9 @@ declare global {
 export function rateBudgetOf(field: Pick<GraphQLField<unknown, unknown>, 'extensions'> | undefined): Budget | undefined {
   return (field?.extensions as { rateBudget?: Budget } | undefined)?.rateBudget;
 }
+
+/** Codes of a refused request (400, 401, 403): it costs no point. */
+const REFUSED = new Set<string>(['BAD_USER_INPUT', 'UNAUTHENTICATED', 'FORBIDDEN'] satisfies ErrorCode[]);
 
 export class RateBudgetPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override onOutputFieldConfig(fieldConfig: PothosOutputFieldConfig<Types>): PothosOutputFieldConfig<Types> {
@@ -46,8 +51,16 @@ export class RateBudgetPlugin<Types extends SchemaTypes> extends BasePlugin<Type
     const budget = fieldConfig.pothosOptions.rateBudget;
     if (!budget) return resolver;
     return async (parent, args, context, info) => {
-      await (context as { budgets: RequestBudgets }).budgets.charge(budget);
-      return resolver(parent, args, context, info);
+      const { budgets } = context as { budgets: RequestBudgets };
+      await budgets.charge(budget);
+      try {
+        return await resolver(parent, args, context, info);
+      } catch (error) {
+        // A refusal only the resolver could make (a malformed cursor, a page size out of range,
+        // an organization the viewer is not in) costs nothing, as a refusal before it would.
+        if (REFUSED.has((error as { code?: unknown }).code as string)) await budgets.refundLastCharge(budget);
+        throw error;
+      }
     };
   }
 }

@@ -29,6 +29,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { createContext } from '../../src/context.ts';
 import { MESSAGES } from '../../src/errors.ts';
 import { appErrorForDatabaseFailure, DATABASE_RETRY_AFTER_SECONDS } from '../../src/db/db-errors.ts';
+import { refusalFor } from '../../src/refusal.ts';
 import { SocketShares, type Share } from './socket-shares.ts';
 import { STREAM_RETRY_AFTER_SECONDS } from '../../src/ratelimit/stream-slots.ts';
 import type { Services } from '../../src/services.ts';
@@ -143,10 +144,8 @@ export function attachGraphqlWs(server: http.Server, services: Services, getEnve
             log: () => services.log.child({ requestId, transport: 'graphql-ws' }),
           });
         } catch (error) {
-          if (!isUnavailable(error)) throw error;
-          services.databaseOutage.failed(error);
-          const unavailable = appErrorForDatabaseFailure(error)!;
-          return [new GraphQLError(unavailable.message, { extensions: unavailable.extensions })];
+          const refusal = refusalFor(error, { log: services.log.child({ requestId, transport: 'graphql-ws' }), databaseOutage: services.databaseOutage });
+          return [new GraphQLError(refusal.message, { extensions: refusal.extensions })];
         }
         const enveloped = getEnveloped({});
         let document;

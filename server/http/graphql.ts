@@ -15,9 +15,9 @@ import { getSchema } from '../../schema/index.ts';
 import { createOperationRunner, operationPlugins, type OperationRunner } from '../../schema/pipeline/index.ts';
 import type { Services } from '../../src/services.ts';
 import { contextFor, requestLog } from './request-context.ts';
-import { AppError, HTTP_STATUS_BY_CODE, MESSAGES } from '../../src/errors.ts';
+import { HTTP_STATUS_BY_CODE } from '../../src/errors.ts';
 import { rateLimitHeaders } from '../../src/ratelimit/rate-limiter.ts';
-import { appErrorForDatabaseFailure } from '../../src/db/db-errors.ts';
+import { refusalFor } from '../../src/refusal.ts';
 
 /** Files one GraphQL multipart request may carry. */
 export const GRAPHQL_UPLOAD_MAX_FILES = 5;
@@ -62,7 +62,7 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
       try {
         return await contextFor(services, req);
       } catch (error) {
-        throw contextRefusal(services, req, error);
+        throw graphqlRefusal(services, req, error);
       }
     },
     // Masking is the pipeline's (it needs the request context for the log line and request id).
@@ -79,7 +79,7 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
   });
   const operations = createOperationRunner(yoga.getEnveloped);
 
-  const handler = async (req: Request, res: Response, next: NextFunction) => {
+  const handler = async (req: Request, res: Response, _next: NextFunction) => {
     try {
       if (req.method === 'POST' && /^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '')) {
         if (declaredTooLarge(req, services.config.storage.maxUploadBytes)) {
@@ -111,7 +111,7 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
       }
       await yoga.handle(req, res);
     } catch (error) {
-      next(error);
+      sendGraphqlRefusal(res, graphqlRefusal(services, req, error));
     }
   };
   return { handler, operations, getEnveloped: yoga.getEnveloped as unknown as GetEnvelopedFn<object> };
@@ -119,66 +119,68 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
 
 async function multipartOperation(services: Services, operations: OperationRunner, req: Request, res: Response): Promise<void> {
   const ctx = await contextFor(services, req);
+  /** Every answer carries the budgets' headers; settling gives back a reservation no field took. */
+  const reply = async (status: number, body: unknown): Promise<void> => {
+    res.set(rateLimitHeaders(await ctx.budgets.settled()));
+    if (status === HTTP_STATUS_BY_CODE.PAYLOAD_TOO_LARGE) res.setHeader('Connection', 'close');
+    res.status(status).json(body);
+  };
   let operation: GraphQLOperation | GraphQLOperation[];
   try {
-    await ctx.budgets.prepay('upload');
+    // A signed-in client's spent upload budget is refused before the body is read (an anonymous
+    // request is refused by the field's own check, for free).
+    if (ctx.viewer) await ctx.budgets.reserve('upload');
     operation = await processRequest<GraphQLOperation | GraphQLOperation[]>(req, res, {
       // busboy (inside) refuses a file that *reaches* maxFileSize; a file of exactly the limit is allowed.
       maxFileSize: services.config.storage.maxUploadBytes + 1,
       maxFiles: GRAPHQL_UPLOAD_MAX_FILES,
     });
   } catch (error) {
-    const status = error instanceof AppError ? error.status : ((error as { status?: number }).status ?? 400);
-    const code = error instanceof AppError ? error.code : status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_USER_INPUT';
-    const decisions = await ctx.budgets.settled();
-    res.set(rateLimitHeaders(decisions)).setHeader('Connection', 'close');
-    res.status(status).json({ errors: [{ message: (error as Error).message, extensions: { code } }] });
-    return;
+    const refusal = refusalFor(error, { log: requestLog(req), databaseOutage: services.databaseOutage });
+    res.setHeader('Connection', 'close'); // the body may be unread
+    return reply(refusal.status, { errors: [{ message: refusal.message, extensions: { code: refusal.code } }] });
   }
   if (Array.isArray(operation)) {
-    res.status(400).json({ errors: [{ message: 'Batched multipart operations are not supported', extensions: { code: 'BAD_USER_INPUT' } }] });
-    return;
+    return reply(400, { errors: [{ message: 'Batched multipart operations are not supported', extensions: { code: 'BAD_USER_INPUT' } }] });
   }
   // The client's document: parsed and validated through the pipeline (depth limit included); a
   // mistake in it is a 400 like on any other /graphql request; it is not cached.
   const parsed = operations.parseClientDocument(operation.query);
   if ('errors' in parsed) {
-    res.status(400).json({ errors: (parsed.errors ?? []).map((error) => ({ message: error.message, extensions: { code: 'BAD_USER_INPUT' } })) });
-    return;
+    return reply(400, { errors: (parsed.errors ?? []).map((error) => ({ message: error.message, extensions: { code: 'BAD_USER_INPUT' } })) });
   }
   const result = await operations.execute(ctx, parsed.document, operation.variables ?? {}, operation.operationName ?? undefined);
   const refusedInput = result.errors?.find((error) => (error.extensions.http as { status?: number } | undefined)?.status === 400 && !result.data);
-  if (refusedInput) {
-    res.status(400).json({ errors: [{ message: refusedInput.message, extensions: withoutHttp(refusedInput.extensions) }] });
-    return;
-  }
-  const decisions = await ctx.budgets.settled();
-  res.set(rateLimitHeaders(decisions));
+  if (refusedInput) return reply(400, { errors: [{ message: refusedInput.message, extensions: withoutHttp(refusedInput.extensions) }] });
   // Refusals of the request itself keep their HTTP status (429, 413), as on the REST route;
   // any other error is a GraphQL execution error (200), as on every other /graphql request.
   const refused = result.errors?.find((e) => e.extensions.code === 'RATE_LIMITED' || e.extensions.code === 'PAYLOAD_TOO_LARGE');
-  const status = refused ? HTTP_STATUS_BY_CODE[refused.extensions.code as 'RATE_LIMITED' | 'PAYLOAD_TOO_LARGE'] : 200;
-  if (status === HTTP_STATUS_BY_CODE.PAYLOAD_TOO_LARGE) res.setHeader('Connection', 'close');
-  res.status(status).json(result);
+  await reply(refused ? HTTP_STATUS_BY_CODE[refused.extensions.code as 'RATE_LIMITED' | 'PAYLOAD_TOO_LARGE'] : 200, result);
   requestLog(req).debug({ operationName: operation.operationName }, 'multipart operation');
 }
 
 /**
- * The request context could not be built (the credential is checked against the database): while
- * the database is unavailable, 503 with Retry-After as on every other front, logged once per
- * outage; anything else a generic 500 with the details in the log.
+ * A failure before the operation ran (the request context: the credential is checked against the
+ * database; a multipart body), answered by the one rule (src/refusal.ts) as a GraphQL error that
+ * carries its HTTP status: 503 with Retry-After while the database is unavailable, logged once per
+ * outage; a generic 500 with the request id, the details in the log.
  */
-function contextRefusal(services: Services, req: Request, error: unknown): GraphQLError {
-  const unavailable = appErrorForDatabaseFailure(error);
-  if (unavailable?.code === 'SERVICE_UNAVAILABLE') {
-    services.databaseOutage.failed(error);
-    const retryAfter = String(unavailable.extensions.retryAfterSeconds);
-    return new GraphQLError(unavailable.message, { extensions: { ...unavailable.extensions, http: { status: 503, headers: { 'Retry-After': retryAfter } } } });
-  }
-  requestLog(req).error({ err: error }, 'could not build the request context');
-  return new GraphQLError(MESSAGES.internal, {
-    extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: requestLog(req).bindings().requestId, http: { status: 500 } },
+function graphqlRefusal(services: Services, req: Request, error: unknown): GraphQLError {
+  const refusal = refusalFor(error, { log: requestLog(req), databaseOutage: services.databaseOutage });
+  const retryAfter = refusal.extensions.retryAfterSeconds;
+  const headers = typeof retryAfter === 'number' ? { 'Retry-After': String(retryAfter) } : undefined;
+  const requestId = refusal.code === 'INTERNAL_SERVER_ERROR' ? { requestId: requestLog(req).bindings().requestId } : {};
+  return new GraphQLError(refusal.message, {
+    extensions: { ...refusal.extensions, ...requestId, http: { status: refusal.status, ...(headers ? { headers } : {}) } },
   });
+}
+
+/** A refusal written by this handler itself (outside yoga), in the GraphQL-over-HTTP shape. */
+function sendGraphqlRefusal(res: Response, refusal: GraphQLError): void {
+  if (res.headersSent) return;
+  const http = refusal.extensions.http as { status: number; headers?: Record<string, string> };
+  res.set(http.headers ?? {});
+  res.status(http.status).json({ errors: [{ message: refusal.message, extensions: withoutHttp(refusal.extensions) }] });
 }
 
 /** Trusted documents when an allow-list is configured; otherwise automatic persisted queries. */

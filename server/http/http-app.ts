@@ -5,7 +5,7 @@ import { createRestRouter, prepareRestRoutes } from '../../rest-compat/router.ts
 import { restRoutes } from '../../rest-compat/routes/index.ts';
 import { sendError } from '../../rest-compat/errors.ts';
 import { AppError } from '../../src/errors.ts';
-import { appErrorForDatabaseFailure } from '../../src/db/db-errors.ts';
+import { refusalFor } from '../../src/refusal.ts';
 import { contextFor, requestLog } from './request-context.ts';
 import { csrfProtection } from './csrf.ts';
 import { corsPolicy } from './cors.ts';
@@ -101,33 +101,13 @@ export function createHttpApp(services: Services, lifecycle: Lifecycle & { readi
     sendError(res, new AppError('NOT_FOUND', `No route for ${req.method} ${req.path}`));
   });
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const refusal = clientErrorOf(error) ?? appErrorForDatabaseFailure(error);
-    if (refusal) {
-      if (refusal.code === 'SERVICE_UNAVAILABLE') services.databaseOutage.failed(error);
-      else requestLog(req).info({ err: error, status: refusal.status }, 'request refused');
-      return sendError(res, refusal);
-    }
-    requestLog(req).error({ err: error }, 'unhandled error');
-    sendError(res, new AppError('INTERNAL_SERVER_ERROR', 'Internal server error'));
+    sendError(res, refusalFor(error, { log: requestLog(req), databaseOutage: services.databaseOutage }));
   });
-  const lane = restLane(rest, policies, services.log);
+  const lane = restLane(rest, policies, { log: services.log, databaseOutage: services.databaseOutage });
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     if (!lane(req, res)) app(req, res);
   };
   return Object.assign(app, { listener });
-}
-
-/**
- * An error express or a body parser raised about the request itself (a malformed
- * percent-encoding in a path parameter, a body over its limit, an unsupported charset): a 4xx
- * with the parser's own status, never a 500.
- */
-function clientErrorOf(error: unknown): AppError | undefined {
-  const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
-  if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
-  if (error instanceof URIError) return new AppError('BAD_USER_INPUT', 'Malformed percent-encoding in the request path');
-  const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'BAD_USER_INPUT';
-  return new AppError(code, (error as Error).message || 'Bad request');
 }
 
 function isApiPath(path: string): boolean {

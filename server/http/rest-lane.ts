@@ -18,8 +18,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { servedWithoutFramework, type RestRequest, type RestRoutes } from '../../rest-compat/router.ts';
 import { sendError } from '../../rest-compat/errors.ts';
-import { AppError } from '../../src/errors.ts';
-import type { Logger } from '../../src/log.ts';
+import { refusalFor, type RefusalDeps } from '../../src/refusal.ts';
 import type { PolicyRequest, RequestPolicy } from './request-policies.ts';
 import { corsApplies } from './cors.ts';
 import { csrfCheckApplies } from './csrf.ts';
@@ -31,7 +30,11 @@ type LaneRequest = RestRequest & PolicyRequest;
  * Returns a request listener that serves a request from the lane and returns true, or returns
  * false (having touched nothing) for express to serve it.
  */
-export function restLane(routes: RestRoutes, policies: readonly RequestPolicy[], log: Logger): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function restLane(
+  routes: RestRoutes,
+  policies: readonly RequestPolicy[],
+  failures: RefusalDeps,
+): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
     const method = req.method ?? '';
     const url = req.url ?? '';
@@ -52,20 +55,19 @@ export function restLane(routes: RestRoutes, policies: readonly RequestPolicy[],
       query: parseQuery(queryAt === -1 ? '' : url.slice(queryAt + 1)),
       params: found.params,
     }) as LaneRequest;
-    runPolicies(policies, laneReq, res, () => routes.handle(entry, laneReq, res), log);
+    runPolicies(policies, laneReq, res, () => routes.handle(entry, laneReq, res), failures);
     return true;
   };
 }
 
-/** The policies in order, each calling the next, then the handler; a policy's throw is a 500, as in express. */
-function runPolicies(policies: readonly RequestPolicy[], req: LaneRequest, res: ServerResponse, handler: () => void, log: Logger): void {
+/** The policies in order, each calling the next, then the handler; a policy's throw is answered by the one rule, as in express. */
+function runPolicies(policies: readonly RequestPolicy[], req: LaneRequest, res: ServerResponse, handler: () => void, failures: RefusalDeps): void {
   const step = (index: number): void => {
     try {
       if (index === policies.length) handler();
       else policies[index]!(req, res, () => step(index + 1));
     } catch (error) {
-      log.error({ err: error, method: req.method, path: req.path }, 'unhandled error');
-      if (!res.headersSent) sendError(res, new AppError('INTERNAL_SERVER_ERROR', 'Internal server error'));
+      sendError(res, refusalFor(error, failures));
     }
   };
   step(0);

@@ -16,6 +16,7 @@ export function countingRefusals(store: RateLimitStore, metrics: Metrics): RateL
       if (!decision.allowed) metrics.rateLimitRefused(decision.budget);
       return decision;
     },
+    refund: (budget, subject) => store.refund(budget, subject),
   };
 }
 

@@ -23,11 +23,15 @@ export interface RateLimitDecision {
   remaining: number;
   resetSeconds: number;
   windowSeconds: number;
+  /** When the window this decision counted in ends (epoch ms). */
+  resetsAt: number;
 }
 
 export interface RateLimitStore {
   readonly kind: 'memory' | 'redis';
   consume(budget: Budget, subject: string): Promise<RateLimitDecision>;
+  /** Gives back one point consumed in the current window (a reservation no charge took). */
+  refund(budget: Budget, subject: string): Promise<RateLimitDecision>;
 }
 
 /**
@@ -43,7 +47,12 @@ export function createRateLimitStore(
 ): RateLimitStore {
   const { redis, keyPrefix = 'rl', log = createLogger('silent') } = options;
   const local = limitersFor(policies, (limiterOptions) => new RateLimiterMemory(limiterOptions), keyPrefix);
-  if (!redis) return decidingStore('memory', policies, (budget, subject) => local.get(budget)!.consume(subject));
+  if (!redis) {
+    return decidingStore('memory', policies, {
+      consume: (budget, subject) => local.get(budget)!.consume(subject),
+      refund: (budget, subject) => local.get(budget)!.reward(subject, 1),
+    });
+  }
   const shared = limitersFor(
     policies,
     // Not ready (reconnecting): fail at once, without sending anything, and count locally.
@@ -51,20 +60,27 @@ export function createRateLimitStore(
     keyPrefix,
   );
   const outage = new OutageLog(log);
-  return decidingStore('redis', policies, async (budget, subject) => {
-    try {
-      const answer = await shared.get(budget)!.consume(subject);
-      outage.answered();
-      return answer;
-    } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) {
-        // Redis answered: the budget is spent.
+  /** Redis when it answers, else this instance's own counter (the same policy). */
+  const sharedOrLocal =
+    (action: (limiter: RateLimiterAbstract, subject: string) => Promise<RateLimiterRes>) =>
+    async (budget: Budget, subject: string): Promise<RateLimiterRes> => {
+      try {
+        const answer = await action(shared.get(budget)!, subject);
         outage.answered();
-        throw rejection;
+        return answer;
+      } catch (rejection) {
+        if (rejection instanceof RateLimiterRes) {
+          // Redis answered: the budget is spent.
+          outage.answered();
+          throw rejection;
+        }
+        outage.failed(rejection);
+        return action(local.get(budget)!, subject);
       }
-      outage.failed(rejection);
-      return local.get(budget)!.consume(subject);
-    }
+    };
+  return decidingStore('redis', policies, {
+    consume: sharedOrLocal((limiter, subject) => limiter.consume(subject)),
+    refund: sharedOrLocal((limiter, subject) => limiter.reward(subject, 1)),
   });
 }
 
@@ -82,33 +98,38 @@ function limitersFor(
   return limiters;
 }
 
+type LimiterAction = (budget: Budget, subject: string) => Promise<RateLimiterRes>;
+
 /**
  * A store from a `consume` that resolves with the points left or rejects with a RateLimiterRes
- * when the budget is spent (rate-limiter-flexible's convention).
+ * when the budget is spent (rate-limiter-flexible's convention), and a `refund` (its `reward`).
  */
 function decidingStore(
   kind: RateLimitStore['kind'],
   policies: Record<Budget, BudgetPolicy>,
-  consume: (budget: Budget, subject: string) => Promise<RateLimiterRes>,
+  limiter: { consume: LimiterAction; refund: LimiterAction },
 ): RateLimitStore {
+  const decide = (budget: Budget, res: RateLimiterRes, allowed: boolean): RateLimitDecision => ({
+    budget,
+    allowed,
+    limit: policies[budget].points,
+    remaining: Math.min(policies[budget].points, Math.max(0, res.remainingPoints)),
+    resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+    windowSeconds: policies[budget].windowSeconds,
+    resetsAt: Date.now() + res.msBeforeNext,
+  });
   return {
     kind,
     async consume(budget, subject) {
-      const policy = policies[budget];
-      const decide = (res: RateLimiterRes, allowed: boolean): RateLimitDecision => ({
-        budget,
-        allowed,
-        limit: policy.points,
-        remaining: Math.max(0, res.remainingPoints),
-        resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-        windowSeconds: policy.windowSeconds,
-      });
       try {
-        return decide(await consume(budget, subject), true);
+        return decide(budget, await limiter.consume(budget, subject), true);
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return decide(rejection, false);
+        if (rejection instanceof RateLimiterRes) return decide(budget, rejection, false);
         throw rejection;
       }
+    },
+    async refund(budget, subject) {
+      return decide(budget, await limiter.refund(budget, subject), true);
     },
   };
 }
@@ -136,31 +157,47 @@ class OutageLog {
   }
 }
 
+interface Reservation {
+  subject: string;
+  decision: Promise<RateLimitDecision>;
+}
+
 /**
- * A request's charges. `prepay` charges one point before anything else runs (REST routes and
- * multipart uploads, before the body is read); the operation's own `charge` for that budget is
- * then covered by it, so the request pays once. Every further `charge` costs one more point.
+ * A request's charges: the one place that decides what a request pays, whichever front it came
+ * through (REST, GraphQL over HTTP or WebSocket, a batch, an MCP tool call).
+ *
+ * The invariant: a request pays one point of a budget for each resolution of a field that costs it
+ * (`rateBudget`), charged after that field's authentication, scope check and argument validation;
+ * nothing else costs a point, so a refused request (401, 403, 400) costs nothing on every front.
+ *
+ * A front that must refuse a spent budget before reading a large body (a multipart upload)
+ * `reserve`s the point first: the first charge of that budget takes the reservation, and a
+ * reservation that no charge took (the operation was refused, or never reached the field) is
+ * given back when the request settles. A refused reservation refuses the request (429). A field
+ * its own resolver refuses (400, 401, 403: what only the resolver can judge) gives its point back
+ * (`refundLastCharge`, called by the rateBudget plugin).
  * The decisions are kept for the response headers.
  */
 export class RequestBudgets {
   private readonly charged = new Map<Budget, Promise<RateLimitDecision>[]>();
-  private readonly credits = new Map<Budget, Promise<RateLimitDecision>>();
+  private readonly reservations = new Map<Budget, Reservation>();
 
   constructor(
     private readonly store: RateLimitStore,
     private readonly subject: () => string,
   ) {}
 
-  prepay(budget: Budget): Promise<RateLimitDecision> {
-    const decision = this.consume(budget);
-    this.credits.set(budget, decision);
+  reserve(budget: Budget): Promise<RateLimitDecision> {
+    const subject = this.subject();
+    const decision = this.consume(budget, subject);
+    this.reservations.set(budget, { subject, decision });
     return decision.then(refuseIfLimited);
   }
 
   async charge(budget: Budget): Promise<RateLimitDecision> {
-    const credit = this.credits.get(budget);
-    this.credits.delete(budget);
-    return refuseIfLimited(await (credit ?? this.consume(budget)));
+    const reservation = this.reservations.get(budget);
+    this.reservations.delete(budget);
+    return refuseIfLimited(await (reservation?.decision ?? this.consume(budget)));
   }
 
   /**
@@ -172,13 +209,42 @@ export class RequestBudgets {
     return refuseIfLimited(await this.consume(budget, subject));
   }
 
-  /** One decision per budget charged: a refusal if there was one, else the one with the least remaining. */
+  /**
+   * Ends the request's charging: reservations no charge took are given back, then one decision per
+   * budget charged (a refusal if there was one, else the one with the least remaining). Safe to
+   * call more than once; a reservation is given back once.
+   */
   async settled(): Promise<RateLimitDecision[]> {
+    await Promise.all([...this.reservations].map(([budget, reservation]) => this.giveBack(budget, reservation)));
     return Promise.all(
       [...this.charged.values()].map(async (pending) => {
         const decisions = await Promise.all(pending);
         return decisions.find((d) => !d.allowed) ?? decisions.reduce((least, d) => (d.remaining < least.remaining ? d : least));
       }),
+    );
+  }
+
+  /**
+   * Gives back the point this request's last charge of `budget` took, when the field it paid for
+   * was then refused by its resolver (input only the resolver can judge: a malformed cursor, a
+   * page size out of range, an organization the viewer is not in): refused requests cost nothing.
+   */
+  async refundLastCharge(budget: Budget): Promise<void> {
+    const last = this.charged.get(budget)?.at(-1);
+    if (last) await this.giveBack(budget, { subject: this.subject(), decision: last });
+  }
+
+  private async giveBack(budget: Budget, taken: Reservation): Promise<void> {
+    if (this.reservations.get(budget) === taken) this.reservations.delete(budget);
+    const reserved = await taken.decision;
+    // A refused charge took nothing (the budget was spent); one whose window has ended has
+    // nothing left to give back (a refund would credit the next window).
+    if (!reserved.allowed || reserved.resetsAt <= Date.now()) return;
+    const refunded = this.store.refund(budget, taken.subject).catch(() => reserved);
+    // The headers still tell the client where the budget stands, though this request paid nothing.
+    this.charged.set(
+      budget,
+      (this.charged.get(budget) ?? []).map((decision) => (decision === taken.decision ? refunded : decision)),
     );
   }
 

@@ -53,7 +53,7 @@ describe('which requests the lane takes', () => {
       policyRuns.push(req.originalUrl);
       next();
     };
-    const lane = restLane(routes, [policy, policy], createLogger('silent'));
+    const lane = restLane(routes, [policy, policy], { log: createLogger('silent'), databaseOutage: { failed: () => undefined } });
     bare = http.createServer((req: IncomingMessage, res: ServerResponse) => {
       if (lane(req, res)) return;
       res.setHeader('x-served', 'express');
