@@ -1,6 +1,7 @@
 import type { Scope } from '../src/auth/scopes.ts';
 import { snakeName } from '../src/util/snake-case.ts';
 import type { ShapeAt } from './shape.ts';
+import type { Deprecation } from '../src/usage/deprecation.ts';
 
 export { snakeName };
 
@@ -37,6 +38,12 @@ interface RouteBase {
    * silence past the timeout 504 (documented in the OpenAPI document).
    */
   upstream?: string;
+  /**
+   * Deprecated on its own (an alias kept for old clients): its answers carry the Deprecation,
+   * Sunset and Link headers and OpenAPI marks it. A route that selects a deprecated field is
+   * deprecated through it without saying so here (rest-compat/deprecation.ts).
+   */
+  deprecated?: Deprecation;
 }
 
 /** A route answered with one JSON body. */

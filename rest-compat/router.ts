@@ -16,6 +16,7 @@ import { sendError, sendJson } from './errors.ts';
 import type { RestRoute } from './route.ts';
 import { handleEventStream, type PreparedStream } from './event-stream.ts';
 import { compileShapes, type ShapeAt } from './shape.ts';
+import { announceDeprecation } from './deprecation.ts';
 
 export const JSON_BODY_LIMIT = '1mb';
 /** Express's router drops a path's trailing slashes before compiling it (router/lib/layer.js `loosen`). */
@@ -150,9 +151,11 @@ export function prepareRestRoutes(options: RouterOptions): RestRoutes {
       return undefined;
     },
     handle(entry, req, res) {
+      announceDeprecation(entry, req, res, options.context);
       void handleJson(entry, req, res).catch((error: unknown) => fail(req, res, entry, error));
     },
     handleStream(entry, req, res) {
+      announceDeprecation(entry, req, res, options.context);
       void handleStream(entry, req, res).catch((error: unknown) => fail(req, res, entry, error));
     },
   };

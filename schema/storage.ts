@@ -4,6 +4,7 @@ import { tooLarge } from '../src/storage/blob-store.ts';
 import { forwardPage } from './pagination.ts';
 import { PAGE_SIZES } from '../src/pagination.ts';
 import { PERFORMANCE_COLUMNS, PNL_COLUMNS } from '../src/ingest/csv-formats/index.ts';
+import { deprecated } from './deprecation.ts';
 
 const FileTypeEnum = builder.enumType('FileType', { values: ['pnl', 'performance'] as const });
 const FileStatusEnum = builder.enumType('FileStatus', {
@@ -76,7 +77,10 @@ const UploadLimits = builder.simpleObject('UploadLimits', {
       description: 'Largest file accepted, in bytes (UPLOAD_MAX_BYTES); a larger one is refused with 413 PAYLOAD_TOO_LARGE.',
     }),
     uploadsPerMinute: t.int({ description: 'Uploads per minute per credential (the `upload` rate budget, shared with POST /api/storage/upload).' }),
-    fileTypes: t.field({ type: [FileTypeEnum] }),
+    fileTypes: t.field({
+      type: [FileTypeEnum],
+      ...deprecated({ reason: 'Use formats { fileType }: the same types, with their columns.', since: '2026-11-27', sunset: '2027-05-31' }),
+    }),
     formats: t.field({ type: [UploadFormat] }),
   }),
 });

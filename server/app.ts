@@ -44,6 +44,11 @@ import { ReconciliationService } from '../src/returns/reconciliation.ts';
 import { countingRefusals, createPrometheusMetrics, jobQueueStats, noopMetrics } from '../src/metrics/index.ts';
 import { startMetricsListener, type MetricsListener } from './http/metrics.ts';
 import { startTracing, tracePool } from '../src/tracing/index.ts';
+import { UsageService } from '../src/usage/usage-service.ts';
+import { deprecationCatalog } from '../src/usage/deprecation-catalog.ts';
+import { getSchema } from '../schema/index.ts';
+import { restRoutes } from '../rest-compat/routes/index.ts';
+import { TOOLS } from '../mcp/tools.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -140,6 +145,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
       services.generationWorker.start();
     }
     services.scheduler.start();
+    services.usage.start();
     const stopMaintenance = startMaintenance({
       jobs: services.jobs,
       blobs: services.blobs,
@@ -279,6 +285,7 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
     generation: generation.service,
     generationWorker: generation.worker,
     metrics,
+    usage: new UsageService(db.pool, config.usage, log.child({ component: 'usage' }), () => deprecationCatalog(getSchema(), restRoutes, TOOLS)),
   };
 }
 
@@ -321,6 +328,8 @@ async function shutdown(
   await Promise.all([closed, services.ingestWorker.stop(), services.scheduler.stop(), services.generationWorker.stop(runGraceMs)]);
   clearTimeout(deadline);
   clearInterval(sweep);
+  // Every request has ended: this instance's last usage counts are written before the pool closes.
+  await services.usage.close();
   // A client that hung up mid-request closes its connection, but the handler may still be
   // querying: let the database pool fall quiet before closing it.
   await poolQuiet(services.db.pool, services.config.shutdownTimeoutMs);

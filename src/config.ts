@@ -381,6 +381,28 @@ const metrics = {
     ),
 };
 
+const usage = {
+  USAGE_ENABLED: booleanString
+    .default(true)
+    .describe(
+      'per-client usage: requests, errors, latency and rate-limit refusals per credential, operation and front, and the callers of deprecated fields and routes ([Usage and deprecation](usage-and-deprecation.md))',
+    ),
+  USAGE_FLUSH_INTERVAL: durationMs
+    .refine((ms) => ms >= 100, 'must be at least 100ms')
+    .default(parseDuration('10s'))
+    .describe(
+      "how often an instance adds the usage it counted in memory to the database (and at shutdown); a crash loses at most this much of the instance's counts",
+    ),
+  USAGE_HOURLY_RETENTION: durationMs
+    .refine((ms) => ms >= 3_600_000, 'must be at least 1h')
+    .default(parseDuration('14d'))
+    .describe('how long hourly usage rows are kept'),
+  USAGE_DAILY_RETENTION: durationMs
+    .refine((ms) => ms >= 86_400_000, 'must be at least 1d')
+    .default(parseDuration('400d'))
+    .describe('how long daily usage rows (and the record of calls of deprecated fields and routes) are kept'),
+};
+
 const returns = {
   COMPARISON_MATCH_BPS: z.coerce
     .number()
@@ -511,6 +533,7 @@ export const CONFIGURATION_GROUPS = [
   { title: 'GraphQL and MCP', variables: graphqlAndMcp },
   { title: 'Jobs and self-tests', variables: jobs },
   { title: 'Metrics', variables: metrics },
+  { title: 'Usage', variables: usage },
   { title: 'Returns and benchmark', variables: returns },
   { title: 'Workspace', variables: workspace },
   { title: 'Summary generation', variables: generation },
@@ -527,6 +550,7 @@ export const envSchema = z.object({
   ...graphqlAndMcp,
   ...jobs,
   ...metrics,
+  ...usage,
   ...returns,
   ...workspace,
   ...generation,
@@ -632,6 +656,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     shutdownDrainMs: raw.SHUTDOWN_DRAIN,
     /** `port` undefined: /metrics on the main port. The token is never logged. */
     metrics: { enabled: raw.METRICS_ENABLED, port: raw.METRICS_PORT, token: raw.METRICS_TOKEN },
+    usage: {
+      enabled: raw.USAGE_ENABLED,
+      flushIntervalMs: raw.USAGE_FLUSH_INTERVAL,
+      hourlyRetentionMs: raw.USAGE_HOURLY_RETENTION,
+      dailyRetentionMs: raw.USAGE_DAILY_RETENTION,
+    },
     cors: { origins: raw.CORS_ORIGINS },
     mcp: { toolsPageSize: raw.MCP_TOOLS_PAGE_SIZE },
     /** Fair share between clients (docs/limits.md). */

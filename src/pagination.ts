@@ -23,6 +23,7 @@ export const PAGE_SIZES = {
   generationEvents: { first: 500, max: 1000 },
   returnComparison: { first: 50, max: 500 },
   cashTransactions: { first: 100, max: 1000 },
+  usage: { first: 100, max: 1000 },
 } as const satisfies Record<string, PageSize>;
 
 /** A page as the services return it: rows, whether more follow, and the cursor after the last row. */

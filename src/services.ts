@@ -32,6 +32,7 @@ import type { KnownCredentials } from './auth/known-credentials.ts';
 import type { JobWorker } from './jobs/job-worker.ts';
 import type { GenerationJobPayload } from './generation/generation-worker.ts';
 import type { Metrics } from './metrics/metrics.ts';
+import type { UsageService } from './usage/usage-service.ts';
 
 /** The process's domain services and infrastructure adapters, wired once in server/app.ts. */
 export interface Services {
@@ -80,4 +81,6 @@ export interface Services {
   generationWorker: JobWorker<GenerationJobPayload>;
   /** Prometheus metrics (src/metrics; noopMetrics when METRICS_ENABLED=false). */
   metrics: Metrics;
+  /** Per-client usage and the callers of deprecated fields and routes (src/usage; flushed every USAGE_FLUSH_INTERVAL and on close). */
+  usage: UsageService;
 }

@@ -14,6 +14,8 @@ import type { RestRoute } from '../route.ts';
 import { variablesSchema, type JsonSchema } from '../variables-schema.ts';
 import { fieldSchema, type Fragments } from './selection-schema.ts';
 import { jsonRpcPath, probePaths, streamContent } from './special-paths.ts';
+import { routeDeprecation, withDeprecationHeaders } from '../deprecation.ts';
+import { deprecationNote } from '../../src/usage/deprecation.ts';
 
 export interface DocumentOptions {
   version: string;
@@ -88,6 +90,7 @@ function operationObject(schema: GraphQLSchema, route: RestRoute): Record<string
   const root = rootField(schema, operation);
   const auth = authOf(root.field);
   const budget = operationBudget(schema, document);
+  const deprecation = routeDeprecation(route, document);
   const pathNames = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((match) => match[1]!);
   const variables = variablesSchema(schema, document, specs) as unknown as { properties: Record<string, JsonSchema>; required?: string[] };
   const inPath = specs.filter((spec) => pathNames.includes(spec.restName));
@@ -97,8 +100,9 @@ function operationObject(schema: GraphQLSchema, route: RestRoute): Record<string
   return {
     operationId: operation.name?.value ?? `${route.method.toLowerCase()}${route.path}`,
     summary: firstSentence(route.summary),
-    description: `${route.summary}\n\nGraphQL operation:\n\n\`\`\`graphql\n${route.operation.replace(/\n\s+/g, '\n  ')}\n\`\`\``,
+    description: `${deprecation ? `**${deprecationNote(deprecation)}**\n\n` : ''}${route.summary}\n\nGraphQL operation:\n\n\`\`\`graphql\n${route.operation.replace(/\n\s+/g, '\n  ')}\n\`\`\``,
     tags: [tagOf(route)],
+    ...(deprecation ? { deprecated: true } : {}),
     ...(auth.kind === 'public' ? { security: [{}] } : { security: securityFor(auth) }),
     parameters: [
       ...inPath.map((spec) => parameter(spec, 'path', variables, true)),
@@ -106,7 +110,10 @@ function operationObject(schema: GraphQLSchema, route: RestRoute): Record<string
       ...(route.stream ? streamQuery(route) : []),
     ],
     ...(inBody.length > 0 || route.body === 'json' ? { requestBody: requestBody(route, inBody, variables) } : {}),
-    responses: responses(schema, route, document, root, { auth, budget, hasInput: specs.length > 0 || route.body !== undefined, hasPathId: inPath.length > 0 }),
+    responses: withDeprecationHeaders(
+      responses(schema, route, document, root, { auth, budget, hasInput: specs.length > 0 || route.body !== undefined, hasPathId: inPath.length > 0 }),
+      deprecation,
+    ),
     ...(auth.kind === 'scope' ? { 'x-required-scope': auth.scope } : {}),
     ...(budget ? { 'x-rate-budget': budget } : {}),
   };
@@ -345,6 +352,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   tasks: 'Tasks and comments.',
   news: 'News articles and the weekly digest.',
   generate: 'Multi-agent summary generation with progress as server-sent events.',
+  usage: 'Per-client usage, and who still calls each deprecated field, route and tool.',
   'JSON-RPC': 'The JSON-RPC 2.0 tool endpoint (an MCP server).',
   probes: 'Liveness and readiness probes for orchestrators and load balancers (`/livez`, `/readyz`).',
 };

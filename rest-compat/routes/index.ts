@@ -7,6 +7,7 @@ import { chatRoutes } from './chat.ts';
 import { tasksRoutes } from './tasks.ts';
 import { newsRoutes } from './news.ts';
 import { generationRoutes } from './generation.ts';
+import { usageRoutes } from './usage.ts';
 
 /** Every REST endpoint the service serves, in one table. */
 export const restRoutes: RestRoute[] = [
@@ -18,4 +19,5 @@ export const restRoutes: RestRoute[] = [
   ...tasksRoutes,
   ...newsRoutes,
   ...generationRoutes,
+  ...usageRoutes,
 ];

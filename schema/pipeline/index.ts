@@ -10,6 +10,7 @@ import { useDepthLimit } from './use-depth-limit.ts';
 import { useErrorMasking } from './use-error-masking.ts';
 import { useInputGuards } from './use-input-guards.ts';
 import { useMetrics } from './use-metrics.ts';
+import { useUsage } from './use-usage.ts';
 import { useTracing } from './use-tracing.ts';
 import { createOperationRunner, useSourceEvents, type OperationRunner } from './operation-runner.ts';
 
@@ -20,7 +21,7 @@ export interface PipelineOptions {
   introspection?: boolean;
 }
 
-/** The plugins, in order: the operation's span, validation rules, then refusals before execution, then masking of what comes out, then the operation's metrics (which see the masked codes). */
+/** The plugins, in order: the operation's span, validation rules, then refusals before execution, then masking of what comes out, then the operation's metrics and per-client usage (which see the masked codes). */
 export function operationPlugins(options: PipelineOptions): Plugin[] {
   return [
     useTracing(),
@@ -29,6 +30,7 @@ export function operationPlugins(options: PipelineOptions): Plugin[] {
     useSourceEvents(),
     useErrorMasking() as Plugin,
     useMetrics() as Plugin,
+    useUsage() as Plugin,
   ];
 }
 

@@ -50,12 +50,13 @@ export function useMetrics(): Plugin<MetricsContext> {
   };
 }
 
-function firstCode(errors: readonly GraphQLError[] | undefined): string | undefined {
+/** The first error's code (what the client got), or UNKNOWN; undefined without errors. */
+export function firstCode(errors: readonly GraphQLError[] | undefined): string | undefined {
   if (!errors?.length) return undefined;
   return codeOf(errors[0]) ?? 'UNKNOWN';
 }
 
-function codeOf(error: unknown): string | undefined {
+export function codeOf(error: unknown): string | undefined {
   const code = (error as { extensions?: { code?: unknown } } | null)?.extensions?.code;
   return typeof code === 'string' ? code : undefined;
 }

@@ -47,7 +47,10 @@ export interface paths {
         };
         /**
          * Liveness
-         * @description Liveness; `?detailed=true` adds database, storage and job queue (503 when a dependency is down).
+         * @deprecated
+         * @description **Deprecated since 2026-11-27, sunset 2027-11-30: Use GET /health: the same answer.**
+         *
+         *     Liveness; `?detailed=true` adds database, storage and job queue (503 when a dependency is down).
          *
          *     GraphQL operation:
          *
@@ -973,6 +976,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per-client usage, newest bucket first
+         * @description Per-client usage, newest bucket first: requests, errors by code, rate-limit refusals and p50/p95 latency per credential, operation, front and hour or day (`granularity`). Your own credentials; an admin's also those of the members of their organizations.
+         *
+         *     GraphQL operation:
+         *
+         *     ```graphql
+         *     query Usage($credential: String, $operation: String, $front: UsageFront, $since: DateTime, $until: DateTime, $granularity: UsageGranularity, $first: Int, $after: String) {
+         *       usage(credential: $credential, operation: $operation, front: $front, since: $since, until: $until, granularity: $granularity, first: $first, after: $after) {
+         *       edges { node {
+         *       granularity bucketStart credential { kind id name prefix } userId front operation
+         *       requests errors errorCodes { code count } rateLimited p50Ms p95Ms firstSeenAt lastSeenAt
+         *       } }
+         *       pageInfo { hasNextPage endCursor }
+         *       } }
+         *     ```
+         */
+        get: operations["Usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/usage/deprecated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every deprecated schema field, REST route and MCP tool, with its reason and sunset and the credentials (yours
+         * @description Every deprecated schema field, REST route and MCP tool, with its reason and sunset and the credentials (yours; an admin: also those of the members of their organizations) that called it in the last 30 days, each with its last call.
+         *
+         *     GraphQL operation:
+         *
+         *     ```graphql
+         *     query DeprecatedUsage {
+         *       deprecatedUsage { kind name reason since sunset link callers { credential { kind id name prefix } userId calls lastCalledAt fronts } } }
+         *     ```
+         */
+        get: operations["DeprecatedUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/service": {
         parameters: {
             query?: never;
@@ -1288,6 +1351,12 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description RFC 9745: when the route was deprecated (`@` and Unix seconds). */
+                    Deprecation?: string;
+                    /** @description RFC 8594: when it may stop working (an HTTP-date). */
+                    Sunset?: string;
+                    /** @description The documentation of the deprecation (`rel="deprecation"`). */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1330,6 +1399,12 @@ export interface operations {
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
                 headers: {
+                    /** @description RFC 9745: when the route was deprecated (`@` and Unix seconds). */
+                    Deprecation?: string;
+                    /** @description RFC 8594: when it may stop working (an HTTP-date). */
+                    Sunset?: string;
+                    /** @description The documentation of the deprecation (`rel="deprecation"`). */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1344,6 +1419,12 @@ export interface operations {
             /** @description No valid credential. */
             401: {
                 headers: {
+                    /** @description RFC 9745: when the route was deprecated (`@` and Unix seconds). */
+                    Deprecation?: string;
+                    /** @description RFC 8594: when it may stop working (an HTTP-date). */
+                    Sunset?: string;
+                    /** @description The documentation of the deprecation (`rel="deprecation"`). */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1353,6 +1434,12 @@ export interface operations {
             /** @description The credential lacks the scope, or the caller is not a member of the organization. */
             403: {
                 headers: {
+                    /** @description RFC 9745: when the route was deprecated (`@` and Unix seconds). */
+                    Deprecation?: string;
+                    /** @description RFC 8594: when it may stop working (an HTTP-date). */
+                    Sunset?: string;
+                    /** @description The documentation of the deprecation (`rel="deprecation"`). */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1367,6 +1454,12 @@ export interface operations {
             /** @description Not found (or not the caller's). */
             404: {
                 headers: {
+                    /** @description RFC 9745: when the route was deprecated (`@` and Unix seconds). */
+                    Deprecation?: string;
+                    /** @description RFC 8594: when it may stop working (an HTTP-date). */
+                    Sunset?: string;
+                    /** @description The documentation of the deprecation (`rel="deprecation"`). */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1382,6 +1475,12 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    /** @description RFC 9745: when the route was deprecated (`@` and Unix seconds). */
+                    Deprecation?: string;
+                    /** @description RFC 8594: when it may stop working (an HTTP-date). */
+                    Sunset?: string;
+                    /** @description The documentation of the deprecation (`rel="deprecation"`). */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1396,6 +1495,12 @@ export interface operations {
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
+                    /** @description RFC 9745: when the route was deprecated (`@` and Unix seconds). */
+                    Deprecation?: string;
+                    /** @description RFC 8594: when it may stop working (an HTTP-date). */
+                    Sunset?: string;
+                    /** @description The documentation of the deprecation (`rel="deprecation"`). */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1403,6 +1508,12 @@ export interface operations {
             /** @description An unexpected failure (details only in the log). */
             500: {
                 headers: {
+                    /** @description RFC 9745: when the route was deprecated (`@` and Unix seconds). */
+                    Deprecation?: string;
+                    /** @description RFC 8594: when it may stop working (an HTTP-date). */
+                    Sunset?: string;
+                    /** @description The documentation of the deprecation (`rel="deprecation"`). */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1417,6 +1528,12 @@ export interface operations {
             /** @description Unhealthy, or the database is unreachable. */
             503: {
                 headers: {
+                    /** @description RFC 9745: when the route was deprecated (`@` and Unix seconds). */
+                    Deprecation?: string;
+                    /** @description RFC 8594: when it may stop working (an HTTP-date). */
+                    Sunset?: string;
+                    /** @description The documentation of the deprecation (`rel="deprecation"`). */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7937,6 +8054,329 @@ export interface operations {
                     "Retry-After": components["headers"]["Retry-After"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line or headers too large (over 16 KiB); no body. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected failure (details only in the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    Usage: {
+        parameters: {
+            query?: {
+                /** @description Only this credential (its id: an API key's or access token's, an OAuth grant's). */
+                credential?: string;
+                /** @description Only this operation. */
+                operation?: string;
+                /** @description Only this front. */
+                front?: "graphql" | "rest" | "mcp";
+                /** @description Only buckets that end after this time (the bucket holding it counts whole). */
+                since?: string;
+                /** @description Only buckets that start before this time. */
+                until?: string;
+                /** @description Hourly (kept 14 days by default) or daily (400 days) buckets. */
+                granularity?: "hour" | "day";
+                /** @description page size, 1 to 1000 (default 100) */
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            granularity: "hour" | "day";
+                            /**
+                             * Format: date-time
+                             * @description The hour or day (UTC) counted.
+                             */
+                            bucket_start: string;
+                            credential: {
+                                /** @description api_key, access_token, oauth_token (an OAuth app: its grant) or session (a browser). */
+                                kind: string;
+                                /** @description The API key's or access token's id, the OAuth grant's id, or for a session the user's id. */
+                                id: string;
+                                /** @description The key's or token's name, or the OAuth app's registered name. */
+                                name: string | null;
+                                /** @description The key's or token's public prefix. */
+                                prefix: string | null;
+                            };
+                            /**
+                             * Format: uuid
+                             * @description The credential's owner.
+                             */
+                            user_id: string;
+                            /** @description graphql, rest or mcp. */
+                            front: string;
+                            /** @description The GraphQL operation's name (a REST route's or MCP tool's operation: the OpenAPI operationId's root). */
+                            operation: string;
+                            requests: number;
+                            /** @description Requests answered with an error (rate-limit refusals included). */
+                            errors: number;
+                            /** @description The errors by code, most frequent first. */
+                            error_codes: {
+                                code: string;
+                                count: number;
+                            }[];
+                            /** @description Requests refused for a spent rate budget (RATE_LIMITED, HTTP 429). */
+                            rate_limited: number;
+                            /** @description Median latency in ms, as the upper bound of its histogram bucket (buckets √2 apart: at most 41 % over the true value). */
+                            p50_ms: number | null;
+                            /** @description 95th percentile latency in ms, as p50Ms. */
+                            p95_ms: number | null;
+                            /**
+                             * Format: date-time
+                             * @description The first request of the bucket.
+                             */
+                            first_seen_at: string;
+                            /**
+                             * Format: date-time
+                             * @description The last request of the bucket.
+                             */
+                            last_seen_at: string;
+                        }[];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid limit: must be at most 200"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential lacks the scope, or the caller is not a member of the organization. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient permissions"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not the caller's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line or headers too large (over 16 KiB); no body. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected failure (details only in the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    DeprecatedUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every deprecated schema field, REST route and MCP tool, with the credentials (those the viewer may see, as for `usage`) that called it in the last 30 days. */
+                        data: {
+                            /** @description field, route or tool. */
+                            kind: string;
+                            /** @description `Type.field`, `METHOD /path`, or the tool's name. */
+                            name: string;
+                            /** @description What to use instead. */
+                            reason: string;
+                            /**
+                             * Format: date
+                             * @description When it was deprecated.
+                             */
+                            since: string;
+                            /**
+                             * Format: date
+                             * @description When it may stop working.
+                             */
+                            sunset: string;
+                            /** @description Where the deprecation is documented. */
+                            link: string;
+                            /** @description The credentials the viewer may see that called it in the last 30 days, the most recent first. */
+                            callers: {
+                                credential: {
+                                    /** @description api_key, access_token, oauth_token (an OAuth app: its grant) or session (a browser). */
+                                    kind: string;
+                                    /** @description The API key's or access token's id, the OAuth grant's id, or for a session the user's id. */
+                                    id: string;
+                                    /** @description The key's or token's name, or the OAuth app's registered name. */
+                                    name: string | null;
+                                    /** @description The key's or token's public prefix. */
+                                    prefix: string | null;
+                                };
+                                /**
+                                 * Format: uuid
+                                 * @description The credential's owner.
+                                 */
+                                user_id: string;
+                                /** @description Its calls since its first one that is still kept (USAGE_DAILY_RETENTION). */
+                                calls: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 timestamp
+                                 */
+                                last_called_at: string;
+                                /** @description The fronts it called through. */
+                                fronts: string[];
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential lacks the scope, or the caller is not a member of the organization. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient permissions"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

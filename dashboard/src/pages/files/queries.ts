@@ -12,7 +12,7 @@ export const IN_PROGRESS: ReadonlySet<FileStatus> = new Set(['uploaded', 'proces
 
 export const UploadLimitsQuery = graphql(`
   query UploadLimits {
-    uploadLimits { maxBytes uploadsPerMinute fileTypes formats { fileType requiredColumns optionalColumns } }
+    uploadLimits { maxBytes uploadsPerMinute formats { fileType requiredColumns optionalColumns } }
   }
 `);
 

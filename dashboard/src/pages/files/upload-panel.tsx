@@ -114,7 +114,7 @@ export function UploadPanel(props: {
             File type
             <select value={fileType} onChange={(event) => setFileType(event.target.value as FileType | '')} disabled={disabled}>
               <option value="">Detect from the header row</option>
-              {(limits?.fileTypes ?? (['pnl', 'performance'] as FileType[])).map((type) => (
+              {(limits?.formats.map((format) => format.fileType) ?? (['pnl', 'performance'] as FileType[])).map((type) => (
                 <option key={type} value={type}>
                   {TYPE_LABELS[type] ?? type}
                 </option>

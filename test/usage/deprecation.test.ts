@@ -1,0 +1,155 @@
+/**
+ * Deprecation that knows its callers (docs/usage-and-deprecation.md): the deprecated alias route
+ * answers with RFC 9745 / RFC 8594 headers and is marked in the OpenAPI document, the deprecated
+ * field carries @deprecated in the SDL (a tool selecting it: deprecation-mcp.test.ts), and
+ * GET /api/usage/deprecated names the credentials that called each deprecated thing, and no others.
+ */
+import fs from 'node:fs';
+import { buildSchema, parse } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callApi, createUser, getJson, type ApiCallArgs, type TestUser } from '../helpers/fixtures.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { getSchema } from '../../schema/index.ts';
+import { TOOLS } from '../../mcp/tools.ts';
+import { deprecatedFieldsIn, deprecationHeaders } from '../../src/usage/deprecation.ts';
+import { deprecationCatalog } from '../../src/usage/deprecation-catalog.ts';
+import { restRoutes } from '../../rest-compat/routes/index.ts';
+
+let server: TestServer;
+let alice: TestUser; // admin of org A: calls both deprecated things
+let bob: TestUser; // member of org A: calls only their replacements
+let carol: TestUser; // admin of org C: calls both deprecated things
+const call = (...args: ApiCallArgs) => callApi(server.url, ...args);
+
+const FIELD_REASON = 'Deprecated since 2026-11-27, sunset 2027-05-31: Use formats { fileType }: the same types, with their columns.';
+
+function graphql(user: TestUser, query: string) {
+  return getJson(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': user.key },
+    body: JSON.stringify({ query }),
+  });
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  alice = await createUser(server.services, { org: 'Deprecation Org A', role: 'admin' });
+  bob = await createUser(server.services, { org: 'Deprecation Org A', role: 'member', scopes: ['read:workspace'] });
+  carol = await createUser(server.services, { org: 'Deprecation Org C', role: 'admin' });
+});
+
+afterAll(() => server?.close());
+
+describe('a deprecated REST route', () => {
+  it('answers with Deprecation (RFC 9745), Sunset (RFC 8594) and a Link to the documentation', async () => {
+    const response = await call(alice, 'GET', '/api/health');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: 'healthy' });
+    expect(response.headers.get('deprecation')).toBe('@1795737600'); // 2026-11-27T00:00:00Z
+    expect(response.headers.get('sunset')).toBe('Tue, 30 Nov 2027 00:00:00 GMT');
+    expect(response.headers.get('link')).toBe('</api-docs>; rel="deprecation"; type="text/html"');
+  });
+
+  it('carries them on its errors too, and its replacement carries none', async () => {
+    const refused = await call(null, 'GET', '/api/health?detailed=true');
+    expect(refused.headers.get('deprecation')).toBe('@1795737600');
+    const replacement = await call(alice, 'GET', '/health');
+    expect(replacement.status).toBe(200);
+    expect(replacement.headers.get('deprecation')).toBeNull();
+    expect(replacement.headers.get('sunset')).toBeNull();
+  });
+
+  it('is marked deprecated in the OpenAPI document, with its reason and sunset', async () => {
+    const { body } = await getJson(`${server.url}/openapi.json`);
+    expect(body.paths['/api/health'].get.deprecated).toBe(true);
+    expect(body.paths['/api/health'].get.description).toContain('Deprecated since 2026-11-27, sunset 2027-11-30: Use GET /health: the same answer.');
+    expect(body.paths['/health'].get.deprecated).toBeUndefined();
+    const deprecated = Object.entries(body.paths as Record<string, Record<string, { deprecated?: boolean }>>).flatMap(([path, methods]) =>
+      Object.entries(methods)
+        .filter(([, operation]) => operation.deprecated)
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(deprecated).toEqual(['GET /api/health']);
+  });
+
+  it('derives the headers from a deprecated field its operation selects', () => {
+    const document = parse('query Limits { uploadLimits { maxBytes fileTypes } }');
+    expect(deprecatedFieldsIn(getSchema(), document).map((field) => field.coordinate)).toEqual(['UploadLimits.fileTypes']);
+    const [field] = deprecatedFieldsIn(getSchema(), document);
+    expect(deprecationHeaders(field)).toEqual({
+      Deprecation: '@1795737600',
+      Sunset: 'Mon, 31 May 2027 00:00:00 GMT',
+      Link: '</api-docs>; rel="deprecation"; type="text/html"',
+    });
+    const catalog = deprecationCatalog(getSchema(), [{ method: 'GET', path: '/api/limits', operation: 'query Limits { uploadLimits { fileTypes } }' }], []);
+    expect(catalog.find((subject) => subject.kind === 'route')).toMatchObject({
+      name: 'GET /api/limits',
+      deprecation: { since: '2026-11-27', sunset: '2027-05-31' },
+      matches: [{ subjectKind: 'field', subject: 'UploadLimits.fileTypes', front: 'rest', operation: 'Limits' }],
+    });
+  });
+});
+
+describe('a deprecated schema field', () => {
+  it('carries @deprecated(reason:) in the SDL, with its sunset', () => {
+    const sdl = fs.readFileSync(new URL('../../schema/schema.graphql', import.meta.url), 'utf8');
+    const field = buildSchema(sdl).getType('UploadLimits');
+    expect(field && 'getFields' in field ? field.getFields().fileTypes.deprecationReason : undefined).toBe(FIELD_REASON);
+    expect(sdl).toContain(`fileTypes: [FileType!]! @deprecated(reason: "${FIELD_REASON}")`);
+  });
+
+  it('still works', async () => {
+    const response = await graphql(carol, '{ uploadLimits { fileTypes } }');
+    expect(response.body).toEqual({ data: { uploadLimits: { fileTypes: ['pnl', 'performance'] } } });
+  });
+});
+
+describe('GET /api/usage/deprecated', () => {
+  it('lists each deprecated thing with the credentials that called it, and not the others', async () => {
+    expect((await call(alice, 'GET', '/api/health')).status).toBe(200);
+    expect((await graphql(alice, 'query OldLimits { uploadLimits { fileTypes } }')).body.errors).toBeUndefined();
+    expect((await call(bob, 'GET', '/health')).status).toBe(200);
+    expect((await graphql(bob, 'query NewLimits { uploadLimits { formats { fileType } } }')).body.errors).toBeUndefined();
+    expect((await call(carol, 'GET', '/api/health')).status).toBe(200);
+    await server.services.usage.flush();
+
+    const response = await call(alice, 'GET', '/api/usage/deprecated');
+    expect(response.status).toBe(200);
+    const byName = Object.fromEntries((response.body.data as Record<string, any>[]).map((subject) => [subject.name, subject]));
+    const expectedNames = deprecationCatalog(getSchema(), restRoutes, TOOLS).map((subject) => subject.name);
+    expect(Object.keys(byName).sort()).toEqual([...expectedNames].sort());
+    expect(expectedNames).toEqual(expect.arrayContaining(['GET /api/health', 'UploadLimits.fileTypes']));
+
+    const aliceKey = (await server.services.prisma.apiKey.findFirstOrThrow({ where: { userId: alice.userId } })).id;
+    expect(byName['GET /api/health']).toMatchObject({
+      kind: 'route',
+      reason: 'Use GET /health: the same answer.',
+      since: '2026-11-27',
+      sunset: '2027-11-30',
+      link: '/api-docs',
+    });
+    // alice's calls (the earlier tests' and this one's) through her key; carol is in another organization.
+    expect(byName['GET /api/health'].callers).toEqual([
+      {
+        credential: { kind: 'api_key', id: aliceKey, name: 'test', prefix: expect.stringMatching(/^sk_/) },
+        user_id: alice.userId,
+        calls: 2,
+        last_called_at: expect.any(String),
+        fronts: ['rest'],
+      },
+    ]);
+    expect(byName['UploadLimits.fileTypes']).toMatchObject({ kind: 'field', sunset: '2027-05-31' });
+    expect(byName['UploadLimits.fileTypes'].callers.map((caller: { user_id: string }) => caller.user_id)).toEqual([alice.userId]);
+    expect(byName['UploadLimits.fileTypes'].callers[0]).toMatchObject({ calls: 1, fronts: ['graphql'] });
+
+    // bob, a member who called only the replacements, sees only his own credentials: no caller.
+    const bobs = await call(bob, 'GET', '/api/usage/deprecated');
+    for (const subject of bobs.body.data as { callers: unknown[] }[]) expect(subject.callers).toEqual([]);
+
+    // carol (another organization; she called both) sees herself only.
+    const carols = await call(carol, 'GET', '/api/usage/deprecated');
+    const carolsByName = Object.fromEntries((carols.body.data as Record<string, any>[]).map((subject) => [subject.name, subject]));
+    expect(carolsByName['GET /api/health'].callers.map((caller: { user_id: string }) => caller.user_id)).toEqual([carol.userId]);
+    expect(carolsByName['UploadLimits.fileTypes'].callers.map((caller: { user_id: string }) => caller.user_id)).toEqual([carol.userId]);
+  });
+});
