@@ -1,5 +1,4 @@
 import { array, bare, list, single, type RestRoute } from '../route.ts';
-import type { Deprecation } from '../../src/usage/deprecation.ts';
 
 // Without `detailed` the body is exactly the spec's `{"status": "healthy"}`.
 const HEALTH_FIELDS = `status
@@ -12,10 +11,9 @@ const HEALTH_FIELDS = `status
     }
   }`;
 
-const healthRoute = (path: string, deprecated?: Deprecation): RestRoute => ({
+const healthRoute = (path: string): RestRoute => ({
   method: 'GET',
   path,
-  ...(deprecated ? { deprecated } : {}),
   summary: 'Liveness; `?detailed=true` adds database, storage and job queue (503 when a dependency is down).',
   operation: `query Health($detailed: Boolean! = false) { health(detailed: $detailed) { ${HEALTH_FIELDS} } }`,
   respond: bare('health', { statuses: [200, 503], of: (health) => (health.status === 'healthy' ? 200 : 503) }),
@@ -29,9 +27,9 @@ const FILE_FIELDS = `id orgId uploaderId fileName fileType sizeBytes sha256 stat
 /** The data service (docs/spec/data-service.md): every path exactly as documented. */
 export const dataServiceRoutes: RestRoute[] = [
   healthRoute('/health'),
-  // The spec names /api/health (its rate-limit table) without saying how it relates to /health: an
-  // alias with the same answers. Kept working, deprecated so that one path remains.
-  healthRoute('/api/health', { reason: 'Use GET /health: the same answer.', since: '2026-11-27', sunset: '2027-11-30' }),
+  // The spec names /api/health (its rate-limit table, a key's example) without saying how it
+  // relates to /health: an alias with the same answers. A path the spec names is never deprecated.
+  healthRoute('/api/health'),
   {
     method: 'GET',
     path: '/status',

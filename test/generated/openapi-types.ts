@@ -47,10 +47,7 @@ export interface paths {
         };
         /**
          * Liveness
-         * @deprecated
-         * @description **Deprecated since 2026-11-27, sunset 2027-11-30: Use GET /health: the same answer.**
-         *
-         *     Liveness; `?detailed=true` adds database, storage and job queue (503 when a dependency is down).
+         * @description Liveness; `?detailed=true` adds database, storage and job queue (503 when a dependency is down).
          *
          *     GraphQL operation:
          *
@@ -1351,12 +1348,6 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
-                    /** @description RFC 9745: when the route was deprecated (`@` and Unix seconds). */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when it may stop working (an HTTP-date). */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation (`rel="deprecation"`). */
-                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1399,12 +1390,6 @@ export interface operations {
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
                 headers: {
-                    /** @description RFC 9745: when the route was deprecated (`@` and Unix seconds). */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when it may stop working (an HTTP-date). */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation (`rel="deprecation"`). */
-                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1419,12 +1404,6 @@ export interface operations {
             /** @description No valid credential. */
             401: {
                 headers: {
-                    /** @description RFC 9745: when the route was deprecated (`@` and Unix seconds). */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when it may stop working (an HTTP-date). */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation (`rel="deprecation"`). */
-                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1434,12 +1413,6 @@ export interface operations {
             /** @description The credential lacks the scope, or the caller is not a member of the organization. */
             403: {
                 headers: {
-                    /** @description RFC 9745: when the route was deprecated (`@` and Unix seconds). */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when it may stop working (an HTTP-date). */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation (`rel="deprecation"`). */
-                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1454,12 +1427,6 @@ export interface operations {
             /** @description Not found (or not the caller's). */
             404: {
                 headers: {
-                    /** @description RFC 9745: when the route was deprecated (`@` and Unix seconds). */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when it may stop working (an HTTP-date). */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation (`rel="deprecation"`). */
-                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1475,12 +1442,6 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description RFC 9745: when the route was deprecated (`@` and Unix seconds). */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when it may stop working (an HTTP-date). */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation (`rel="deprecation"`). */
-                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1495,12 +1456,6 @@ export interface operations {
             /** @description Request line or headers too large (over 16 KiB); no body. */
             431: {
                 headers: {
-                    /** @description RFC 9745: when the route was deprecated (`@` and Unix seconds). */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when it may stop working (an HTTP-date). */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation (`rel="deprecation"`). */
-                    Link?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1508,12 +1463,6 @@ export interface operations {
             /** @description An unexpected failure (details only in the log). */
             500: {
                 headers: {
-                    /** @description RFC 9745: when the route was deprecated (`@` and Unix seconds). */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when it may stop working (an HTTP-date). */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation (`rel="deprecation"`). */
-                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1528,12 +1477,6 @@ export interface operations {
             /** @description Unhealthy, or the database is unreachable. */
             503: {
                 headers: {
-                    /** @description RFC 9745: when the route was deprecated (`@` and Unix seconds). */
-                    Deprecation?: string;
-                    /** @description RFC 8594: when it may stop working (an HTTP-date). */
-                    Sunset?: string;
-                    /** @description The documentation of the deprecation (`rel="deprecation"`). */
-                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
