@@ -73,17 +73,6 @@ export function fieldSchema(
   return selectedField({ schema, fragments, keyName }, parent, node);
 }
 
-/** An object as selected; a union or interface as the merge of its inline fragments' fields. */
-export function selectionSchema(
-  schema: GraphQLSchema,
-  type: GraphQLObjectType | GraphQLInterfaceType | GraphQLUnionType,
-  selection: SelectionSetNode,
-  fragments: Fragments = new Map(),
-  keyName: KeyName = snakeName,
-): JsonSchema {
-  return selectedObject({ schema, fragments, keyName }, type, selection);
-}
-
 function selectedField(reading: Reading, parent: GraphQLObjectType | GraphQLInterfaceType, node: FieldNode): JsonSchema {
   const name = node.name.value;
   if (name === '__typename') return { type: 'string' };

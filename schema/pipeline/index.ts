@@ -43,5 +43,3 @@ export function standaloneRunner(options: PipelineOptions): OperationRunner {
 }
 
 export { createOperationRunner, type OperationRunner, type PreparedOperation } from './operation-runner.ts';
-export { maskError } from './use-error-masking.ts';
-export { maxDepthRule } from './use-depth-limit.ts';

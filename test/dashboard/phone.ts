@@ -38,13 +38,6 @@ export async function expectOneLine(locator: Locator): Promise<void> {
     .toBe(1);
 }
 
-/** A table's rows do not leave large gaps: no row is taller than `maxPx`. */
-export async function expectRowsAtMost(table: Locator, maxPx: number): Promise<void> {
-  await expect
-    .poll(() => table.locator('tbody > tr').evaluateAll((rows) => Math.max(...rows.map((row) => row.getBoundingClientRect().height))))
-    .toBeLessThanOrEqual(maxPx);
-}
-
 /**
  * No cell of the table's body stands much taller than its content (a row stretched by one tall
  * cell leaves the others with large empty gaps), and the table fits its frame: no column is hidden

@@ -52,15 +52,6 @@ export function parseBlock(raw: string): SseBlock {
   return block;
 }
 
-/** All blocks of a complete stream text. */
-export function parseStream(text: string): SseBlock[] {
-  return text
-    .replace(/\r\n?/g, '\n')
-    .split('\n\n')
-    .filter((block) => block.length > 0)
-    .map(parseBlock);
-}
-
 export function toEvent(block: SseBlock): SseEvent {
   if (block.id === undefined || block.event === undefined || block.data === undefined) throw new Error(`Not an event block: ${JSON.stringify(block.raw)}`);
   return { id: Number(block.id), event: block.event, payload: JSON.parse(block.data) };

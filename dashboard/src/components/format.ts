@@ -22,18 +22,6 @@ export function formatBytes(bytes: number): string {
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
 
-/** A decimal fraction (the API's returns, e.g. "0.0123") as a percentage. */
-export function formatPercent(fraction: string | number | null | undefined, digits = 2): string {
-  if (fraction === null || fraction === undefined || fraction === '') return '—';
-  const value = Number(fraction);
-  return Number.isFinite(value) ? `${(value * 100).toFixed(digits)} %` : '—';
-}
-
-/** ISO date of today minus `days` (UTC), for date inputs. */
-export function isoDateDaysAgo(days: number): string {
-  return new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
-}
-
 /** "1 row error", "3 row errors"; `many` for irregular plurals ("1 sticky", "2 stickies"). */
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;

@@ -16,7 +16,7 @@ import { NewsAnswerer } from './answerers/news.ts';
 import { OFFLINE_LIMITS, type Answerer, type Asker } from './answerers/types.ts';
 import type { ChatProvider, ChatRequest } from './types.ts';
 
-export { quoteTitle, shortId } from './citations.ts';
+export { quoteTitle } from './citations.ts';
 export { OFFLINE_LIMITS } from './answerers/types.ts';
 
 /** Hits listed per kind of record. */

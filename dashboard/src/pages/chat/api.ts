@@ -6,13 +6,9 @@ const MessageFields = graphql(`fragment ConversationMessageFields on Conversatio
 const SummaryFields = graphql(`fragment ConversationSummaryFields on Conversation { id title updatedAt messageCount }`);
 
 export type ConversationMessage = ResultOf<typeof MessageFields>;
-export type ChatRole = ConversationMessage['role'];
-export type ConversationSummary = ResultOf<typeof SummaryFields>;
-export type Conversation = ResultOf<typeof ConversationQuery>['conversation'];
 
 /** The API's limits: a message is 1 to 20,000 characters; a conversation is read at most 1,000 messages at a time (the newest here). */
 export const MAX_MESSAGE = 20_000;
-export const MAX_SHOWN = 1000;
 export const CONVERSATIONS_PAGE_SIZE = 20;
 
 export const ConversationsQuery = graphql(
@@ -24,7 +20,7 @@ export const ConversationsQuery = graphql(
   [SummaryFields],
 );
 
-/** Reads the newest MAX_SHOWN messages (the literal `last: 1000` below). */
+/** Reads the newest 1,000 messages (the most one read returns, above). */
 export const ConversationQuery = graphql(
   `
   query Conversation($id: UUID!) { conversation(id: $id) { ...ConversationSummaryFields messages(last: 1000) { ...ConversationMessageFields } } }

@@ -6,7 +6,6 @@ const FolderFields = graphql(`fragment LinkFolderFields on LinkFolder { id name 
 export type Link = ResultOf<typeof LinkFields>;
 export type LinkFolder = ResultOf<typeof FolderFields>;
 export type LinkCounts = ResultOf<typeof FoldersQuery>['linkCounts'];
-export type LinksVariables = VariablesOf<typeof LinksQuery>;
 /** The editable fields, as CreateLinkInput takes them. */
 export type LinkInput = VariablesOf<typeof CreateLink>['input'];
 

@@ -3,7 +3,6 @@ import { graphql, type ResultOf, type VariablesOf } from '../../api/graphql.ts';
 const ArticleFields = graphql(`fragment NewsArticleFields on NewsArticle { id title url source summary tags publishedAt }`);
 const GroupArticleFields = graphql(`fragment DigestGroupArticleFields on NewsArticle { id title url source publishedAt }`);
 
-export type NewsArticle = ResultOf<typeof ArticleFields>;
 export type DigestGroupArticle = ResultOf<typeof GroupArticleFields>;
 export type NewsDigest = ResultOf<typeof DigestQuery>['newsDigest'];
 export type CreateArticleInput = VariablesOf<typeof CreateArticle>['input'];

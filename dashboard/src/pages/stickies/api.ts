@@ -1,11 +1,10 @@
-import { graphql, type ResultOf, type VariablesOf } from '../../api/graphql.ts';
+import { graphql, type ResultOf } from '../../api/graphql.ts';
 
 const StickyFields = graphql(`fragment StickyFields on Sticky { id content tags createdAt updatedAt deletedAt version }`);
 
 export type Sticky = ResultOf<typeof StickyFields>;
 export type StickyVersion = ResultOf<typeof StickyVersionsQuery>['stickyVersions']['edges'][number]['node'];
 export type StickyAction = StickyVersion['action'];
-export type StickiesVariables = VariablesOf<typeof StickiesQuery>;
 
 /** Schema: content is 1 to 10,000 characters (trimmed). Tags: see components/tag-input.tsx. */
 export const CONTENT_MAX = 10_000;

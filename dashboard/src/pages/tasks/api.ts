@@ -1,4 +1,4 @@
-import { graphql, type ResultOf, type VariablesOf } from '../../api/graphql.ts';
+import { graphql, type ResultOf } from '../../api/graphql.ts';
 import type { Tone } from '../../components/badge.tsx';
 
 const SummaryFields = graphql(`fragment TaskSummaryFields on Task { id title status priority assignee dueDate labels updatedAt }`);
@@ -11,7 +11,6 @@ const TaskFields = graphql(`fragment TaskFields on Task { ...TaskSummaryFields d
 export type TaskSummary = ResultOf<typeof SummaryFields>;
 export type TaskStatus = TaskSummary['status'];
 export type TaskPriority = TaskSummary['priority'];
-export type TaskComment = ResultOf<typeof CommentFields>;
 export type Task = ResultOf<typeof TaskFields>;
 
 /** The editable fields, as CreateTaskInput / UpdateTaskInput take them (null clears on update). */
@@ -23,8 +22,6 @@ export interface TaskFieldsInput {
   dueDate: string | null;
   labels: string[];
 }
-
-export type TaskFilters = Pick<VariablesOf<typeof TasksQuery>, 'status' | 'assignee' | 'label'>;
 
 export const TASKS_PAGE_SIZE = 25;
 

@@ -1,7 +1,6 @@
 import { useQuery } from 'urql';
 import { graphql, type ResultOf, type VariablesOf } from '../../api/graphql.ts';
 
-export type TranscriptSummary = ResultOf<typeof TranscriptsQuery>['transcripts']['edges'][number]['node'];
 export type Transcript = ResultOf<typeof TranscriptQuery>['transcript'];
 export type Sentence = Transcript['sentences'][number];
 export type ImportInput = VariablesOf<typeof ImportTranscript>['input'];
