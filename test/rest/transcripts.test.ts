@@ -385,7 +385,7 @@ describe('GET /api/transcripts and /api/transcripts/{id}', () => {
     const backwards = await graphql(lister, '{ transcripts(last: 2) { edges { node { id } } } }');
     expect(backwards.body.errors[0]).toMatchObject({
       message: 'Unknown argument "last" on field "Query.transcripts".',
-      extensions: { code: 'BAD_USER_INPUT' },
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
     });
   });
 });
