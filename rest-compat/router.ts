@@ -7,6 +7,7 @@ import { operationBudget } from '../schema/plugins/rate-budget.ts';
 import type { Budget } from '../src/ratelimit/rate-limiter.ts';
 import { requireViewer, viewerHasScope, type RequestContext } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
+import { recordRefusal } from '../src/audit/refusals.ts';
 import { refusalFor } from '../src/refusal.ts';
 import type { DatabaseOutageLog } from '../src/db/outage-log.ts';
 import type { Logger } from '../src/log.ts';
@@ -174,7 +175,15 @@ export function prepareRestRoutes(options: RouterOptions): RestRoutes {
       sendJson(res, route.unavailable.status ?? 503, route.unavailable.body);
       return undefined;
     }
-    if (route.requires) preflightAuth(ctx, route.requires);
+    if (route.requires) {
+      try {
+        preflightAuth(ctx, route.requires);
+      } catch (error) {
+        // Refused before the operation runs, so the pipeline's audit hook never sees it.
+        recordRefusal(ctx, `${route.method} ${route.path}`, error);
+        throw error;
+      }
+    }
     if (entry.reservation) await ctx.budgets.reserve(entry.reservation);
     return ctx;
   }

@@ -14,6 +14,7 @@ import './chat.ts';
 import './tasks.ts';
 import './news.ts';
 import './generation.ts';
+import './audit.ts';
 import './usage.ts';
 
 let schema: GraphQLSchema | undefined;

@@ -44,6 +44,10 @@ import { ReconciliationService } from '../src/returns/reconciliation.ts';
 import { countingRefusals, createPrometheusMetrics, jobQueueStats, noopMetrics } from '../src/metrics/index.ts';
 import { startMetricsListener, type MetricsListener } from './http/metrics.ts';
 import { startTracing, tracePool } from '../src/tracing/index.ts';
+import { AuditRecorder } from '../src/audit/recorder.ts';
+import { AuditQueries } from '../src/audit/queries.ts';
+import { purgeAuditEvents } from '../src/audit/retention.ts';
+import { operationLabels } from '../src/audit/operation-labels.ts';
 import { UsageService } from '../src/usage/usage-service.ts';
 import { deprecationCatalog } from '../src/usage/deprecation-catalog.ts';
 import { getSchema } from '../schema/index.ts';
@@ -145,11 +149,22 @@ export async function startService(config: Config, options: { log?: Logger } = {
       services.generationWorker.start();
     }
     services.scheduler.start();
+    // A key's or token's first use, in the audit log (the request that used it follows with the same credential).
+    services.apiKeys.onFirstUse = (key) =>
+      services.audit.record({
+        front: 'system',
+        operation: 'credential.first-use',
+        outcome: 'ok',
+        actorId: key.userId,
+        credential: key,
+        target: { type: 'ApiKey', id: key.id },
+      });
     services.usage.start();
     const stopMaintenance = startMaintenance({
       jobs: services.jobs,
       blobs: services.blobs,
       oauth: services.oauth,
+      audit: { purge: () => purgeAuditEvents(db.pool, config.audit.retentionMs) },
       log: log.child({ component: 'maintenance' }),
     });
     const stopStickyPurge = services.stickies.startPurging();
@@ -217,6 +232,13 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
     { redis, keyPrefix: config.rateLimits.keyPrefix, log: log.child({ component: 'ratelimit' }) },
   );
   const startedAt = new Date();
+  const audit = new AuditRecorder({
+    pool: db.pool,
+    log: log.child({ component: 'audit' }),
+    queueMax: config.audit.queueMax,
+    flushMs: config.audit.flushMs,
+    labels: operationLabels(restRoutes, TOOLS),
+  });
   // This instance's own address once it listens (its self-test probes it; several services in one process each probe their own).
   const listening: Services['listening'] = {};
   const pubsub: PubSub = redis ? new RedisPubSub(redis, log.child({ component: 'pubsub' })) : new MemoryPubSub();
@@ -261,6 +283,7 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
       log: log.child({ component: 'scheduler' }),
       cron: config.selfTest.cron,
       enabled: config.selfTest.enabled,
+      audit,
       checks: builtInChecks({ db, blobs, baseUrl: () => listening.url, jobQueueDepths: () => jobs.depths() }),
     }),
     health: new HealthService({
@@ -285,6 +308,8 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
     generation: generation.service,
     generationWorker: generation.worker,
     metrics,
+    audit,
+    auditEvents: new AuditQueries(db.pool),
     usage: new UsageService(db.pool, config.usage, log.child({ component: 'usage' }), () => deprecationCatalog(getSchema(), restRoutes, TOOLS)),
   };
 }
@@ -333,6 +358,8 @@ async function shutdown(
   // A client that hung up mid-request closes its connection, but the handler may still be
   // querying: let the database pool fall quiet before closing it.
   await poolQuiet(services.db.pool, services.config.shutdownTimeoutMs);
+  // Every event of the requests and jobs that just finished is written before the database closes.
+  await services.audit.close(services.config.shutdownTimeoutMs);
   await services.progress.close();
   services.databaseOutage.close();
   await services.pubsub.close();

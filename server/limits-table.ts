@@ -126,6 +126,13 @@ function limits(): Limit[] {
       variable: 'STREAMS_PER_USER',
       past: `REST 429 \`{"error": ...}\` with \`Retry-After: ${STREAM_RETRY_AFTER_SECONDS}\`; GraphQL \`RATE_LIMITED\` in the subscription's errors; MCP a tool error; nothing is started`,
     },
+    {
+      limit: 'audit events waiting to be written (docs/audit.md#cost)',
+      per: 'instance',
+      default: `${config.audit.queueMax} events, written every ${seconds(config.audit.flushMs)}`,
+      variable: 'AUDIT_QUEUE_MAX',
+      past: 'a mutation (any front) waits before it runs until the writer has made room; nothing is dropped',
+    },
     { limit: 'summary generations queued or running', per: 'user', default: String(GENERATION_LIMITS.activeRunsPerUser), past: '409 `CONFLICT`' },
     {
       limit: 'active API keys',

@@ -351,6 +351,24 @@ const jobs = {
   SELF_TEST_CRON: z.string().default('*/15 * * * *').describe('the self-test schedule (cron syntax)'),
 };
 
+const audit = {
+  AUDIT_RETENTION: durationMs
+    .refine((ms) => ms >= 86_400_000, 'must be at least 1d')
+    .default(parseDuration('400d'))
+    .describe('how long audit events are kept; the hourly maintenance deletes older ones ([Audit log](audit.md#retention))'),
+  AUDIT_QUEUE_MAX: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(10_000)
+    .describe('audit events held in memory before they are written; while it is full, mutations wait for room ([Audit log](audit.md#cost))'),
+  AUDIT_FLUSH_INTERVAL: durationMs
+    .refine((ms) => ms >= 1 && ms <= 1000, 'must be between 1ms and 1s')
+    .default(parseDuration('250ms'))
+    .describe('how long an audit event may wait before its batch is written: the most a crash can lose ([Audit log](audit.md#cost))'),
+};
+
 const metrics = {
   METRICS_ENABLED: booleanString
     .default(true)
@@ -532,6 +550,7 @@ export const CONFIGURATION_GROUPS = [
   { title: 'Fair share and timeouts', variables: fairShare },
   { title: 'GraphQL and MCP', variables: graphqlAndMcp },
   { title: 'Jobs and self-tests', variables: jobs },
+  { title: 'Audit log', variables: audit },
   { title: 'Metrics', variables: metrics },
   { title: 'Usage', variables: usage },
   { title: 'Returns and benchmark', variables: returns },
@@ -549,6 +568,7 @@ export const envSchema = z.object({
   ...fairShare,
   ...graphqlAndMcp,
   ...jobs,
+  ...audit,
   ...metrics,
   ...usage,
   ...returns,
@@ -686,6 +706,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     benchmark: { fastMs: raw.BENCHMARK_FAST_MS, goodMs: raw.BENCHMARK_GOOD_MS, slowMs: raw.BENCHMARK_SLOW_MS },
     stickies: { trashRetentionDays: raw.STICKY_TRASH_RETENTION_DAYS },
+    audit: { retentionMs: raw.AUDIT_RETENTION, queueMax: raw.AUDIT_QUEUE_MAX, flushMs: raw.AUDIT_FLUSH_INTERVAL },
     chat: { apiUrl: raw.CHAT_API_URL, apiKey: raw.CHAT_API_KEY || undefined, model: raw.CHAT_MODEL, timeoutMs: raw.CHAT_TIMEOUT },
     tasks: { provider: raw.TASK_PROVIDER, apiUrl: raw.PM_API_URL, apiKey: raw.PM_API_KEY || undefined, timeoutMs: raw.PM_API_TIMEOUT },
     generation: {

@@ -23,6 +23,7 @@ export const PAGE_SIZES = {
   generationEvents: { first: 500, max: 1000 },
   returnComparison: { first: 50, max: 500 },
   cashTransactions: { first: 100, max: 1000 },
+  auditEvents: { first: 50, max: 500 },
   usage: { first: 100, max: 1000 },
 } as const satisfies Record<string, PageSize>;
 

@@ -32,6 +32,8 @@ import type { KnownCredentials } from './auth/known-credentials.ts';
 import type { JobWorker } from './jobs/job-worker.ts';
 import type { GenerationJobPayload } from './generation/generation-worker.ts';
 import type { Metrics } from './metrics/metrics.ts';
+import type { AuditRecorder } from './audit/recorder.ts';
+import type { AuditQueries } from './audit/queries.ts';
 import type { UsageService } from './usage/usage-service.ts';
 
 /** The process's domain services and infrastructure adapters, wired once in server/app.ts. */
@@ -81,6 +83,10 @@ export interface Services {
   generationWorker: JobWorker<GenerationJobPayload>;
   /** Prometheus metrics (src/metrics; noopMetrics when METRICS_ENABLED=false). */
   metrics: Metrics;
+  /** The audit log's writer (src/audit): every front's mutations, credential and sign-in events, refusals. */
+  audit: AuditRecorder;
+  /** Reading the audit log (GET /api/audit-events, auditEvents, the export). */
+  auditEvents: AuditQueries;
   /** Per-client usage and the callers of deprecated fields and routes (src/usage; flushed every USAGE_FLUSH_INTERVAL and on close). */
   usage: UsageService;
 }

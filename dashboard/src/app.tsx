@@ -22,6 +22,7 @@ const pages: { path: string; label: string; group: string; page: LazyPage }[] = 
   { path: '/chat', label: 'Chat', group: 'Workspace', page: lazyPage(() => import('./pages/chat.tsx')) },
   { path: '/generation', label: 'Summaries', group: 'Workspace', page: lazyPage(() => import('./pages/generation.tsx')) },
   { path: '/system', label: 'System', group: 'Service', page: lazyPage(() => import('./pages/system.tsx')) },
+  { path: '/audit', label: 'Audit log', group: 'Service', page: lazyPage(() => import('./pages/audit.tsx')) },
   { path: '/usage', label: 'Usage', group: 'Service', page: lazyPage(() => import('./pages/usage.tsx')) },
   { path: '/settings', label: 'API keys & tokens', group: 'Service', page: lazyPage(() => import('./pages/settings.tsx')) },
 ];

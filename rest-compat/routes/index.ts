@@ -7,6 +7,7 @@ import { chatRoutes } from './chat.ts';
 import { tasksRoutes } from './tasks.ts';
 import { newsRoutes } from './news.ts';
 import { generationRoutes } from './generation.ts';
+import { auditRoutes } from './audit.ts';
 import { usageRoutes } from './usage.ts';
 
 /** Every REST endpoint the service serves, in one table. */
@@ -19,5 +20,6 @@ export const restRoutes: RestRoute[] = [
   ...tasksRoutes,
   ...newsRoutes,
   ...generationRoutes,
+  ...auditRoutes,
   ...usageRoutes,
 ];

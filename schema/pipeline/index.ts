@@ -10,6 +10,7 @@ import { useDepthLimit } from './use-depth-limit.ts';
 import { useErrorMasking } from './use-error-masking.ts';
 import { useInputGuards } from './use-input-guards.ts';
 import { useMetrics } from './use-metrics.ts';
+import { useAudit } from './use-audit.ts';
 import { useUsage } from './use-usage.ts';
 import { useTracing } from './use-tracing.ts';
 import { createOperationRunner, useSourceEvents, type OperationRunner } from './operation-runner.ts';
@@ -30,6 +31,7 @@ export function operationPlugins(options: PipelineOptions): Plugin[] {
     useSourceEvents(),
     useErrorMasking() as Plugin,
     useMetrics() as Plugin,
+    useAudit() as Plugin,
     useUsage() as Plugin,
   ];
 }

@@ -9,6 +9,7 @@ import { AppError } from '../../src/errors.ts';
 import type { RequestBudgets } from '../../src/ratelimit/rate-limiter.ts';
 import { sameOrigin } from './csrf.ts';
 import { contextFor, requestLog } from './request-context.ts';
+import { webEvent } from '../../src/audit/direct-events.ts';
 
 /**
  * The built-in identity: a sign-in page at /login that sets the `sso_token` cookie and returns
@@ -37,6 +38,7 @@ export function authPages(services: Services): Router {
     if (limited) {
       ctx.log.info({ email: account ?? '(malformed)', limitedBy: limited.subject }, 'sign-in refused: too many attempts');
       res.setHeader('Retry-After', String(limited.retryAfterSeconds));
+      services.audit.record(webEvent(ctx, { operation: 'sign-in', outcome: 'RATE_LIMITED', variables: { email: account ?? null } }));
       return sendPage(res, 429, loginForm(next, account ?? '', 'Too many sign-in attempts. Wait a minute and try again.'));
     }
     const user = account === undefined ? null : await services.prisma.user.findUnique({ where: { email: account } });
@@ -44,16 +46,29 @@ export function authPages(services: Services): Router {
     const valid = await verifyPasswordOrDummy(user?.passwordHash, password);
     if (!user || !valid) {
       ctx.log.info({ email: account ?? '(malformed)' }, 'sign-in refused');
+      services.audit.record(
+        webEvent(ctx, { operation: 'sign-in', outcome: 'UNAUTHENTICATED', subjectUserId: user?.id ?? null, variables: { email: account ?? null } }),
+      );
       return sendPage(res, 401, loginForm(next, account ?? '', 'Wrong email or password.'));
     }
     res.cookie(SESSION_COOKIE, await services.sessions.issue(user), services.sessions.cookieAttributes());
     ctx.log.info({ userId: user.id }, 'signed in');
+    services.audit.record(
+      webEvent(ctx, {
+        operation: 'sign-in',
+        outcome: 'ok',
+        actorId: user.id,
+        credential: { kind: 'session', id: user.id },
+        variables: { email: account ?? null },
+      }),
+    );
     res.redirect(303, next);
   });
 
   // Ends the session on every instance (the token is recorded as revoked in the shared
   // database), not only in this browser: a copy of the cookie taken earlier stops working too.
   router.post('/logout', refuseCrossOrigin, async (req, res) => {
+    const ctx = await contextFor(services, req);
     res.clearCookie(SESSION_COOKIE, { ...services.sessions.cookieAttributes(), maxAge: undefined });
     const presented = [readCookie(req.headers.cookie, SESSION_COOKIE), bearerToken(req.headers)];
     for (const token of presented) {
@@ -61,6 +76,8 @@ export function authPages(services: Services): Router {
       if (!claims) continue;
       await revokeSession(services.prisma, claims);
       requestLog(req).info({ userId: claims.userId }, 'signed out');
+      // Actor and credential: the session the request presented.
+      services.audit.record(webEvent(ctx, { operation: 'sign-out', outcome: 'ok' }));
     }
     res.redirect(303, '/login');
   });

@@ -27,6 +27,7 @@ import { GraphQLError, type ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { createContext } from '../../src/context.ts';
+import { rememberOrigin, userAgentOf } from '../../src/audit/request-fields.ts';
 import { MESSAGES } from '../../src/errors.ts';
 import { appErrorForDatabaseFailure, DATABASE_RETRY_AFTER_SECONDS } from '../../src/db/db-errors.ts';
 import { refusalFor } from '../../src/refusal.ts';
@@ -143,6 +144,7 @@ export function attachGraphqlWs(server: http.Server, services: Services, getEnve
             clientAddress: addressOf(request),
             log: () => services.log.child({ requestId, transport: 'graphql-ws' }),
           });
+          rememberOrigin(contextValue, { transport: 'websocket', userAgent: userAgentOf(request.headers) });
         } catch (error) {
           const refusal = refusalFor(error, { log: services.log.child({ requestId, transport: 'graphql-ws' }), databaseOutage: services.databaseOutage });
           return [new GraphQLError(refusal.message, { extensions: refusal.extensions })];

@@ -21,6 +21,7 @@ import { Readiness } from '../../src/health/readiness.ts';
 import { metricsRoutes } from './metrics.ts';
 import { requestPolicies, type Lifecycle } from './request-policies.ts';
 import { restLane } from './rest-lane.ts';
+import { auditExportRoutes } from './audit-export.ts';
 
 /**
  * The HTTP surface: REST routes, /graphql, the sign-in pages and the web dashboard. `listener`
@@ -91,6 +92,8 @@ export function createHttpApp(services: Services, lifecycle: Lifecycle & { readi
       return owner ? services.streams.refusalIfFull(owner.userId) : undefined;
     },
   });
+  // The audit log's NDJSON export streams, so it is served beside the table of JSON routes.
+  app.use(auditExportRoutes(services));
   app.use(createRestRouter(rest));
   app.use(dashboardRoutes(services));
 

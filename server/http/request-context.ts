@@ -5,6 +5,7 @@ import type { Services } from '../../src/services.ts';
 import { createContext, type Front, type RequestContext } from '../../src/context.ts';
 import type { Logger } from '../../src/log.ts';
 import type { RequestPolicy } from './policy.ts';
+import { rememberOrigin, userAgentOf } from '../../src/audit/request-fields.ts';
 
 const contexts = new WeakMap<IncomingMessage, Promise<RequestContext>>();
 /** The request's id and its logger, made on first use: most requests log nothing below `info`. */
@@ -62,6 +63,11 @@ export function contextFor(services: Services, req: IncomingMessage, resource?: 
       resource,
       front,
     });
+    // Registered first, so the origin is known before any front reads the context (audit events).
+    void context.then(
+      (ctx) => rememberOrigin(ctx, { transport: 'http', userAgent: userAgentOf(req.headers) }),
+      () => undefined,
+    );
     contexts.set(req, context);
   }
   return context;

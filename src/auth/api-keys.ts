@@ -93,6 +93,9 @@ export const VERIFY_SQL = `
 export type SessionProof = Omit<Parameters<typeof confirmCredentialCreation>[0], 'prisma'>;
 
 export class ApiKeyService {
+  /** Told once of each key's or token's first use (server/app.ts records it in the audit log). */
+  onFirstUse?: (key: { id: string; kind: CredentialSecretKind; userId: string; prefix: string }) => void;
+
   constructor(
     private readonly prisma: PrismaClient,
     /** Rate-limit budgets are per key: the cap bounds how far one user can multiply them. */
@@ -183,7 +186,12 @@ export class ApiKeyService {
     const stored = Buffer.from(key.secretHash, 'hex');
     if (presented.length !== stored.length || !timingSafeEqual(presented, stored)) return null;
     if (key.revokedAt || (key.expiresAt && key.expiresAt <= now)) return null;
-    if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    if (!key.lastUsedAt) {
+      // The first use: the one request (of any instance) whose update finds it unused says so (the audit log).
+      key.lastUsedAt = now;
+      const first = await this.prisma.apiKey.updateMany({ where: { id: key.id, lastUsedAt: null }, data: { lastUsedAt: now } });
+      if (first.count === 1) this.onFirstUse?.({ id: key.id, kind, userId: key.userId, prefix });
+    } else if (now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
       // The row is shared by the requests its read answered: the first of them records the use.
       key.lastUsedAt = now;
       await this.prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } });

@@ -53,6 +53,10 @@ Commands:
         the user, as the importTranscript mutation does. --format defaults to the file extension;
         --title to the title in the file, else the file name; --occurred-at to JSON
         occurred_at, else now. Limits: 5 MB, 20,000 sentences. Needs the builtin provider.
+  audit:verify
+        Verify the audit log's hash chains (docs/audit.md): every event's hash from its
+        predecessor's, per organization. Exit 1 naming each chain's first broken link (an
+        edited or deleted event).
   help
         Show this text.
 

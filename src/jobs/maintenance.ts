@@ -8,19 +8,30 @@ const INTERVAL_MS = 3_600_000;
 
 /**
  * Housekeeping that keeps the embedded defaults tidy over months of running: partial blob
- * writes left by a crash, the completed rows of the job table, and OAuth client registrations
- * that no user approved within a day (registration is open). Runs at start, then hourly.
+ * writes left by a crash, the completed rows of the job table, OAuth client registrations
+ * that no user approved within a day (registration is open), and audit events past AUDIT_RETENTION. Runs at start, then hourly.
  */
-export function startMaintenance(deps: { jobs: JobQueue; blobs: BlobStore; oauth: { deleteUnusedClients(): Promise<number> }; log: Logger }): () => void {
+export function startMaintenance(deps: {
+  jobs: JobQueue;
+  blobs: BlobStore;
+  oauth: { deleteUnusedClients(): Promise<number> };
+  /** Audit events past AUDIT_RETENTION (src/audit/retention.ts); absent: none are purged. */
+  audit?: { purge(): Promise<number> };
+  log: Logger;
+}): () => void {
   const run = async () => {
     try {
-      const [jobs, partials, oauthClients] = await Promise.all([
+      const [jobs, partials, oauthClients, auditEvents] = await Promise.all([
         deps.jobs.deleteFinished(FINISHED_JOB_RETENTION_MS),
         deps.blobs.sweepIncoming(),
         deps.oauth.deleteUnusedClients(),
+        deps.audit?.purge() ?? 0,
       ]);
-      if (jobs + partials + oauthClients > 0)
-        deps.log.info({ jobs, partials, oauthClients }, 'maintenance: removed finished jobs, partial uploads and unused OAuth clients');
+      if (jobs + partials + oauthClients + auditEvents > 0)
+        deps.log.info(
+          { jobs, partials, oauthClients, auditEvents },
+          'maintenance: removed finished jobs, partial uploads, unused OAuth clients and expired audit events',
+        );
     } catch (error) {
       deps.log.warn({ err: error }, 'maintenance failed; will retry');
     }

@@ -7,6 +7,7 @@ import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { shortReason } from '../health/health-service.ts';
 import { truncate, type SelfTestCheck } from './self-test-checks.ts';
+import type { AuditRecorder } from '../audit/recorder.ts';
 
 export type { SelfTestCheck } from './self-test-checks.ts';
 
@@ -81,6 +82,8 @@ export interface SelfTestSchedulerDeps {
   abandonAfterMs?: number;
   /** How many runs to keep; older ones are deleted after each run (default 500). */
   retainRuns?: number;
+  /** Told of each scheduled trigger this instance leads (the audit log; manual triggers are mutations, recorded there). */
+  audit?: Pick<AuditRecorder, 'record'>;
 }
 
 /**
@@ -278,9 +281,11 @@ export class SelfTestScheduler {
         this.deps.log.debug({}, 'self-test: another instance leads scheduled runs; skipping');
         return;
       }
-      await this.trigger('schedule');
+      const run = await this.trigger('schedule');
+      this.deps.audit?.record({ front: 'system', operation: 'self-test.schedule', outcome: 'ok', target: { type: 'SelfTestRun', id: run.id } });
     } catch (error) {
       if (this.stopped) return;
+      this.deps.audit?.record({ front: 'system', operation: 'self-test.schedule', outcome: error instanceof AppError ? error.code : 'INTERNAL_SERVER_ERROR' });
       if (error instanceof AppError && error.code === 'CONFLICT') {
         this.deps.log.info({}, 'self-test: scheduled run skipped, a run is already in progress');
       } else {

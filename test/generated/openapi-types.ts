@@ -973,6 +973,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Audit events, newest first
+         * @description Audit events, newest first: yours, and every event of the organizations you administer. Filters `actor`, `credential` (id or prefix), `front`, `operation`, `outcome` (`ok`, `error` or a code), `since`, `until`.
+         *
+         *     GraphQL operation:
+         *
+         *     ```graphql
+         *     query AuditEvents($actor: UUID, $credential: String, $front: String, $operation: String, $outcome: String, $since: DateTime, $until: DateTime, $first: Int, $after: String) {
+         *       auditEvents(actor: $actor, credential: $credential, front: $front, operation: $operation, outcome: $outcome, since: $since, until: $until, first: $first, after: $after) {
+         *       edges { node { id occurredAt organizationId actorId credential { kind id prefix } front operation target { type id } outcome clientAddress userAgent requestId traceId variables chain seq hash } }
+         *       pageInfo { hasNextPage endCursor }
+         *       } }
+         *     ```
+         */
+        get: operations["AuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/usage": {
         parameters: {
             query?: never;
@@ -7997,6 +8027,188 @@ export interface operations {
                     "Retry-After": components["headers"]["Retry-After"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line or headers too large (over 16 KiB); no body. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected failure (details only in the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    AuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of this user. */
+                actor?: string;
+                /** @description Only events made with this credential (its id or public prefix). */
+                credential?: string;
+                /** @description Only events of this front (rest, graphql, graphql-ws, dashboard, mcp, cli, web, system). */
+                front?: string;
+                /** @description Only events of this operation, exactly as recorded. */
+                operation?: string;
+                /** @description `ok`, `error` (any error), or an error code. */
+                outcome?: string;
+                /** @description Only events at or after this time. */
+                since?: string;
+                /** @description Only events before this time. */
+                until?: string;
+                /** @description page size, 1 to 500 (default 50) */
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp
+                             */
+                            occurred_at: string;
+                            /** Format: uuid */
+                            organization_id: string | null;
+                            /**
+                             * Format: uuid
+                             * @description The user who acted (null: not authenticated, or the service itself).
+                             */
+                            actor_id: string | null;
+                            credential: {
+                                /** @description api_key, access_token, oauth_app (an OAuth grant), session (a browser) or cli. */
+                                kind: string;
+                                /** @description The credential's id (an API key's, an OAuth grant's; a session's user). */
+                                id: string | null;
+                                /** @description Its public prefix (an API key's sk_..., an OAuth app's client id). */
+                                prefix: string | null;
+                            } | null;
+                            /** @description rest, graphql, graphql-ws, dashboard, mcp, cli, web (sign-in and OAuth pages) or system. */
+                            front: string;
+                            /** @description A REST route template (`POST /api/stickies`), an MCP tool (`tool create_sticky`), a GraphQL operation and field (`CreateSticky.createSticky`), or an event (`sign-in`). */
+                            operation: string;
+                            target: {
+                                type: string;
+                                id: string;
+                            } | null;
+                            /** @description `ok`, or the error code. */
+                            outcome: string;
+                            client_address: string | null;
+                            user_agent: string | null;
+                            request_id: string | null;
+                            trace_id: string | null;
+                            /** @description The variables, secrets and free text redacted (docs/audit.md#redaction). */
+                            variables: unknown;
+                            /** @description The hash chain the event is in: its organization's id, or `none`. */
+                            chain: string;
+                            /** @description Its place in the chain. */
+                            seq: number;
+                            /** @description sha256 of the previous event's hash and this event's canonical JSON. */
+                            hash: string;
+                        }[];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid limit: must be at most 200"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential lacks the scope, or the caller is not a member of the organization. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient permissions"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not the caller's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -18,6 +18,7 @@ import { sameOrigin } from '../csrf.ts';
 import { contextFor, requestLog } from '../request-context.ts';
 import { consentPage, faultPage, refusalPage } from './consent-page.ts';
 import { MCP_PATH, mcpResource, oauthIssuer } from '../../../mcp/oauth-issuer.ts';
+import { webEvent } from '../../../src/audit/direct-events.ts';
 
 /**
  * The MCP endpoint's OAuth 2.1 authorization server, as the MCP authorization spec asks:
@@ -129,6 +130,7 @@ async function decide(services: Services, req: Request, res: Response): Promise<
     // The user's own answer to a page that named the client and where it is sent: redirected,
     // whether or not the user approved this client before.
     requestLog(req).info({ clientId: request.client.client_id }, 'oauth consent denied');
+    await recordConsent(services, req, user.id, request.client.client_id, 'access_denied', []);
     return redirectTo(res, replyTargetOf(request), { error: 'access_denied', error_description: 'The user denied the request' });
   }
   const chosen = [params.scope_choice ?? []]
@@ -142,7 +144,16 @@ async function decide(services: Services, req: Request, res: Response): Promise<
   }
   const code = await services.oauth.approve(request, user, granted);
   requestLog(req).info({ clientId: request.client.client_id, scopes: granted }, 'oauth consent given');
+  await recordConsent(services, req, user.id, request.client.client_id, 'ok', granted);
   redirectTo(res, replyTargetOf(request), { code });
+}
+
+/** The user's answer on the consent page (a grant created, or refused), in the audit log. */
+async function recordConsent(services: Services, req: Request, userId: string, clientId: string, outcome: string, scopes: string[]): Promise<void> {
+  const ctx = await contextFor(services, req);
+  services.audit.record(
+    webEvent(ctx, { operation: 'oauth.consent', outcome, actorId: userId, target: { type: 'OAuthClient', id: clientId }, variables: { clientId, scopes } }),
+  );
 }
 
 /**

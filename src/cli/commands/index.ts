@@ -11,6 +11,7 @@ import { demoCommands } from './demo.ts';
 import { organizationCommands } from './organizations.ts';
 import { transcriptCommands } from './transcripts.ts';
 import { userCommands } from './users.ts';
+import { auditCommands } from './audit.ts';
 
 export const COMMANDS: Record<string, Command> = {
   ...userCommands,
@@ -20,6 +21,7 @@ export const COMMANDS: Record<string, Command> = {
   ...databaseCommands,
   ...demoCommands,
   ...transcriptCommands,
+  ...auditCommands,
   help: {
     summary: 'show the usage',
     options: {},

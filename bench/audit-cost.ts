@@ -1,0 +1,161 @@
+/**
+ * What the audit log costs on the hot path (docs/audit.md#cost): REST comparison reads and sticky
+ * creation, each measured with the log on and off, in interleaved rounds of one run (on, off,
+ * off, on, ...) against one service, so both see the same machine, database and warmed-up code.
+ *
+ *   npx tsx bench/audit-cost.ts [--seconds 3] [--rounds 8] [--connections 10]
+ *   DATABASE_URL=postgresql://... npx tsx bench/audit-cost.ts      (on PostgreSQL)
+ *
+ * "Off" takes the recorder out of the service (the pipeline's hook then records nothing); "on" is
+ * the service as it runs. The load generator (autocannon) runs in a child process, so it does not
+ * share the service's event loop. Printed: each round, then per workload the median requests a
+ * second on and off, their spread (min-max over rounds) and the difference. Goal: within 5%.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type autocannon from 'autocannon';
+import type { AuditRecorder } from '../src/audit/recorder.ts';
+
+interface LoadJob {
+  id: number;
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  connections: number;
+  duration: number;
+}
+
+interface LoadSummary {
+  id: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+const GOAL = 0.05;
+const here = fileURLToPath(import.meta.url);
+const childExecArgv = process.execArgv.length > 0 ? process.execArgv : ['--import', 'tsx'];
+
+if (process.argv.includes('--loadgen')) await loadGenerator();
+else await main();
+
+async function loadGenerator(): Promise<void> {
+  const { default: run } = await import('autocannon');
+  process.on('message', (job: LoadJob) => {
+    void run({ url: job.url, method: job.method, headers: job.headers, body: job.body, connections: job.connections, duration: job.duration }).then(
+      (result: autocannon.Result) => {
+        const summary: LoadSummary = {
+          id: job.id,
+          rps: result.requests.average,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          errors: result.errors + result.timeouts,
+          non2xx: result.non2xx,
+        };
+        process.send?.(summary);
+      },
+    );
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '8' }, connections: { type: 'string', default: '10' } },
+  });
+  const seconds = Number(values.seconds);
+  const rounds = Number(values.rounds);
+  const connections = Number(values.connections);
+  process.env.NODE_ENV ??= 'production';
+  const [{ startBenchService }, { seedDemoData }] = await Promise.all([import('./bench-service.ts'), import('../src/seed/demo-seed.ts')]);
+  const service = await startBenchService({
+    RATE_LIMIT_CHAT_PER_MINUTE: '100000000',
+    REQUESTS_QUEUED_PER_CLIENT: '100000',
+    REQUESTS_IN_FLIGHT_PER_CLIENT: '1000',
+  });
+  const loadgen = fork(here, ['--loadgen'], { execArgv: childExecArgv, stdio: 'inherit' });
+  const recorder = service.services.audit;
+  const services = service.services as { audit?: AuditRecorder };
+  try {
+    const seeded = await seedDemoData(service.services, { print: () => {} });
+    const key = seeded.apiKey;
+    if (!key) throw new Error('the demo seed made no API key');
+    const workloads: { name: string; job: Omit<LoadJob, 'id' | 'connections' | 'duration'> }[] = [
+      {
+        name: 'REST comparison (GET /api/returns/comparison?limit=50)',
+        job: { url: `${service.url}/api/returns/comparison?limit=50`, method: 'GET', headers: { 'x-api-key': key } },
+      },
+      {
+        name: 'sticky creation (POST /api/stickies)',
+        job: {
+          url: `${service.url}/api/stickies`,
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          body: JSON.stringify({ content: 'Benchmark note: reconcile the custodian returns', tags: ['bench'] }),
+        },
+      },
+    ];
+    console.log(
+      `audit cost: ${service.services.db.kind}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, ${rounds} rounds of ${seconds}s, ${connections} connections`,
+    );
+    let id = 0;
+    const measure = async (workload: (typeof workloads)[number], audit: boolean): Promise<LoadSummary> => {
+      services.audit = audit ? recorder : undefined;
+      const summary = await runJob(loadgen, { ...workload.job, id: ++id, connections, duration: seconds });
+      services.audit = recorder;
+      await recorder.flush();
+      return summary;
+    };
+    // Warm-up: one short pass of each, both ways.
+    for (const workload of workloads) for (const audit of [true, false]) await measure(workload, audit);
+    const results = new Map(workloads.map((w) => [w.name, { on: [] as number[], off: [] as number[] }]));
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? [true, false] : [false, true];
+      for (const workload of workloads) {
+        for (const audit of order) {
+          const summary = await measure(workload, audit);
+          if (summary.errors + summary.non2xx > 0) throw new Error(`${workload.name}: ${summary.errors} errors, ${summary.non2xx} non-2xx answers`);
+          results.get(workload.name)![audit ? 'on' : 'off'].push(summary.rps);
+          console.log(
+            `round ${round + 1} ${workload.name} audit ${audit ? 'on ' : 'off'}: ${summary.rps.toFixed(0)} req/s, p50 ${summary.p50} ms, p99 ${summary.p99} ms`,
+          );
+        }
+      }
+    }
+    console.log('');
+    for (const [name, { on, off }] of results) {
+      const difference = (median(on) - median(off)) / median(off);
+      console.log(
+        `${name}: on ${median(on).toFixed(0)} req/s (${Math.min(...on).toFixed(0)}-${Math.max(...on).toFixed(0)}), off ${median(off).toFixed(0)} req/s (${Math.min(...off).toFixed(0)}-${Math.max(...off).toFixed(0)}): ${(difference * 100).toFixed(1)}% ${Math.abs(difference) <= GOAL || difference > 0 ? '(within 5%)' : '(over the 5% goal)'}`,
+      );
+    }
+    console.log(`audit events written during the run: ${recorder.written}`);
+  } finally {
+    services.audit = recorder;
+    loadgen.disconnect();
+    await service.close();
+  }
+}
+
+function runJob(child: ChildProcess, job: LoadJob): Promise<LoadSummary> {
+  return new Promise((resolve) => {
+    const onMessage = (summary: LoadSummary) => {
+      if (summary.id !== job.id) return;
+      child.off('message', onMessage);
+      resolve(summary);
+    };
+    child.on('message', onMessage);
+    child.send(job);
+  });
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}

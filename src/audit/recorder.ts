@@ -1,0 +1,298 @@
+/**
+ * The audit log's writer: callers hand it events (record) and go on; it writes them in batches,
+ * in the background, each batch in one transaction that extends the chains it touches
+ * (hash-chain.ts). The queue is bounded (AUDIT_QUEUE_MAX): while it is full, a mutation waits for
+ * room before it runs (whenRoom, the pipeline's back-pressure) rather than anything being dropped.
+ * close() writes everything queued (a clean shutdown loses nothing); a crash loses what was queued
+ * and not yet written: at most the last AUDIT_FLUSH_INTERVAL (250 ms) and the batch in flight.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../log.ts';
+import { eventHash, GENESIS_HASH, type HashedFields } from './hash-chain.ts';
+import { NO_ORGANIZATION_CHAIN, type AuditEventInput } from './types.ts';
+import { NO_LABELS, type OperationLabels } from './operation-labels.ts';
+
+/** What the writer needs of the database: a pool (pg.Pool) it checks connections out of. */
+export interface AuditPool {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
+  connect(): Promise<{ query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>; release(err?: Error | boolean): void }>;
+}
+
+export interface AuditRecorderOptions {
+  pool: AuditPool;
+  log: Logger;
+  /** AUDIT_QUEUE_MAX: events held in memory before mutations wait for room. */
+  queueMax: number;
+  /** AUDIT_FLUSH_INTERVAL: how long an event may wait before its batch is written. */
+  flushMs: number;
+  /** Events per transaction. */
+  batchSize?: number;
+  /** How REST routes and MCP tools name their operations (operation-labels.ts; the shell reads them from the tables). */
+  labels?: OperationLabels;
+}
+
+interface Queued {
+  id: string;
+  occurredAt: Date;
+  input: AuditEventInput;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const RETRY_AFTER_FAILURE_MS = 1_000;
+
+export class AuditRecorder {
+  private queue: Queued[] = [];
+  private writing: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private waiters: (() => void)[] = [];
+  private closed = false;
+  private readonly batchSize: number;
+  /** Events written since start (the benchmark and tests read it). */
+  written = 0;
+  readonly labels: OperationLabels;
+
+  constructor(private readonly options: AuditRecorderOptions) {
+    this.batchSize = options.batchSize ?? 500;
+    this.labels = options.labels ?? NO_LABELS;
+  }
+
+  /** Queues an event; it is written within AUDIT_FLUSH_INTERVAL. Never throws, never waits. */
+  record(input: AuditEventInput): void {
+    if (this.closed) {
+      this.options.log.error({ operation: input.operation, front: input.front }, 'audit event recorded after the log was closed: not written');
+      return;
+    }
+    this.queue.push({ id: randomUUID(), occurredAt: input.occurredAt ?? new Date(), input });
+    if (this.queue.length >= this.batchSize) this.startWriting();
+    else this.schedule();
+  }
+
+  /** The next write, AUDIT_FLUSH_INTERVAL from now (not keeping a process alive: close() writes the rest). */
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => this.startWriting(), this.options.flushMs);
+    this.timer.unref();
+  }
+
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  /** Undefined when the queue has room; else a promise that resolves once it has. */
+  whenRoom(): Promise<void> | undefined {
+    if (this.queue.length < this.options.queueMax) return undefined;
+    this.startWriting();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Writes everything queued so far (tests, the CLI, shutdown). */
+  async flush(): Promise<void> {
+    while (this.queue.length > 0 || this.writing) {
+      this.startWriting();
+      await this.writing;
+    }
+  }
+
+  /**
+   * Stops taking events and writes the queue (a clean shutdown: nothing is lost). With the
+   * database gone for longer than `timeoutMs`, what is still queued is logged as lost.
+   */
+  async close(timeoutMs = 30_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    });
+    const outcome = await Promise.race([this.flush().then(() => 'flushed' as const), gaveUp]);
+    clearTimeout(timer);
+    this.closed = true;
+    clearTimeout(this.timer);
+    if (outcome === 'timeout') this.options.log.error({ events: this.queue.length }, 'audit log closed with events it could not write');
+  }
+
+  private startWriting(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.writing || this.queue.length === 0) return;
+    const batch = this.queue.splice(0, this.batchSize);
+    this.writing = this.write(batch)
+      .then(() => {
+        this.written += batch.length;
+      })
+      .catch((error: unknown) => {
+        // Kept, in order, at the front of the queue: the next attempt writes them first.
+        this.queue.unshift(...batch);
+        this.options.log.warn({ err: error, events: batch.length }, 'audit events not written yet; retrying');
+        return new Promise<void>((resolve) => setTimeout(resolve, RETRY_AFTER_FAILURE_MS).unref());
+      })
+      .finally(() => {
+        this.writing = undefined;
+        this.releaseWaiters();
+        if (this.queue.length >= this.batchSize || (this.queue.length > 0 && this.waiters.length > 0)) this.startWriting();
+        else if (this.queue.length > 0) this.schedule();
+      });
+  }
+
+  private releaseWaiters(): void {
+    while (this.waiters.length > 0 && this.queue.length < this.options.queueMax) this.waiters.shift()!();
+  }
+
+  private async write(batch: Queued[]): Promise<void> {
+    const resolved = await resolveReferences(this.options.pool, batch);
+    const rows = batch.map((queued) => toRow(queued, resolved));
+    const client = await this.options.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await appendToChains(client, rows);
+      await client.query('COMMIT');
+      client.release();
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release(error instanceof Error ? error : true);
+      throw error;
+    }
+  }
+}
+
+/** The memberships and credential prefixes a batch needs, read once per batch. */
+interface References {
+  organizationsOf: Map<string, string[]>;
+  prefixOf: Map<string, string>;
+}
+
+async function resolveReferences(pool: AuditPool, batch: Queued[]): Promise<References> {
+  const users = new Set<string>();
+  const keys = new Set<string>();
+  const grants = new Set<string>();
+  for (const { input } of batch) {
+    const user = input.actorId ?? input.subjectUserId;
+    if (input.organizationId === undefined && user && UUID.test(user)) users.add(user);
+    const credential = input.credential;
+    if (!credential || credential.prefix !== undefined || !UUID.test(credential.id)) continue;
+    if (credential.kind === 'api_key' || credential.kind === 'access_token') keys.add(credential.id);
+    if (credential.kind === 'oauth_app') grants.add(credential.id);
+  }
+  const [memberships, keyPrefixes, grantClients] = await Promise.all([
+    users.size === 0
+      ? { rows: [] }
+      : pool.query<{ userId: string; orgId: string }>(
+          'SELECT "userId", "orgId" FROM "Membership" WHERE "userId" = ANY($1::uuid[]) ORDER BY "userId", "createdAt", "orgId"',
+          [[...users]],
+        ),
+    keys.size === 0 ? { rows: [] } : pool.query<{ id: string; prefix: string }>('SELECT id, prefix FROM "ApiKey" WHERE id = ANY($1::uuid[])', [[...keys]]),
+    grants.size === 0
+      ? { rows: [] }
+      : pool.query<{ id: string; prefix: string }>('SELECT id, "clientId" AS prefix FROM "OAuthGrant" WHERE id = ANY($1::uuid[])', [[...grants]]),
+  ]);
+  const organizationsOf = new Map<string, string[]>();
+  for (const row of memberships.rows) organizationsOf.set(row.userId, [...(organizationsOf.get(row.userId) ?? []), row.orgId]);
+  const prefixOf = new Map<string, string>();
+  for (const row of [...keyPrefixes.rows, ...grantClients.rows]) prefixOf.set(row.id, row.prefix);
+  return { organizationsOf, prefixOf };
+}
+
+type Row = Omit<HashedFields, 'seq'>;
+
+/**
+ * The event's organization: the one the caller named; else the one its variables name, when the
+ * user is a member of it; else the user's first organization; else none.
+ */
+function organizationOf(input: AuditEventInput, refs: References): string | null {
+  if (input.organizationId !== undefined) return input.organizationId;
+  const user = input.actorId ?? input.subjectUserId;
+  const organizations = user ? (refs.organizationsOf.get(user) ?? []) : [];
+  if (input.orgHint && organizations.includes(input.orgHint)) return input.orgHint;
+  return organizations[0] ?? null;
+}
+
+function toRow({ id, occurredAt, input }: Queued, refs: References): Row {
+  const organizationId = organizationOf(input, refs);
+  const credential = input.credential ?? null;
+  return {
+    id,
+    chain: organizationId ?? NO_ORGANIZATION_CHAIN,
+    occurredAt,
+    organizationId,
+    actorId: input.actorId ?? null,
+    credentialKind: credential?.kind ?? null,
+    credentialId: credential?.id ?? null,
+    credentialPrefix: credential ? (credential.prefix ?? refs.prefixOf.get(credential.id) ?? null) : null,
+    front: input.front,
+    operation: input.operation,
+    targetType: input.target?.type ?? null,
+    targetId: input.target?.id ?? null,
+    outcome: input.outcome,
+    clientAddress: input.clientAddress ?? null,
+    userAgent: input.userAgent ?? null,
+    requestId: input.requestId ?? null,
+    traceId: input.traceId ?? null,
+    // As PostgreSQL will give it back (jsonb of JSON text), so the hash verifies after a read.
+    variables: input.variables ? (JSON.parse(JSON.stringify(input.variables)) as unknown) : null,
+  };
+}
+
+type Queryable = Pick<AuditPool, 'query'>;
+
+/**
+ * Appends rows to their chains inside the caller's transaction: the heads of the chains are
+ * locked (in chain order, so two writers never deadlock), each row gets the next seq and its hash,
+ * the rows are inserted and the heads moved. Several instances can write the same chain.
+ */
+export async function appendToChains(client: Queryable, rows: Row[]): Promise<void> {
+  if (rows.length === 0) return;
+  const chains = [...new Set(rows.map((row) => row.chain))].sort();
+  await client.query(
+    'INSERT INTO "AuditChain" (chain, seq, hash, "purgedSeq", "purgedHash") SELECT unnest($1::text[]), 0, $2::text, 0, $2::text ORDER BY 1 ON CONFLICT (chain) DO NOTHING',
+    [chains, GENESIS_HASH],
+  );
+  const heads = await client.query<{ chain: string; seq: string; hash: string }>(
+    'SELECT chain, seq::text AS seq, hash FROM "AuditChain" WHERE chain = ANY($1::text[]) ORDER BY chain FOR UPDATE',
+    [chains],
+  );
+  const head = new Map(heads.rows.map((row) => [row.chain, { seq: Number(row.seq), hash: row.hash }]));
+  const hashed = rows.map((row) => {
+    const last = head.get(row.chain)!;
+    const event: HashedFields = { ...row, seq: last.seq + 1 };
+    const hash = eventHash(last.hash, event);
+    head.set(row.chain, { seq: event.seq, hash });
+    return { ...event, hash };
+  });
+  await client.query(
+    `INSERT INTO "AuditEvent" (id, chain, seq, "occurredAt", "organizationId", "actorId", "credentialKind", "credentialId", "credentialPrefix",
+       front, operation, "targetType", "targetId", outcome, "clientAddress", "userAgent", "requestId", "traceId", variables, hash)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::timestamptz[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::text[],
+       $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::jsonb[], $20::text[])`,
+    [
+      hashed.map((e) => e.id),
+      hashed.map((e) => e.chain),
+      hashed.map((e) => e.seq),
+      hashed.map((e) => e.occurredAt.toISOString()),
+      hashed.map((e) => e.organizationId),
+      hashed.map((e) => e.actorId),
+      hashed.map((e) => e.credentialKind),
+      hashed.map((e) => e.credentialId),
+      hashed.map((e) => e.credentialPrefix),
+      hashed.map((e) => e.front),
+      hashed.map((e) => e.operation),
+      hashed.map((e) => e.targetType),
+      hashed.map((e) => e.targetId),
+      hashed.map((e) => e.outcome),
+      hashed.map((e) => e.clientAddress),
+      hashed.map((e) => e.userAgent),
+      hashed.map((e) => e.requestId),
+      hashed.map((e) => e.traceId),
+      hashed.map((e) => (e.variables === null ? null : JSON.stringify(e.variables))),
+      hashed.map((e) => e.hash),
+    ],
+  );
+  await client.query(
+    'UPDATE "AuditChain" AS c SET seq = h.seq, hash = h.hash FROM unnest($1::text[], $2::bigint[], $3::text[]) AS h(chain, seq, hash) WHERE c.chain = h.chain',
+    [[...head.keys()], [...head.values()].map((h) => h.seq), [...head.values()].map((h) => h.hash)],
+  );
+}
+
+/** For writers outside the service (the CLI): one event, written now, in its own transaction. */
+export async function writeAuditEventNow(pool: AuditPool, input: AuditEventInput, log: Logger): Promise<void> {
+  const recorder = new AuditRecorder({ pool, log, queueMax: 1, flushMs: 0 });
+  recorder.record(input);
+  await recorder.close(10_000);
+}
