@@ -67,7 +67,16 @@ import { inSpan } from '../tracing/jobs.ts';
 import { recordedThresholds, refreshReconciliation, type Thresholds } from '../returns/reconciliation.ts';
 import { refreshLatestValuations } from '../returns/latest-valuation.ts';
 import { pgArray } from '../db/sql-client.ts';
-import { FileFormatError, parsePerformance, parsePnl, type FileType, type ParseItem, type PerformanceRow, type PnlRow, type RowError } from './csv-formats/index.ts';
+import {
+  FileFormatError,
+  parsePerformance,
+  parsePnl,
+  type FileType,
+  type ParseItem,
+  type PerformanceRow,
+  type PnlRow,
+  type RowError,
+} from './csv-formats/index.ts';
 
 export const MAX_STORED_ROW_ERRORS = 1000;
 export const MAX_STORED_ROW_WARNINGS = 1000;
