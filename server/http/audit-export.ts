@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Services } from '../../src/services.ts';
 import { AppError } from '../../src/errors.ts';
-import { appErrorForDatabaseFailure } from '../../src/db/db-errors.ts';
+import { refusalFor } from '../../src/refusal.ts';
 import { auditEventJson, type AuditFilters } from '../../src/audit/queries.ts';
 import { recordRefusal } from '../../src/audit/refusals.ts';
 import { auditAudience } from '../../schema/audit.ts';
@@ -26,7 +26,7 @@ export function auditExportRoutes(services: Services): Router {
         res.destroy();
         return;
       }
-      sendError(res, refusalOf(services, req, error));
+      sendError(res, refusalFor(error, { log: requestLog(req), databaseOutage: services.databaseOutage }));
     });
   });
   return router;
@@ -52,16 +52,6 @@ async function exportEvents(services: Services, req: Request, res: Response): Pr
   }
   await events.return(undefined);
   res.end();
-}
-
-/** The client's error as it is; an unavailable database as 503; anything else logged and a 500. */
-function refusalOf(services: Services, req: Request, error: unknown): AppError {
-  if (error instanceof AppError) return error;
-  const databaseFailure = appErrorForDatabaseFailure(error);
-  if (databaseFailure?.code === 'SERVICE_UNAVAILABLE') services.databaseOutage.failed(error);
-  if (databaseFailure) return databaseFailure;
-  requestLog(req).error({ err: error }, 'audit export failed');
-  return new AppError('INTERNAL_SERVER_ERROR', 'Internal server error');
 }
 
 function exportFilters(query: Record<string, unknown>): AuditFilters {
