@@ -22,7 +22,7 @@ export interface PipelineOptions {
   introspection?: boolean;
 }
 
-/** The plugins, in order: the operation's span, validation rules, then refusals before execution, then masking of what comes out, then the operation's metrics and per-client usage (which see the masked codes). */
+/** The plugins, in order: the operation's span, validation rules, then refusals before execution, then masking of what comes out, then the operation's metrics, audit events and per-client usage (which see the masked codes). */
 export function operationPlugins(options: PipelineOptions): Plugin[] {
   return [
     useTracing(),
