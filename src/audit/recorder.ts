@@ -289,10 +289,3 @@ export async function appendToChains(client: Queryable, rows: Row[]): Promise<vo
     [[...head.keys()], [...head.values()].map((h) => h.seq), [...head.values()].map((h) => h.hash)],
   );
 }
-
-/** For writers outside the service (the CLI): one event, written now, in its own transaction. */
-export async function writeAuditEventNow(pool: AuditPool, input: AuditEventInput, log: Logger): Promise<void> {
-  const recorder = new AuditRecorder({ pool, log, queueMax: 1, flushMs: 0 });
-  recorder.record(input);
-  await recorder.close(10_000);
-}
