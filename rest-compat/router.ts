@@ -97,79 +97,124 @@ export function servedWithoutFramework(entry: PreparedRoute): boolean {
 
 /**
  * Prepares the route table once: every route runs the same steps: preflight auth and an upload's
- * budget reservation (before any body is read), inputs -> variables, the GraphQL operation, and the result or error
- * -> the documented body. Express (createRestRouter) and the REST lane serve from it.
+ * budget reservation (before any body is read), inputs -> variables, the GraphQL operation, and
+ * the result or error -> the documented body. Express (createRestRouter) and the REST lane serve
+ * from it.
  */
 export function prepareRestRoutes(options: RouterOptions): RestRoutes {
-  const prepared = options.routes.map((route): PreparedRoute => {
-    const { operations } = options;
-    const operation = operations.prepare(route.operation);
-    const specs = variableSpecs(route, operation.document);
-    const shapes = compileShapes(operation.document);
-    if (!route.stream) {
-      const reservation = route.body === 'multipart' ? operationBudget(getSchema(), operation.document) : undefined;
-      return { route, operation, specs, shapes, ...(reservation ? { reservation } : {}) };
-    }
-    // Every operation of the stream is parsed and validated now, not on the first request.
-    const find = operations.prepare(route.stream.find.operation);
-    const stream: PreparedStream = {
-      route,
-      operations,
-      start: operation,
-      find,
-      latest: operations.prepare(route.stream.latest.operation),
-      subscription: operations.prepare(route.stream.subscription.operation),
-      startSpecs: specs,
-      findSpecs: variableSpecs({ ...route, params: { [route.stream.followParam]: 'runId' } }, find.document),
-    };
-    return { route, operation, specs, shapes, stream };
-  });
-  const jsonParser = express.json({ limit: JSON_BODY_LIMIT, strict: true, type: () => true });
-
-  const byPath = new Map<string, PreparedRoute[]>();
-  for (const entry of prepared) byPath.set(entry.route.path, [...(byPath.get(entry.route.path) ?? []), entry]);
-  // Express's router options: case-insensitive, an optional trailing slash, parameters decoded.
-  const paths = [...byPath].map(
-    ([path, entries]): PreparedPath => ({
-      path,
-      entries,
-      match: match<Record<string, string>>(path.replace(TRAILING_SLASHES, ''), { sensitive: false, end: true, trailing: true, decode: decodeURIComponent }),
-    }),
-  );
-
+  const paths = pathsOf(options.routes.map((route) => prepareRoute(route, options.operations)));
+  const runner = new RouteRunner(options);
   return {
     paths,
-    find(method, pathname) {
-      for (const candidate of paths) {
-        let found: ReturnType<PreparedPath['match']>;
-        try {
-          found = candidate.match(pathname);
-        } catch {
-          return undefined; // a malformed percent-encoding: express's 400
-        }
-        if (found) return { route: candidate.entries.find((entry) => entry.route.method === method), params: found.params };
-      }
-      return undefined;
-    },
+    find: (method, pathname) => findRoute(paths, method, pathname),
     handle(entry, req, res) {
       announceDeprecation(entry, req, res, options.context);
-      void handleJson(entry, req, res).catch((error: unknown) => fail(req, res, entry, error));
+      void runner.handleJson(entry, req, res).catch((error: unknown) => runner.fail(req, res, entry, error));
     },
     handleStream(entry, req, res) {
       announceDeprecation(entry, req, res, options.context);
-      void handleStream(entry, req, res).catch((error: unknown) => fail(req, res, entry, error));
+      void runner.handleStream(entry, req, res).catch((error: unknown) => runner.fail(req, res, entry, error));
     },
   };
+}
+
+/** A route with its operations parsed and validated, its inputs and its body's shaping compiled. */
+function prepareRoute(route: RestRoute, operations: OperationRunner): PreparedRoute {
+  const operation = operations.prepare(route.operation);
+  const specs = variableSpecs(route, operation.document);
+  const shapes = compileShapes(operation.document);
+  if (!route.stream) {
+    const reservation = route.body === 'multipart' ? operationBudget(getSchema(), operation.document) : undefined;
+    return { route, operation, specs, shapes, ...(reservation ? { reservation } : {}) };
+  }
+  // Every operation of the stream is parsed and validated now, not on the first request.
+  const find = operations.prepare(route.stream.find.operation);
+  const stream: PreparedStream = {
+    route,
+    operations,
+    start: operation,
+    find,
+    latest: operations.prepare(route.stream.latest.operation),
+    subscription: operations.prepare(route.stream.subscription.operation),
+    startSpecs: specs,
+    findSpecs: variableSpecs({ ...route, params: { [route.stream.followParam]: 'runId' } }, find.document),
+  };
+  return { route, operation, specs, shapes, stream };
+}
+
+/** The table's paths in its order, each with its routes, matched with express's router options: case-insensitive, an optional trailing slash, parameters decoded. */
+function pathsOf(prepared: PreparedRoute[]): PreparedPath[] {
+  const byPath = new Map<string, PreparedRoute[]>();
+  for (const entry of prepared) byPath.set(entry.route.path, [...(byPath.get(entry.route.path) ?? []), entry]);
+  return [...byPath].map(([path, entries]) => ({
+    path,
+    entries,
+    match: match<Record<string, string>>(path.replace(TRAILING_SLASHES, ''), { sensitive: false, end: true, trailing: true, decode: decodeURIComponent }),
+  }));
+}
+
+/** RestRoutes.find: the first path of the table that matches, as express's router finds it. */
+function findRoute(paths: PreparedPath[], method: string, pathname: string): ReturnType<RestRoutes['find']> {
+  for (const candidate of paths) {
+    let found: ReturnType<PreparedPath['match']>;
+    try {
+      found = candidate.match(pathname);
+    } catch {
+      return undefined; // a malformed percent-encoding: express's 400
+    }
+    if (found) return { route: candidate.entries.find((entry) => entry.route.method === method), params: found.params };
+  }
+  return undefined;
+}
+
+const JSON_PARSER = express.json({ limit: JSON_BODY_LIMIT, strict: true, type: () => true });
+
+/** A request's steps on a prepared route, in the order they run. */
+class RouteRunner {
+  constructor(private readonly options: RouterOptions) {}
+
+  async handleJson(entry: PreparedRoute, req: RestRequest, res: ServerResponse): Promise<void> {
+    const { route, specs } = entry;
+    const ctx = await this.begin(entry, req, res);
+    if (!ctx) return;
+    const inputs: { source: InputSource; values: Record<string, unknown> }[] = [
+      { source: 'query', values: req.query },
+      { source: 'path', values: req.params },
+    ];
+    if (route.body === 'json') inputs.push({ source: 'body', values: await this.readJsonBody(req, res) });
+    if (route.body === 'multipart') {
+      const fileFields = specs.filter((spec) => spec.type.toString().startsWith('Upload')).map((spec) => spec.restName);
+      const form = await readMultipartForm(req, res, { maxFileBytes: this.options.maxUploadBytes, fileFields });
+      inputs.push({ source: 'form', values: form.fields }, { source: 'body', values: form.files });
+    }
+    const variables = buildVariables(specs, inputs);
+    const result = await this.options.operations.execute(ctx, entry.operation, variables);
+    const decisions = await ctx.budgets.settled();
+    if (result.errors?.length) {
+      sendError(res, result.errors[0], (field) => restFieldName(specs, field), decisions);
+      return;
+    }
+    const response = route.respond!((result.data ?? {}) as Record<string, unknown>, entry.shapes);
+    sendJson(res, response.status ?? route.status ?? 200, response.body, decisions);
+  }
+
+  /** An event stream route: express's response helpers write its headers (event-stream.ts). */
+  async handleStream(entry: PreparedRoute, req: Request, res: Response): Promise<void> {
+    const early = this.options.earlyStreamRefusal?.(req.headers);
+    if (early) return sendError(res, early);
+    const ctx = await this.begin(entry, req, res);
+    if (ctx && entry.stream) await handleEventStream(entry.stream, ctx, req, res);
+  }
 
   /**
    * The context, the preflight check and an upload's reservation, before any body is read;
    * undefined when the route answered already.
    */
-  async function begin(entry: PreparedRoute, req: IncomingMessage, res: ServerResponse): Promise<RequestContext | undefined> {
+  private async begin(entry: PreparedRoute, req: IncomingMessage, res: ServerResponse): Promise<RequestContext | undefined> {
     const { route } = entry;
     let ctx: RequestContext;
     try {
-      ctx = await options.context(req);
+      ctx = await this.options.context(req);
     } catch (error) {
       if (!route.unavailable) throw error;
       sendJson(res, route.unavailable.status ?? 503, route.unavailable.body);
@@ -188,48 +233,23 @@ export function prepareRestRoutes(options: RouterOptions): RestRoutes {
     return ctx;
   }
 
-  async function handleJson(entry: PreparedRoute, req: RestRequest, res: ServerResponse): Promise<void> {
-    const { route, specs } = entry;
-    const ctx = await begin(entry, req, res);
-    if (!ctx) return;
-    const inputs: { source: InputSource; values: Record<string, unknown> }[] = [
-      { source: 'query', values: req.query },
-      { source: 'path', values: req.params },
-    ];
-    if (route.body === 'json') inputs.push({ source: 'body', values: await readJsonBody(req, res) });
-    if (route.body === 'multipart') {
-      const fileFields = specs.filter((spec) => spec.type.toString().startsWith('Upload')).map((spec) => spec.restName);
-      const form = await readMultipartForm(req, res, { maxFileBytes: options.maxUploadBytes, fileFields });
-      inputs.push({ source: 'form', values: form.fields }, { source: 'body', values: form.files });
-    }
-    const variables = buildVariables(specs, inputs);
-    const result = await options.operations.execute(ctx, entry.operation, variables);
-    const decisions = await ctx.budgets.settled();
-    if (result.errors?.length) {
-      sendError(res, result.errors[0], (field) => restFieldName(specs, field), decisions);
-      return;
-    }
-    const response = route.respond!((result.data ?? {}) as Record<string, unknown>, entry.shapes);
-    sendJson(res, response.status ?? route.status ?? 200, response.body, decisions);
-  }
-
   /** A failure of the route's own steps: the one rule (src/refusal.ts), written as a REST error. */
-  async function fail(req: IncomingMessage, res: ServerResponse, entry: PreparedRoute, error: unknown): Promise<void> {
-    const ctx = await options.context(req).catch(() => undefined);
+  async fail(req: IncomingMessage, res: ServerResponse, entry: PreparedRoute, error: unknown): Promise<void> {
+    const ctx = await this.options.context(req).catch(() => undefined);
     const decisions = ctx ? await ctx.budgets.settled().catch(() => []) : [];
     if (entry.route.body === 'multipart') res.setHeader('Connection', 'close');
-    const refusal = refusalFor(error, { log: ctx?.log ?? options.requestLog(req), databaseOutage: options.databaseOutage });
+    const refusal = refusalFor(error, { log: ctx?.log ?? this.options.requestLog(req), databaseOutage: this.options.databaseOutage });
     sendError(res, refusal, (field) => restFieldName(entry.specs, field), refusal.code === 'INTERNAL_SERVER_ERROR' ? [] : decisions);
   }
 
-  function readJsonBody(req: RestRequest, res: ServerResponse): Promise<Record<string, unknown>> {
+  private readJsonBody(req: RestRequest, res: ServerResponse): Promise<Record<string, unknown>> {
     const length = Number(req.headers['content-length'] ?? 0);
     if (!req.headers['content-type'] && length === 0 && !req.headers['transfer-encoding']) return Promise.resolve({});
     if (!/^application\/(.+\+)?json\b/i.test(req.headers['content-type'] ?? '')) {
       return Promise.reject(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'));
     }
     return new Promise((resolve, reject) => {
-      jsonParser(req as Request, res as Response, (error?: unknown) => {
+      JSON_PARSER(req as Request, res as Response, (error?: unknown) => {
         if (error) {
           const status = (error as { status?: number }).status;
           reject(
@@ -243,14 +263,6 @@ export function prepareRestRoutes(options: RouterOptions): RestRoutes {
         resolve(body as Record<string, unknown>);
       });
     });
-  }
-
-  /** An event stream route: express's response helpers write its headers (event-stream.ts). */
-  async function handleStream(entry: PreparedRoute, req: Request, res: Response): Promise<void> {
-    const early = options.earlyStreamRefusal?.(req.headers);
-    if (early) return sendError(res, early);
-    const ctx = await begin(entry, req, res);
-    if (ctx && entry.stream) await handleEventStream(entry.stream, ctx, req, res);
   }
 }
 
