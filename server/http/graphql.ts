@@ -130,11 +130,7 @@ async function multipartOperation(services: Services, operations: OperationRunne
     // A signed-in client's spent upload budget is refused before the body is read (an anonymous
     // request is refused by the field's own check, for free).
     if (ctx.viewer) await ctx.budgets.reserve('upload');
-    operation = await processRequest<GraphQLOperation | GraphQLOperation[]>(req, res, {
-      // busboy (inside) refuses a file that *reaches* maxFileSize; a file of exactly the limit is allowed.
-      maxFileSize: services.config.storage.maxUploadBytes + 1,
-      maxFiles: GRAPHQL_UPLOAD_MAX_FILES,
-    });
+    operation = await readMultipartOperation(req, res, services.config.storage.maxUploadBytes);
   } catch (error) {
     const refusal = refusalFor(error, { log: requestLog(req), databaseOutage: services.databaseOutage });
     res.setHeader('Connection', 'close'); // the body may be unread
@@ -157,6 +153,22 @@ async function multipartOperation(services: Services, operations: OperationRunne
   const refused = result.errors?.find((e) => e.extensions.code === 'RATE_LIMITED' || e.extensions.code === 'PAYLOAD_TOO_LARGE');
   await reply(refused ? HTTP_STATUS_BY_CODE[refused.extensions.code as 'RATE_LIMITED' | 'PAYLOAD_TOO_LARGE'] : 200, result);
   requestLog(req).debug({ operationName: operation.operationName }, 'multipart operation');
+}
+
+/**
+ * The GraphQL multipart request's operation(s), files streaming. The reader's errors are about the
+ * body (busboy's "Boundary not found" carries no status): a 400 unless they say otherwise (413).
+ */
+async function readMultipartOperation(req: Request, res: Response, maxUploadBytes: number): Promise<GraphQLOperation | GraphQLOperation[]> {
+  try {
+    return await processRequest<GraphQLOperation | GraphQLOperation[]>(req, res, {
+      // busboy (inside) refuses a file that *reaches* maxFileSize; a file of exactly the limit is allowed.
+      maxFileSize: maxUploadBytes + 1,
+      maxFiles: GRAPHQL_UPLOAD_MAX_FILES,
+    });
+  } catch (error) {
+    throw error instanceof Error && typeof (error as { status?: unknown }).status !== 'number' ? Object.assign(error, { status: 400 }) : error;
+  }
 }
 
 /**

@@ -53,6 +53,18 @@ const leftovers = () => storageLeftovers(server, spool.dir);
 const expectNothingLeft = (before: StorageLeftovers) => expectNoLeftovers(server, spool.dir, before);
 
 describe('uploadFile through the GraphQL multipart request spec', () => {
+  it('400 BAD_USER_INPUT for a multipart body the reader cannot read (no boundary), signed in or not; its upload point given back', async () => {
+    const user = await newUser();
+    for (const headers of [{ 'x-api-key': user.key }, {}]) {
+      const response = await getJson(`${server.url}/graphql`, { method: 'POST', headers: { ...headers, 'content-type': 'multipart/form-data' }, body: 'x' });
+      expect(response.status).toBe(400);
+      expect(response.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    }
+    const ok = await graphqlUpload(server.url, user.key, { orgId: user.orgId }, { name: 'small.csv', bytes: SMALL_PNL });
+    expect(ok.body.errors).toBeUndefined();
+    expect(ok.headers.get('ratelimit')).toMatch(/^"upload";r=1;/);
+  });
+
   it('stores the file and returns its record; the worker ingests it like a REST upload', async () => {
     const user = await newUser();
     const response = await graphqlUpload(server.url, user.key, { orgId: user.orgId }, { name: 'small.csv', bytes: SMALL_PNL });
