@@ -55,7 +55,8 @@ const expectNothingLeft = (before: StorageLeftovers) => expectNoLeftovers(server
 describe('uploadFile through the GraphQL multipart request spec', () => {
   it('400 BAD_USER_INPUT for a multipart body the reader cannot read (no boundary), signed in or not; its upload point given back', async () => {
     const user = await newUser();
-    for (const headers of [{ 'x-api-key': user.key }, {}]) {
+    const callers: Record<string, string>[] = [{ 'x-api-key': user.key }, {}];
+    for (const headers of callers) {
       const response = await getJson(`${server.url}/graphql`, { method: 'POST', headers: { ...headers, 'content-type': 'multipart/form-data' }, body: 'x' });
       expect(response.status).toBe(400);
       expect(response.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
