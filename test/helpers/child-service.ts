@@ -67,7 +67,22 @@ export interface ChildOptions {
   freshDatabase?: boolean;
 }
 
+/** The free port picked for a child was taken before it listened (another connection got it first). */
+class PortTaken extends Error {}
+
 export async function startChildService(options: ChildOptions = {}): Promise<ChildService> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startChildOnce(options);
+    } catch (error) {
+      // freePort() closes its probe before the child listens: under load another test's connection
+      // can take the port meanwhile. The child refuses at once (port-check.ts); pick another port.
+      if (!(error instanceof PortTaken) || attempt >= 3) throw error;
+    }
+  }
+}
+
+async function startChildOnce(options: ChildOptions): Promise<ChildService> {
   const dataDir = options.reuse?.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'gateway-child-data-')));
   const tmpDir = options.reuse?.tmpDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'gateway-child-tmp-')));
   let databaseEnv: Record<string, string> = {};
@@ -107,6 +122,7 @@ export async function startChildService(options: ChildOptions = {}): Promise<Chi
   const stdout: string[] = [];
   const stderr: string[] = [];
   const listeners = new Set<() => void>();
+  let exitedAlready = false;
   const collect = (into: string[]) => {
     let partial = '';
     return (chunk: Buffer) => {
@@ -121,12 +137,12 @@ export async function startChildService(options: ChildOptions = {}): Promise<Chi
   child.stderr!.on('data', collect(stderr));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => {
+      // Set before the listeners run, so a waiter sees the exit instead of waiting out its timeout.
+      exitedAlready = true;
       for (const listener of listeners) listener();
       resolve({ code, signal });
     });
   });
-  let exitedAlready = false;
-  void exited.then(() => (exitedAlready = true));
 
   const waitForLine = (predicate: (line: string) => boolean, timeoutMs = 30_000) =>
     new Promise<string>((resolve, reject) => {
@@ -184,8 +200,15 @@ export async function startChildService(options: ChildOptions = {}): Promise<Chi
     try {
       await waitForLine((line) => line.includes('"service listening"'), options.startTimeoutMs ?? 60_000);
     } catch (error) {
-      await service.cleanup();
-      throw error;
+      const portTaken = !options.env?.PORT && stderr.some((line) => line.includes(`Port ${port} on 127.0.0.1 is already in use`));
+      if (portTaken && options.reuse) {
+        // A restart: the directories and schema are the earlier child's; only this process goes.
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        await exited;
+      } else {
+        await service.cleanup();
+      }
+      throw portTaken ? new PortTaken(error instanceof Error ? error.message : String(error)) : error;
     }
   }
   return service;
