@@ -485,6 +485,25 @@ const generation = {
     .describe('pause before each progress step, for demos and progress-UI work (e.g. `50ms` makes runs last); `0` in production'),
 };
 
+const webhooks = {
+  WEBHOOK_SECRET_KEY: z
+    .string()
+    .min(32, 'must be at least 32 characters')
+    .optional()
+    .describe(
+      "key that encrypts the webhook endpoints' signing secrets in the database (AES-256-GCM with its SHA-256); unset: generated and kept in `DATA_DIR/webhook-secret-key`. Set it, the same on every instance, when several instances share a database; changing it makes the stored secrets unreadable ([Webhooks](webhooks.md#endpoints))",
+    ),
+  WEBHOOK_MAX_ENDPOINTS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(20)
+    .describe(
+      'webhook endpoints an organization may have, and a user may have of their own; one more is refused `409 CONFLICT` ([Webhooks](webhooks.md#endpoints))',
+    ),
+};
+
 const otlpProtocol = z.enum(['http/protobuf', 'http/json'], 'expected http/protobuf or http/json (grpc is not supported)');
 
 const tracing = {
@@ -556,6 +575,7 @@ export const CONFIGURATION_GROUPS = [
   { title: 'Returns and benchmark', variables: returns },
   { title: 'Workspace', variables: workspace },
   { title: 'Summary generation', variables: generation },
+  { title: 'Webhooks', variables: webhooks },
   { title: 'Tracing (OpenTelemetry)', variables: tracing },
 ] as const satisfies readonly { title: string; variables: z.ZodRawShape }[];
 
@@ -574,6 +594,7 @@ export const envSchema = z.object({
   ...returns,
   ...workspace,
   ...generation,
+  ...webhooks,
   ...tracing,
 });
 
@@ -721,6 +742,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       apiKey: raw.TRANSCRIPT_API_KEY?.trim() || undefined,
       timeoutMs: raw.TRANSCRIPT_API_TIMEOUT,
     },
+    /** The secret key is never logged; unset: generated in DATA_DIR (src/webhooks/secrets.ts). */
+    webhooks: { secretKey: raw.WEBHOOK_SECRET_KEY, maxEndpoints: raw.WEBHOOK_MAX_ENDPOINTS },
     tracing: tracingSettings(raw),
   };
 }
