@@ -48,6 +48,7 @@ import { AuditRecorder } from '../src/audit/recorder.ts';
 import { AuditQueries } from '../src/audit/queries.ts';
 import { purgeAuditEvents } from '../src/audit/retention.ts';
 import { operationLabels } from '../src/audit/operation-labels.ts';
+import { recordIngestOutcomes } from '../src/audit/ingest-events.ts';
 import { UsageService } from '../src/usage/usage-service.ts';
 import { deprecationCatalog } from '../src/usage/deprecation-catalog.ts';
 import { getSchema } from '../schema/index.ts';
@@ -276,7 +277,16 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
     blobs,
     storage: new StorageService({ prisma, blobs, jobs, config, log: log.child({ component: 'storage' }) }),
     jobs,
-    ingestWorker: createIngestWorker({ config, db, jobs, blobs, metrics, log, databaseOutage }),
+    ingestWorker: createIngestWorker({
+      config,
+      db,
+      jobs,
+      blobs,
+      metrics,
+      log,
+      databaseOutage,
+      onFileDone: recordIngestOutcomes(audit, db.pool, (error) => log.error({ err: error }, 'ingest outcome not recorded in the audit log')),
+    }),
     scheduler: new SelfTestScheduler({
       db,
       prisma,

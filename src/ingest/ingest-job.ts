@@ -26,6 +26,23 @@ export interface IngestJobPayload {
   fileId: string;
 }
 
+/**
+ * How a file's ingest ended, told to whoever listens (the audit log, webhooks) once per file:
+ * `processed` or `failed` by its content (`byContent`), or `failed` after its attempts were used up
+ * or its worker crashed. A file another worker took over is told by that worker.
+ */
+export interface FileDone {
+  fileId: string;
+  status: 'processed' | 'failed';
+  /** false when the file failed for a reason other than its content (database, storage, crash) */
+  byContent: boolean;
+  rowCount: number;
+  errorCount: number;
+  detail: string | null;
+}
+
+export type FileDoneListener = (done: FileDone) => void;
+
 /** The payload names no file: failing again would not help. */
 class NoFileId extends Error {
   constructor() {
@@ -33,9 +50,18 @@ class NoFileId extends Error {
   }
 }
 
-export function ingestJob(deps: { ingest: FileIngester; log: Logger }): JobDefinition<IngestJobPayload> {
+export function ingestJob(deps: { ingest: FileIngester; log: Logger; onFileDone?: FileDoneListener }): JobDefinition<IngestJobPayload> {
   const { ingest } = deps;
   const log = deps.log.child({ component: 'ingest-job' });
+  // A listener's failure is its own: it never fails the job or the file.
+  const tell = (done: FileDone) => {
+    try {
+      deps.onFileDone?.(done);
+    } catch (error) {
+      log.error({ err: error, fileId: done.fileId }, 'a listener of ingest outcomes failed');
+    }
+  };
+  const failedWithout = (fileId: string, detail: string): FileDone => ({ fileId, status: 'failed', byContent: false, rowCount: 0, errorCount: 0, detail });
   return {
     queue: INGEST_QUEUE,
     retryPolicy: { retry: (error) => !(error instanceof NoFileId) },
@@ -55,6 +81,10 @@ export function ingestJob(deps: { ingest: FileIngester; log: Logger }): JobDefin
         },
         'ingest job done',
       );
+      if (result.status !== 'skipped') {
+        const { status, rowCount, errorCount, detail } = result;
+        tell({ fileId, status, byContent: true, rowCount, errorCount, detail });
+      }
     },
     async onRetry(job, error, outcome) {
       // The file stays `processing`; its detail says why.
@@ -65,11 +95,16 @@ export function ingestJob(deps: { ingest: FileIngester; log: Logger }): JobDefin
     },
     async onFailure(job, error) {
       if (error instanceof NoFileId) return;
-      await ingest.markFailed(job.payload.fileId, `Ingest failed after ${job.attempts} attempt${job.attempts === 1 ? '' : 's'}: ${errorMessage(error)}`);
+      const detail = `Ingest failed after ${job.attempts} attempt${job.attempts === 1 ? '' : 's'}: ${errorMessage(error)}`;
+      await ingest.markFailed(job.payload.fileId, detail);
+      tell(failedWithout(job.payload.fileId, detail));
     },
     async onAbandoned(job, outcome) {
       const fileId = (job.payload as IngestJobPayload | null)?.fileId;
-      if (outcome === 'failed' && fileId) await ingest.markFailed(fileId, 'Ingest was interrupted repeatedly (worker crashed); upload the file again');
+      if (outcome !== 'failed' || !fileId) return;
+      const detail = 'Ingest was interrupted repeatedly (worker crashed); upload the file again';
+      await ingest.markFailed(fileId, detail);
+      tell(failedWithout(fileId, detail));
     },
   };
 }

@@ -10,7 +10,7 @@ import type { JobQueue } from '../jobs/job-queue.ts';
 import { workerOptionsFor } from '../jobs/worker-options.ts';
 import type { Logger } from '../log.ts';
 import { measuredIngester, type Metrics } from '../metrics/index.ts';
-import { ingestJob, type IngestJobPayload } from './ingest-job.ts';
+import { ingestJob, type FileDoneListener, type IngestJobPayload } from './ingest-job.ts';
 import { IngestService, type IngestBlobs } from './ingest-service.ts';
 
 export interface IngestWiring {
@@ -22,6 +22,8 @@ export interface IngestWiring {
   log: Logger;
   /** Polls that meet an unavailable database are logged once per outage. */
   databaseOutage?: DatabaseOutageLog;
+  /** Told how each file's ingest ended (the audit log, webhooks). */
+  onFileDone?: FileDoneListener;
 }
 
 export function createIngestWorker(wiring: IngestWiring): JobWorker<IngestJobPayload> {
@@ -35,7 +37,7 @@ export function createIngestWorker(wiring: IngestWiring): JobWorker<IngestJobPay
     comparisonThresholds: config.comparison,
   });
   return new JobWorker({
-    ...ingestJob({ ingest: measuredIngester(ingest, wiring.metrics), log }),
+    ...ingestJob({ ingest: measuredIngester(ingest, wiring.metrics), log, onFileDone: wiring.onFileDone }),
     ...workerOptionsFor(config, db, wiring.databaseOutage),
     jobs: wiring.jobs,
     log: log.child({ component: 'worker' }),
