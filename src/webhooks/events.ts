@@ -24,7 +24,7 @@ export interface WebhookEventInfo {
   description: string;
   /** The endpoints that may subscribe; `webhook.test` is both kinds'. */
   ownerKinds: readonly WebhookOwnerKind[];
-  /** Only an endpoint created by an admin (`UserRole.admin`) may subscribe (self-tests are service-wide). */
+  /** Only a credential with the `admin` scope may subscribe an endpoint to it (self-tests are the service's, not an organization's). */
   adminOnly: boolean;
 }
 
@@ -62,7 +62,7 @@ export const WEBHOOK_EVENTS: readonly WebhookEventInfo[] = [
   },
   {
     type: 'selftest.failed',
-    description: "A run of the service's self-test found a failing check (endpoints created by an admin only).",
+    description: "A run of the service's self-test found a failing check (subscribed to with the `admin` scope only).",
     ownerKinds: ['organization'],
     adminOnly: true,
   },
@@ -79,15 +79,17 @@ export function isWebhookEventType(value: string): value is WebhookEventType {
 }
 
 /**
- * Why an endpoint of this kind, created by a user of this role, may not subscribe to `type`, or
- * null when it may.
+ * Why an endpoint of this kind may not subscribe to `type` (`adminScope`: the credential asking
+ * holds the `admin` scope), or null when it may.
  */
-export function subscriptionProblem(type: string, owner: WebhookOwnerKind, creatorIsAdmin: boolean): string | null {
+export function subscriptionProblem(type: string, owner: WebhookOwnerKind, adminScope: boolean): string | null {
   const info = WEBHOOK_EVENTS.find((event) => event.type === type);
   if (!info) return `unknown event type ${JSON.stringify(type)}; known: ${WEBHOOK_EVENT_TYPES.join(', ')}`;
   if (!info.ownerKinds.includes(owner)) {
-    return `${type} is for ${info.ownerKinds.join(' or ')} endpoints, not ${owner} endpoints`;
+    return owner === 'user'
+      ? `${type} is an organization's event: give organizationId to create an organization's endpoint`
+      : `${type} is a user's event: create the endpoint without organizationId, as your own`;
   }
-  if (info.adminOnly && !creatorIsAdmin) return `${type} may only be subscribed to by an admin`;
+  if (info.adminOnly && !adminScope) return `${type} needs a credential with the admin scope`;
   return null;
 }
