@@ -502,6 +502,43 @@ const webhooks = {
     .describe(
       'webhook endpoints an organization may have, and a user may have of their own; one more is refused `409 CONFLICT` ([Webhooks](webhooks.md#endpoints))',
     ),
+  WEBHOOK_ALLOW_PRIVATE: booleanString
+    .default(false)
+    .describe(
+      '`true` lets webhooks go to loopback, private, link-local, CGNAT, unique-local and metadata addresses (tests, or receivers on a private network); `false` refuses them at registration and again at every delivery, after resolving the name ([Webhooks: safety](webhooks.md#safety))',
+    ),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default('0,5s,5m,30m,2h,5h,10h,10h')
+    .transform((value) => value.split(',').map((part) => part.trim()))
+    .pipe(
+      z
+        .array(z.string().regex(/^\d+(ms|s|m|h|d)?$/, 'each entry must be a duration such as 0, 5s, 5m or 10h'))
+        .min(1)
+        .max(20),
+    )
+    .transform((parts) => parts.map(parseDuration))
+    .describe(
+      "comma-separated delay before each attempt of a webhook delivery, the first one's counted from the event (Standard Webhooks' suggested schedule by default: 8 attempts over about 28 h); after the last attempt fails the delivery is `failed` ([Webhooks: retries](webhooks.md#retries))",
+    ),
+  WEBHOOK_MAX_IN_FLIGHT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(10)
+    .describe(
+      "webhook deliveries of one owner (an organization, or a user's own endpoints) one instance sends at once; more wait their turn, so one owner's slow receivers cannot take every sender ([Webhooks: limits](webhooks.md#limits))",
+    ),
+  WEBHOOK_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(500)
+    .default(32)
+    .describe(
+      'webhook deliveries one instance sends at once, every owner together; each waits at most 10 s for its receiver ([Webhooks: limits](webhooks.md#limits))',
+    ),
 };
 
 const otlpProtocol = z.enum(['http/protobuf', 'http/json'], 'expected http/protobuf or http/json (grpc is not supported)');
@@ -743,7 +780,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       timeoutMs: raw.TRANSCRIPT_API_TIMEOUT,
     },
     /** The secret key is never logged; unset: generated in DATA_DIR (src/webhooks/secrets.ts). */
-    webhooks: { secretKey: raw.WEBHOOK_SECRET_KEY, maxEndpoints: raw.WEBHOOK_MAX_ENDPOINTS },
+    webhooks: {
+      secretKey: raw.WEBHOOK_SECRET_KEY,
+      maxEndpoints: raw.WEBHOOK_MAX_ENDPOINTS,
+      allowPrivate: raw.WEBHOOK_ALLOW_PRIVATE,
+      retryScheduleMs: raw.WEBHOOK_RETRY_SCHEDULE,
+      maxInFlightPerOwner: raw.WEBHOOK_MAX_IN_FLIGHT,
+      concurrency: raw.WEBHOOK_CONCURRENCY,
+    },
     tracing: tracingSettings(raw),
   };
 }
