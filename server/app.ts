@@ -54,6 +54,9 @@ import { deprecationCatalog } from '../src/usage/deprecation-catalog.ts';
 import { getSchema } from '../schema/index.ts';
 import { restRoutes } from '../rest-compat/routes/index.ts';
 import { TOOLS } from '../mcp/tools.ts';
+import { createWebhookDelivery } from '../src/webhooks/delivery-worker.ts';
+import { fileEvents, generationEvents, selfTestEvents } from '../src/webhooks/emitters.ts';
+import { webhookSecretKey } from '../src/webhooks/secrets.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -148,6 +151,7 @@ export async function startService(config: Config, options: { log?: Logger } = {
     if (config.worker.enabled) {
       services.ingestWorker.start();
       services.generationWorker.start();
+      services.webhookWorker.start();
     }
     services.scheduler.start();
     // A key's or token's first use, in the audit log (the request that used it follows with the same credential).
@@ -188,6 +192,17 @@ export async function startService(config: Config, options: { log?: Logger } = {
     await tracing?.shutdown();
     throw error;
   }
+}
+
+/** Two listeners of the same outcome, each told even when the other throws. */
+function bothListeners<T>(first: (value: T) => void, second: (value: T) => void): (value: T) => void {
+  return (value) => {
+    try {
+      first(value);
+    } finally {
+      second(value);
+    }
+  };
 }
 
 /** An idle keep-alive connection is closed after this; the client opens a new one when it needs it. */
@@ -243,6 +258,16 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
   // This instance's own address once it listens (its self-test probes it; several services in one process each probe their own).
   const listening: Services['listening'] = {};
   const pubsub: PubSub = redis ? new RedisPubSub(redis, log.child({ component: 'pubsub' })) : new MemoryPubSub();
+  // Webhooks (src/webhooks): the key of the stored signing secrets, what emits events and what sends them.
+  const webhookKey = webhookSecretKey(config.webhooks.secretKey, config.dataDir);
+  const webhookDelivery = createWebhookDelivery({ config, db, jobs, log, secretKey: webhookKey, userAgent: `gateway-webhooks/${VERSION}`, databaseOutage });
+  const emitting = {
+    dispatcher: webhookDelivery.dispatcher,
+    pool: db.pool,
+    log: log.child({ component: 'webhooks' }),
+    baseUrl: () => config.publicUrl ?? listening.url,
+  };
+  const generationWebhooks = generationEvents(emitting);
   const workspace = {
     links: new LinkService(prisma),
     news: new NewsService(prisma),
@@ -257,7 +282,13 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
     pubsub,
     workspace,
     databaseOutage,
-    progressObserver: { published: (event) => metrics.generationEvent(event), fannedOut: (ms) => metrics.fanOutDelay(ms / 1000) },
+    progressObserver: {
+      published: (event) => {
+        metrics.generationEvent(event);
+        generationWebhooks(event);
+      },
+      fannedOut: (ms) => metrics.fanOutDelay(ms / 1000),
+    },
     log: log.child({ component: 'generation' }),
   });
   return {
@@ -285,7 +316,10 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
       metrics,
       log,
       databaseOutage,
-      onFileDone: recordIngestOutcomes(audit, db.pool, (error) => log.error({ err: error }, 'ingest outcome not recorded in the audit log')),
+      onFileDone: bothListeners(
+        recordIngestOutcomes(audit, db.pool, (error) => log.error({ err: error }, 'ingest outcome not recorded in the audit log')),
+        fileEvents(emitting),
+      ),
     }),
     scheduler: new SelfTestScheduler({
       db,
@@ -295,6 +329,7 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
       enabled: config.selfTest.enabled,
       audit,
       checks: builtInChecks({ db, blobs, baseUrl: () => listening.url, jobQueueDepths: () => jobs.depths() }),
+      onRunFinished: selfTestEvents(emitting),
     }),
     health: new HealthService({
       db,
@@ -321,6 +356,8 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
     audit,
     auditEvents: new AuditQueries(db.pool),
     usage: new UsageService(db.pool, config.usage, log.child({ component: 'usage' }), () => deprecationCatalog(getSchema(), restRoutes, TOOLS)),
+    webhookDispatcher: webhookDelivery.dispatcher,
+    webhookWorker: webhookDelivery.worker,
   };
 }
 
@@ -360,7 +397,14 @@ async function shutdown(
   // WebSocket clients are told the server is going away (1001) and reconnect elsewhere.
   await closeWebSockets().catch((error: unknown) => log.warn({ err: error }, 'could not close the WebSocket connections'));
   const runGraceMs = Math.floor(services.config.shutdownTimeoutMs / 2);
-  await Promise.all([closed, services.ingestWorker.stop(), services.scheduler.stop(), services.generationWorker.stop(runGraceMs)]);
+  await Promise.all([
+    closed,
+    services.ingestWorker.stop(),
+    services.scheduler.stop(),
+    services.generationWorker.stop(runGraceMs),
+    // An attempt in progress gets its 10 s, within the same share; one cut short is sent again by another instance.
+    services.webhookWorker.stop(runGraceMs),
+  ]);
   clearTimeout(deadline);
   clearInterval(sweep);
   // Every request has ended: this instance's last usage counts are written before the pool closes.

@@ -35,6 +35,7 @@ import type { Metrics } from './metrics/metrics.ts';
 import type { AuditRecorder } from './audit/recorder.ts';
 import type { AuditQueries } from './audit/queries.ts';
 import type { UsageService } from './usage/usage-service.ts';
+import type { WebhookDispatcher, WebhookJobPayload } from './webhooks/dispatch.ts';
 
 /** The process's domain services and infrastructure adapters, wired once in server/app.ts. */
 export interface Services {
@@ -89,4 +90,8 @@ export interface Services {
   auditEvents: AuditQueries;
   /** Per-client usage and the callers of deprecated fields and routes (src/usage; flushed every USAGE_FLUSH_INTERVAL and on close). */
   usage: UsageService;
+  /** Emits webhook events: writes each subscribed endpoint's delivery and its job (src/webhooks/dispatch.ts). */
+  webhookDispatcher: WebhookDispatcher;
+  /** Sends the webhook deliveries, attempt by attempt (src/webhooks/delivery-worker.ts). */
+  webhookWorker: JobWorker<WebhookJobPayload>;
 }

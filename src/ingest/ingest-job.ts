@@ -19,6 +19,7 @@
 import type { Logger } from '../log.ts';
 import type { JobDefinition } from '../jobs/job-worker.ts';
 import type { FileIngester } from './ingest-service.ts';
+import type { InvestigateChange } from '../returns/reconciliation.ts';
 
 export const INGEST_QUEUE = 'ingest';
 
@@ -39,6 +40,8 @@ export interface FileDone {
   rowCount: number;
   errorCount: number;
   detail: string | null;
+  /** Per account, the comparison rows the load made `investigate` (new or changed): the `reconciliation.investigate` webhook. */
+  investigate?: InvestigateChange[];
 }
 
 export type FileDoneListener = (done: FileDone) => void;
@@ -82,8 +85,8 @@ export function ingestJob(deps: { ingest: FileIngester; log: Logger; onFileDone?
         'ingest job done',
       );
       if (result.status !== 'skipped') {
-        const { status, rowCount, errorCount, detail } = result;
-        tell({ fileId, status, byContent: true, rowCount, errorCount, detail });
+        const { status, rowCount, errorCount, detail, investigate } = result;
+        tell({ fileId, status, byContent: true, rowCount, errorCount, detail, investigate });
       }
     },
     async onRetry(job, error, outcome) {

@@ -64,7 +64,7 @@ import type { Logger } from '../log.ts';
 import { DEFAULT_MATCH_THRESHOLD_BPS, DEFAULT_REVIEW_THRESHOLD_BPS, defaultTiming } from '../returns/dietz.ts';
 import { recomputeDailyReturns } from '../returns/recompute.ts';
 import { inSpan } from '../tracing/jobs.ts';
-import { recordedThresholds, refreshReconciliation, type Thresholds } from '../returns/reconciliation.ts';
+import { recordedThresholds, refreshReconciliation, type InvestigateChange, type Thresholds } from '../returns/reconciliation.ts';
 import { refreshLatestValuations } from '../returns/latest-valuation.ts';
 import { pgArray } from '../db/sql-client.ts';
 import {
@@ -98,6 +98,8 @@ export interface IngestResult {
   dailyReturns: number;
   detail: string | null;
   timings: { loadMs: number; recomputeMs: number; totalMs: number };
+  /** Per account, the comparison rows this load made `investigate` (new or changed); processed files only. */
+  investigate?: InvestigateChange[];
 }
 
 export interface BatchInfo {
@@ -532,6 +534,7 @@ class IngestRun {
     const recomputeStarted = Date.now();
     // entityId -> earliest date whose comparison may have changed (null: all of them)
     const reconcileFrom = new Map<string, string | null>(this.custodianFrom);
+    const investigate: InvestigateChange[] = [];
     // A span of its own in the job's trace (upload -> ingest -> recompute) while tracing is on.
     await inSpan('ingest.recompute', { 'ingest.file_id': this.file.id, 'ingest.entities': this.touched.size }, async () => {
       for (const [entityId, fromDate] of this.touched) {
@@ -543,7 +546,10 @@ class IngestRun {
     await refreshLatestValuations(this.client, [...this.touched.keys()]);
     if (reconcileFrom.size > 0) {
       const thresholds = await recordedThresholds(this.client, this.file.orgId, this.options.thresholds);
-      for (const [entityId, fromDate] of reconcileFrom) await refreshReconciliation(this.client, entityId, fromDate, thresholds);
+      for (const [entityId, fromDate] of reconcileFrom) {
+        const change = await refreshReconciliation(this.client, entityId, fromDate, thresholds);
+        if (change) investigate.push(change);
+      }
     }
     const recomputeMs = Date.now() - recomputeStarted;
     const warningCount = this.file.fileType === 'pnl' ? await this.recordUncountedFlows() : 0;
@@ -571,6 +577,7 @@ class IngestRun {
       dailyReturns,
       detail,
       timings: { loadMs, recomputeMs, totalMs: Date.now() - this.started },
+      investigate,
     };
   }
 

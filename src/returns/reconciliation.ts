@@ -20,7 +20,7 @@
  *   rows written by a concurrent load are never classified under thresholds being replaced.
  */
 import type pg from 'pg';
-import type { SqlClient } from '../db/sql-client.ts';
+import { pgArray, type SqlClient } from '../db/sql-client.ts';
 
 export interface Thresholds {
   matchBps: number | string;
@@ -50,24 +50,64 @@ export async function recordedThresholds(client: SqlClient, orgId: string, defau
   return rows[0];
 }
 
+/** Rows of one entity that became `investigate` (new rows, or rows whose status or returns changed). */
+export interface InvestigateChange {
+  accountCode: string;
+  rows: number;
+  /** the earliest and latest such date (YYYY-MM-DD) */
+  from: string;
+  to: string;
+}
+
 /**
  * Replaces `entityId`'s rows dated `fromDate` or later (all of them when null, or when the entity
  * has none yet) from its custodian and daily returns. Run it in the transaction that changed them.
+ * Returns the rows that are `investigate` now and were not before with the same returns (a new
+ * date, another status, a changed return), for the `reconciliation.investigate` webhook; null when none.
  */
-export async function refreshReconciliation(client: SqlClient, entityId: string, fromDate: string | null, thresholds: Thresholds): Promise<void> {
+export async function refreshReconciliation(
+  client: SqlClient,
+  entityId: string,
+  fromDate: string | null,
+  thresholds: Thresholds,
+): Promise<InvestigateChange | null> {
   const { rows } = await client.query<{ known: boolean }>(`SELECT EXISTS (SELECT 1 FROM "Reconciliation" WHERE "entityId" = $1) AS known`, [entityId]);
   const from = rows[0]?.known ? fromDate : null;
-  await client.query(`DELETE FROM "Reconciliation" WHERE "entityId" = $1 AND ($2::date IS NULL OR date >= $2::date)`, [entityId, from]);
-  await client.query(
-    `INSERT INTO "Reconciliation" ("entityId", date, "orgId", "accountCode", "custodianReturn", "computedReturn", "computedNullReason", status)
-     SELECT e.id, COALESCE(c.date, d.date), e."orgId", e."accountCode", c."returnValue", d."returnValue", d."nullReason",
-            reconciliation_status(c."returnValue", d."returnValue", $3::numeric, $4::numeric)
-       FROM (SELECT * FROM "CustodianReturn" WHERE "entityId" = $1 AND ($2::date IS NULL OR date >= $2::date)) c
-       FULL OUTER JOIN (SELECT * FROM "DailyReturn" WHERE "entityId" = $1 AND ($2::date IS NULL OR date >= $2::date)) d ON d.date = c.date
-       JOIN "Entity" e ON e.id = $1
-      WHERE EXISTS (SELECT 1 FROM "CustodianReturn" x WHERE x."entityId" = $1)`,
-    [entityId, from, thresholds.matchBps, thresholds.reviewBps],
+  // The replaced rows that were `investigate`, to tell the new ones from those already known.
+  const replaced = await client.query<{ date: string; custodian: string | null; computed: string | null }>(
+    `WITH gone AS (DELETE FROM "Reconciliation" WHERE "entityId" = $1 AND ($2::date IS NULL OR date >= $2::date) RETURNING date, status, "custodianReturn", "computedReturn")
+     SELECT date::text AS date, "custodianReturn"::text AS custodian, "computedReturn"::text AS computed FROM gone WHERE status = 'investigate'`,
+    [entityId, from],
   );
+  const old = replaced.rows;
+  const changed = await client.query<{ rows: number; from: string | null; to: string | null; accountCode: string | null }>(
+    `WITH added AS (
+       INSERT INTO "Reconciliation" ("entityId", date, "orgId", "accountCode", "custodianReturn", "computedReturn", "computedNullReason", status)
+       SELECT e.id, COALESCE(c.date, d.date), e."orgId", e."accountCode", c."returnValue", d."returnValue", d."nullReason",
+              reconciliation_status(c."returnValue", d."returnValue", $3::numeric, $4::numeric)
+         FROM (SELECT * FROM "CustodianReturn" WHERE "entityId" = $1 AND ($2::date IS NULL OR date >= $2::date)) c
+         FULL OUTER JOIN (SELECT * FROM "DailyReturn" WHERE "entityId" = $1 AND ($2::date IS NULL OR date >= $2::date)) d ON d.date = c.date
+         JOIN "Entity" e ON e.id = $1
+        WHERE EXISTS (SELECT 1 FROM "CustodianReturn" x WHERE x."entityId" = $1)
+       RETURNING date, status, "accountCode", "custodianReturn", "computedReturn")
+     SELECT count(*)::int AS rows, min(a.date)::text AS "from", max(a.date)::text AS "to", max(a."accountCode") AS "accountCode"
+       FROM added a
+       LEFT JOIN unnest($5::date[], $6::text[], $7::text[]) AS o(date, custodian, computed) ON o.date = a.date
+      WHERE a.status = 'investigate'
+        AND (o.date IS NULL OR o.custodian IS DISTINCT FROM a."custodianReturn"::text OR o.computed IS DISTINCT FROM a."computedReturn"::text)`,
+    [
+      entityId,
+      from,
+      thresholds.matchBps,
+      thresholds.reviewBps,
+      pgArray(old.map((r) => r.date)),
+      pgArray(old.map((r) => r.custodian)),
+      pgArray(old.map((r) => r.computed)),
+    ],
+  );
+  const result = changed.rows[0];
+  if (!result || result.rows === 0 || !result.accountCode || !result.from || !result.to) return null;
+  return { accountCode: result.accountCode, rows: result.rows, from: result.from, to: result.to };
 }
 
 /** Re-classifies one organization's rows under `thresholds` and records them; in the caller's transaction. */

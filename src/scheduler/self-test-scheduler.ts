@@ -84,6 +84,8 @@ export interface SelfTestSchedulerDeps {
   retainRuns?: number;
   /** Told of each scheduled trigger this instance leads (the audit log; manual triggers are mutations, recorded there). */
   audit?: Pick<AuditRecorder, 'record'>;
+  /** Told of each run this instance finished, whatever its trigger (webhooks: `selftest.failed`); it must not throw or block. */
+  onRunFinished?: (run: RunSummary) => void;
 }
 
 /**
@@ -435,7 +437,13 @@ export class SelfTestScheduler {
     }
     log[passed ? 'info' : 'warn']({ runId: run.id, status, durationMs, failed: results.filter((r) => !r.passed).map((r) => r.name) }, 'self-test run finished');
     await this.prune();
-    return { ...run, status, finishedAt, durationMs, checks: results };
+    const finished: RunSummary = { ...run, status, finishedAt, durationMs, checks: results };
+    try {
+      this.deps.onRunFinished?.(finished);
+    } catch (error) {
+      log.error({ err: error, runId: run.id }, 'self-test: a listener of finished runs failed');
+    }
+    return finished;
   }
 
   private async runCheck(check: SelfTestCheck): Promise<CheckResult> {

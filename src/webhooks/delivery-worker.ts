@@ -1,0 +1,312 @@
+/**
+ * Sending webhook deliveries (issue 27, docs/webhooks.md#retries): the worker of the `webhook`
+ * job queue and its wiring, like the ingest's (src/ingest/ingest-worker.ts).
+ *
+ * - A job is one attempt of one delivery (`{deliveryId, attempt}`). The queue's lease means two
+ *   instances never send the same attempt at once; a job whose instance died (kill -9) is
+ *   requeued by the stale sweep and another instance sends it (the receiver may then see the
+ *   message twice: at least once, same `webhook-id`).
+ * - The attempt: the endpoint's address checked again and pinned (sender.ts), the secret (and the
+ *   previous one while a rotation's overlap lasts) decrypted, one POST. Then, in one transaction,
+ *   the WebhookAttempt row, the delivery (attemptCount, lastStatusCode, status, nextAttemptAt,
+ *   completedAt), the next attempt's job when one is due on the schedule (WEBHOOK_RETRY_SCHEDULE),
+ *   and the endpoint's failing run: a success clears `failingSince`, a failure starts it, and an
+ *   endpoint failing for WEBHOOK_DISABLE_AFTER_MS is disabled with its reason.
+ * - A job that is not the delivery's next attempt (a duplicate, or the delivery already ended) does
+ *   nothing; the attempt row's (deliveryId, number) key and the delivery's expected attemptCount
+ *   make a late writer (its lease lost mid-attempt) record nothing.
+ * - Nothing waits on a receiver but its own slot: at most WEBHOOK_ENDPOINT_CONCURRENCY attempts per
+ *   endpoint, WEBHOOK_MAX_IN_FLIGHT per owner (organization, or a user's own endpoints) and
+ *   WEBHOOK_CONCURRENCY in all run at once on an instance; a job whose endpoint or owner is at its
+ *   cap is put back for a moment (a new job, `WEBHOOK_DEFER_MS` later) so its slot in the worker
+ *   goes to another receiver's delivery.
+ * - A disabled endpoint gets nothing but `webhook.test`: its pending deliveries end `failed` with an
+ *   attempt saying so (not sent).
+ * - `now` (the clock of failingSince and of the 5 days) can be injected, for tests.
+ */
+import type pg from 'pg';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { DatabaseOutageLog } from '../db/outage-log.ts';
+import { enqueueSql, type JobQueue } from '../jobs/job-queue.ts';
+import { JobWorker } from '../jobs/job-worker.ts';
+import { workerOptionsFor } from '../jobs/worker-options.ts';
+import type { Logger } from '../log.ts';
+import type { HostResolver } from './address-guard.ts';
+import { WEBHOOK_JOB_MAX_ATTEMPTS, WEBHOOK_QUEUE, WebhookDispatcher, type WebhookJobPayload } from './dispatch.ts';
+import { decryptSecret } from './secrets.ts';
+import { sendWebhook, type WebhookOutcome } from './sender.ts';
+
+/** An endpoint failing (no success) for this long is disabled. */
+export const WEBHOOK_DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
+/** Attempts sent to one endpoint at once, per instance. */
+export const WEBHOOK_ENDPOINT_CONCURRENCY = 4;
+/** How long a job whose endpoint or owner is at its cap waits before it is tried again. */
+const WEBHOOK_DEFER_MS = 250;
+
+export interface WebhookDeliveryWiring {
+  config: Config;
+  db: Database;
+  jobs: JobQueue;
+  log: Logger;
+  /** The AES key of the stored secrets (webhookSecretKey of secrets.ts). */
+  secretKey: Buffer;
+  /** `gateway-webhooks/<version>`. */
+  userAgent: string;
+  databaseOutage?: DatabaseOutageLog;
+  /** The clock of `failingSince` and of disabling (tests move it on). */
+  now?: () => Date;
+  /** Per attempt; default WEBHOOK_TIMEOUT_MS (tests shorten it). */
+  timeoutMs?: number;
+  /** Replaces DNS (tests). */
+  resolver?: HostResolver;
+}
+
+export interface WebhookDelivering {
+  dispatcher: WebhookDispatcher;
+  worker: JobWorker<WebhookJobPayload>;
+}
+
+/** The dispatcher (what emits) and the worker (what sends), wired to each other. */
+export function createWebhookDelivery(wiring: WebhookDeliveryWiring): WebhookDelivering {
+  const log = wiring.log.child({ component: 'webhooks' });
+  const dispatcher = new WebhookDispatcher({ pool: wiring.db.pool, log });
+  const sender = new DeliverySender({ ...wiring, log, slots: new SendSlots(wiring.config.webhooks.maxInFlightPerOwner) });
+  const worker = new JobWorker<WebhookJobPayload>({
+    queue: WEBHOOK_QUEUE,
+    ...workerOptionsFor(wiring.config, wiring.db, wiring.databaseOutage),
+    jobs: wiring.jobs,
+    log,
+    concurrency: wiring.config.webhooks.concurrency,
+    handle: (job, signal) => sender.attempt(job.payload, signal),
+    // A database error while recording: the attempt is run again (at least once), with the queue's backoff.
+    retryPolicy: { retry: true },
+    onFailure: (job, error) => sender.interrupted(job.payload, `could not be recorded: ${error instanceof Error ? error.message : String(error)}`),
+    onAbandoned: async (job, outcome) => {
+      if (outcome === 'failed') await sender.interrupted(job.payload, 'interrupted: the instance sending it stopped, repeatedly');
+    },
+  });
+  dispatcher.wake = () => worker.wake();
+  sender.wake = () => worker.wake();
+  return { dispatcher, worker };
+}
+
+/** Counts of attempts running per endpoint and per owner on this instance. */
+class SendSlots {
+  private readonly byEndpoint = new Map<string, number>();
+  private readonly byOwner = new Map<string, number>();
+
+  constructor(private readonly perOwner: number) {}
+
+  /** A release function, or null when the endpoint or the owner is at its cap. */
+  take(endpointId: string, owner: string): (() => void) | null {
+    if ((this.byEndpoint.get(endpointId) ?? 0) >= WEBHOOK_ENDPOINT_CONCURRENCY) return null;
+    if ((this.byOwner.get(owner) ?? 0) >= this.perOwner) return null;
+    bump(this.byEndpoint, endpointId, 1);
+    bump(this.byOwner, owner, 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      bump(this.byEndpoint, endpointId, -1);
+      bump(this.byOwner, owner, -1);
+    };
+  }
+}
+
+function bump(counts: Map<string, number>, key: string, by: number): void {
+  const next = (counts.get(key) ?? 0) + by;
+  if (next <= 0) counts.delete(key);
+  else counts.set(key, next);
+}
+
+interface DeliveryRow {
+  id: string;
+  endpointId: string;
+  messageId: string;
+  eventType: string;
+  payload: unknown;
+  status: string;
+  attemptCount: number;
+  url: string;
+  enabled: boolean;
+  organizationId: string | null;
+  userId: string;
+  secretCiphertext: string;
+  previousSecretCiphertext: string | null;
+  previousSecretExpiresAt: Date | null;
+}
+
+type SenderDeps = WebhookDeliveryWiring & { slots: SendSlots };
+
+class DeliverySender {
+  wake: () => void = () => {};
+  private readonly pool: pg.Pool;
+  private readonly schedule: readonly number[];
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: SenderDeps) {
+    this.pool = deps.db.pool;
+    this.schedule = deps.config.webhooks.retryScheduleMs;
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  /** One attempt of one delivery (a job of the queue). */
+  async attempt(job: WebhookJobPayload, signal: AbortSignal): Promise<void> {
+    const row = await this.load(job.deliveryId);
+    if (!row || row.status !== 'pending' || row.attemptCount !== job.attempt - 1) return; // ended, or a duplicate job
+    if (!row.enabled && row.eventType !== 'webhook.test') {
+      await this.record(row, job.attempt, this.now(), notSent('the endpoint is disabled'), { final: true });
+      return;
+    }
+    const release = this.deps.slots.take(row.endpointId, row.organizationId ?? `user:${row.userId}`);
+    if (!release) {
+      await this.deps.jobs.enqueue(WEBHOOK_QUEUE, job, { runAt: new Date(Date.now() + WEBHOOK_DEFER_MS), maxAttempts: WEBHOOK_JOB_MAX_ATTEMPTS });
+      return;
+    }
+    const startedAt = this.now();
+    let outcome: WebhookOutcome;
+    try {
+      outcome = await this.send(row, startedAt);
+    } finally {
+      release();
+    }
+    if (signal.aborted) return; // taken over (or stopping): the job's new holder sends and records it
+    await this.record(row, job.attempt, startedAt, outcome);
+  }
+
+  /** A job that could not run to its end (its attempts used up): recorded as a failed attempt. */
+  async interrupted(job: WebhookJobPayload, why: string): Promise<void> {
+    const row = await this.load(job.deliveryId);
+    if (!row || row.status !== 'pending' || row.attemptCount !== job.attempt - 1) return;
+    await this.record(row, job.attempt, this.now(), { ok: false, statusCode: null, durationMs: 0, error: why, responseExcerpt: null });
+  }
+
+  private async send(row: DeliveryRow, startedAt: Date): Promise<WebhookOutcome> {
+    let secrets: string[];
+    try {
+      secrets = this.secretsOf(row, startedAt);
+    } catch {
+      return notSent('its signing secret could not be decrypted (was WEBHOOK_SECRET_KEY changed?)');
+    }
+    const { config, userAgent, timeoutMs, resolver } = this.deps;
+    return sendWebhook({
+      url: row.url,
+      messageId: row.messageId,
+      body: JSON.stringify(row.payload),
+      secrets,
+      guard: { allowPrivate: config.webhooks.allowPrivate, production: config.env === 'production' },
+      userAgent,
+      timeoutMs,
+      resolver,
+    });
+  }
+
+  /** The current secret, and the previous one until its overlap ends. */
+  private secretsOf(row: DeliveryRow, at: Date): string[] {
+    const { secretKey } = this.deps;
+    const secrets = [decryptSecret(row.secretCiphertext, secretKey)];
+    if (row.previousSecretCiphertext && row.previousSecretExpiresAt && row.previousSecretExpiresAt > at) {
+      secrets.push(decryptSecret(row.previousSecretCiphertext, secretKey));
+    }
+    return secrets;
+  }
+
+  private async load(deliveryId: string): Promise<DeliveryRow | null> {
+    const { rows } = await this.pool.query<DeliveryRow>(
+      `SELECT d.id, d."endpointId", d."messageId", d."eventType", d.payload, d.status, d."attemptCount",
+              e.url, e.enabled, e."organizationId", e."userId", e."secretCiphertext", e."previousSecretCiphertext", e."previousSecretExpiresAt"
+         FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e.id = d."endpointId"
+        WHERE d.id = $1`,
+      [deliveryId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * The attempt, the delivery's new state, its next attempt's job, the endpoint's failing run: one
+   * transaction. Nothing is written when this attempt was already recorded (by a previous holder).
+   */
+  private async record(row: DeliveryRow, number: number, startedAt: Date, outcome: WebhookOutcome, opts: { final?: boolean } = {}): Promise<void> {
+    // schedule[0] was the first attempt's delay; a final outcome (the endpoint is disabled) is not retried.
+    const retryInMs = outcome.ok || opts.final ? undefined : this.schedule[number];
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const written = await this.writeAttempt(client, row, number, startedAt, outcome, retryInMs);
+      if (!written) {
+        await client.query('ROLLBACK');
+        return;
+      }
+      if (retryInMs !== undefined) {
+        const next = enqueueSql(
+          WEBHOOK_QUEUE,
+          { deliveryId: row.id, attempt: number + 1 },
+          { runAt: written.nextAttemptAt ?? undefined, maxAttempts: WEBHOOK_JOB_MAX_ATTEMPTS },
+        );
+        await client.query(next.sql, next.params);
+      }
+      const disabled = opts.final ? null : await this.updateEndpoint(client, row, startedAt, outcome);
+      await client.query('COMMIT');
+      if (disabled) this.deps.log.warn({ endpointId: row.endpointId, reason: disabled }, 'webhook endpoint disabled');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+    // A retry due sooner than the next poll: poll then.
+    if (retryInMs !== undefined && retryInMs < this.deps.config.worker.pollIntervalMs) setTimeout(() => this.wake(), retryInMs).unref();
+  }
+
+  private async writeAttempt(
+    client: pg.PoolClient,
+    row: DeliveryRow,
+    number: number,
+    startedAt: Date,
+    outcome: WebhookOutcome,
+    retryInMs: number | undefined,
+  ): Promise<{ nextAttemptAt: Date | null } | null> {
+    const inserted = await client.query(
+      `INSERT INTO "WebhookAttempt" (id, "deliveryId", number, "startedAt", "durationMs", "statusCode", error, "responseExcerpt")
+       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT ("deliveryId", number) DO NOTHING`,
+      [row.id, number, startedAt, outcome.durationMs, outcome.statusCode, outcome.error, outcome.responseExcerpt],
+    );
+    if (inserted.rowCount === 0) return null;
+    const status = outcome.ok ? 'succeeded' : retryInMs === undefined ? 'failed' : 'pending';
+    const { rows } = await client.query<{ nextAttemptAt: Date | null }>(
+      `UPDATE "WebhookDelivery"
+          SET "attemptCount" = $2, "lastStatusCode" = $3, status = $4,
+              "nextAttemptAt" = CASE WHEN $5::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $5::float8 / 1000.0) END,
+              "completedAt" = CASE WHEN $4 = 'pending' THEN NULL ELSE now() END, "updatedAt" = now()
+        WHERE id = $1 AND status = 'pending' AND "attemptCount" = $2 - 1
+        RETURNING "nextAttemptAt"`,
+      [row.id, number, outcome.statusCode, status, retryInMs ?? null],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Clears or starts the endpoint's failing run; disables it past WEBHOOK_DISABLE_AFTER_MS. The reason when it was disabled now. */
+  private async updateEndpoint(client: pg.PoolClient, row: DeliveryRow, at: Date, outcome: WebhookOutcome): Promise<string | null> {
+    if (outcome.ok) {
+      await client.query(`UPDATE "WebhookEndpoint" SET "failingSince" = NULL, "updatedAt" = now() WHERE id = $1 AND "failingSince" IS NOT NULL`, [
+        row.endpointId,
+      ]);
+      return null;
+    }
+    const { rows } = await client.query<{ failingSince: Date; enabled: boolean }>(
+      `UPDATE "WebhookEndpoint" SET "failingSince" = COALESCE("failingSince", $2), "updatedAt" = now() WHERE id = $1 RETURNING "failingSince", enabled`,
+      [row.endpointId, at],
+    );
+    const endpoint = rows[0];
+    if (!endpoint?.enabled || at.getTime() - endpoint.failingSince.getTime() < WEBHOOK_DISABLE_AFTER_MS) return null;
+    const reason = `Disabled ${at.toISOString()}: every delivery has failed since ${endpoint.failingSince.toISOString()} (5 days or more); the last error: ${outcome.error ?? 'unknown'}. Fix the receiver, then enable the endpoint again.`;
+    await client.query(`UPDATE "WebhookEndpoint" SET enabled = false, "disabledReason" = $2, "updatedAt" = now() WHERE id = $1`, [row.endpointId, reason]);
+    return reason;
+  }
+}
+
+function notSent(why: string): WebhookOutcome {
+  return { ok: false, statusCode: null, durationMs: 0, error: `not sent: ${why}`, responseExcerpt: null };
+}
