@@ -37,6 +37,9 @@ const TRANSCRIPT_SUMMARY = 'id title occurredAt durationSeconds participants sen
 const TASK = 'id title description status priority assignee dueDate labels createdAt updatedAt completedAt';
 const COMMENT = 'id body authorId authorName createdAt';
 const NEWS = 'id title url source summary tags publishedAt';
+const WEBHOOK_ENDPOINT = 'id url description events enabled disabledReason failingSince organizationId previousSecretExpiresAt createdAt updatedAt';
+const WEBHOOK_DELIVERY =
+  'id messageId eventType status payload attemptCount nextAttemptAt lastStatusCode createdAt completedAt attempts { number startedAt durationMs statusCode error responseExcerpt }';
 const RUN = 'id state finished degraded failedAgents summary summaryProvider references { kind id title } error lastSequence createdAt finishedAt';
 
 export const TOOLS: ToolDefinition[] = [
@@ -236,5 +239,75 @@ export const TOOLS: ToolDefinition[] = [
     operation: `query ToolGetGeneration($id: UUID!) { generationRun(id: $id) { ${RUN} } }`,
     annotations: READ,
     result: value('generationRun'),
+  },
+  {
+    name: 'list_webhook_endpoints',
+    title: 'List webhook endpoints',
+    description: "The webhook endpoints you manage (your own, and your organizations' as their admin), newest first; page with first/after.",
+    operation: `query ToolListWebhookEndpoints($first: Int, $after: String) {
+      webhookEndpoints(first: $first, after: $after) { edges { node { ${WEBHOOK_ENDPOINT} } } ${PAGE_INFO} } }`,
+    annotations: READ,
+    result: page('webhookEndpoints'),
+  },
+  {
+    name: 'create_webhook_endpoint',
+    title: 'Create a webhook endpoint',
+    description:
+      "Registers a URL that receives signed webhook events (Standard Webhooks). Give organizationId for an organization's endpoint (file.processed, file.failed, reconciliation.investigate), " +
+      'leave it out for your own (generation.completed, generation.failed). Returns the signing secret once.',
+    operation: `mutation ToolCreateWebhookEndpoint($url: String!, $events: [String!]!, $description: String, $organizationId: UUID) {
+      createWebhookEndpoint(input: { url: $url, events: $events, description: $description, organizationId: $organizationId }) { endpoint { ${WEBHOOK_ENDPOINT} } secret } }`,
+    annotations: CREATE,
+    result: value('createWebhookEndpoint'),
+  },
+  {
+    name: 'update_webhook_endpoint',
+    title: 'Update a webhook endpoint',
+    description: "Changes a webhook endpoint's url, events, description or enabled (what is left out stays).",
+    operation: `mutation ToolUpdateWebhookEndpoint($id: UUID!, $url: String, $events: [String!], $description: String, $enabled: Boolean) {
+      updateWebhookEndpoint(id: $id, input: { url: $url, events: $events, description: $description, enabled: $enabled }) { ${WEBHOOK_ENDPOINT} } }`,
+    annotations: UPDATE,
+    result: value('updateWebhookEndpoint'),
+  },
+  {
+    name: 'delete_webhook_endpoint',
+    title: 'Delete a webhook endpoint',
+    description: 'Deletes a webhook endpoint and its deliveries for good; returns it as it was.',
+    operation: `mutation ToolDeleteWebhookEndpoint($id: UUID!) { deleteWebhookEndpoint(id: $id) { ${WEBHOOK_ENDPOINT} } }`,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    result: value('deleteWebhookEndpoint'),
+  },
+  {
+    name: 'rotate_webhook_secret',
+    title: 'Rotate a webhook secret',
+    description: 'Gives a webhook endpoint a new signing secret (returned once); the previous one keeps signing beside it for 24 hours.',
+    operation: `mutation ToolRotateWebhookSecret($id: UUID!) { rotateWebhookSecret(id: $id) { endpoint { ${WEBHOOK_ENDPOINT} } secret } }`,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    result: value('rotateWebhookSecret'),
+  },
+  {
+    name: 'send_test_webhook',
+    title: 'Send a test webhook',
+    description: 'Sends a webhook.test event to a webhook endpoint; returns the delivery (follow it with list_webhook_deliveries).',
+    operation: `mutation ToolSendTestWebhook($id: UUID!) { sendTestWebhook(id: $id) { ${WEBHOOK_DELIVERY} } }`,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    result: value('sendTestWebhook'),
+  },
+  {
+    name: 'list_webhook_deliveries',
+    title: 'List webhook deliveries',
+    description: "A webhook endpoint's deliveries, newest first, each with its attempts (status code, duration, response excerpt) and next attempt.",
+    operation: `query ToolListWebhookDeliveries($endpointId: UUID!, $first: Int, $after: String) {
+      webhookDeliveries(endpointId: $endpointId, first: $first, after: $after) { edges { node { ${WEBHOOK_DELIVERY} } } ${PAGE_INFO} } }`,
+    annotations: READ,
+    result: page('webhookDeliveries'),
+  },
+  {
+    name: 'redeliver_webhook',
+    title: 'Redeliver a webhook',
+    description: "Sends one of a webhook endpoint's deliveries again, with the same webhook-id and payload; returns the new delivery.",
+    operation: `mutation ToolRedeliverWebhook($endpointId: UUID!, $deliveryId: UUID!) { redeliverWebhook(endpointId: $endpointId, deliveryId: $deliveryId) { ${WEBHOOK_DELIVERY} } }`,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    result: value('redeliverWebhook'),
   },
 ];

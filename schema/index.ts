@@ -16,6 +16,7 @@ import './news.ts';
 import './generation.ts';
 import './audit.ts';
 import './usage.ts';
+import './webhooks.ts';
 
 let schema: GraphQLSchema | undefined;
 

@@ -3,6 +3,7 @@ import { builder } from './builder.ts';
 import type { AuthenticatedContext, Viewer as ViewerShape } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
 import { parseExpiry, type CredentialSecretKind } from '../src/auth/api-keys.ts';
+import { SCOPES } from '../src/auth/scopes.ts';
 import type { ApiKey as ApiKeyModel } from '../src/generated/prisma/client.ts';
 
 const Organization = builder.prismaObject('Organization', {
@@ -131,8 +132,8 @@ function defineCredential({ kind, type, field, label, aLabel, secretForm, usage 
       name: t.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters') }),
       scopes: t.stringList({
         required: true,
-        description: 'Any of read:pnl, read:returns, write:upload, read:workspace, write:workspace, admin (admin only for admin users).',
-        validate: z.array(z.string()).min(1, 'at least one scope is required').max(6, 'at most 6 scopes'),
+        description: `Any of ${SCOPES.join(', ')} (admin only for admin users).`,
+        validate: z.array(z.string()).min(1, 'at least one scope is required').max(SCOPES.length, `at most ${SCOPES.length} scopes`),
       }),
       expiresIn: t.string({
         description: `A duration (\`30d\`, \`12h\`, \`2w\`) or an ISO timestamp; omit for ${aLabel} that does not expire.`,

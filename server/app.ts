@@ -57,6 +57,7 @@ import { TOOLS } from '../mcp/tools.ts';
 import { createWebhookDelivery } from '../src/webhooks/delivery-worker.ts';
 import { fileEvents, generationEvents, selfTestEvents } from '../src/webhooks/emitters.ts';
 import { webhookSecretKey } from '../src/webhooks/secrets.ts';
+import { WebhookEndpointService } from '../src/webhooks/endpoint-service.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -358,6 +359,13 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
     usage: new UsageService(db.pool, config.usage, log.child({ component: 'usage' }), () => deprecationCatalog(getSchema(), restRoutes, TOOLS)),
     webhookDispatcher: webhookDelivery.dispatcher,
     webhookWorker: webhookDelivery.worker,
+    webhooks: new WebhookEndpointService({
+      prisma,
+      secretKey: webhookKey,
+      maxEndpoints: config.webhooks.maxEndpoints,
+      urlPolicy: { allowPrivate: config.webhooks.allowPrivate, production: config.env === 'production' },
+      sender: () => webhookDelivery.dispatcher,
+    }),
   };
 }
 

@@ -25,6 +25,8 @@ export const PAGE_SIZES = {
   cashTransactions: { first: 100, max: 1000 },
   auditEvents: { first: 50, max: 500 },
   usage: { first: 100, max: 1000 },
+  webhookEndpoints: { first: 50, max: 200 },
+  webhookDeliveries: { first: 50, max: 200 },
 } as const satisfies Record<string, PageSize>;
 
 /** A page as the services return it: rows, whether more follow, and the cursor after the last row. */

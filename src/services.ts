@@ -36,6 +36,7 @@ import type { AuditRecorder } from './audit/recorder.ts';
 import type { AuditQueries } from './audit/queries.ts';
 import type { UsageService } from './usage/usage-service.ts';
 import type { WebhookDispatcher, WebhookJobPayload } from './webhooks/dispatch.ts';
+import type { WebhookEndpointService } from './webhooks/endpoint-service.ts';
 
 /** The process's domain services and infrastructure adapters, wired once in server/app.ts. */
 export interface Services {
@@ -94,4 +95,6 @@ export interface Services {
   webhookDispatcher: WebhookDispatcher;
   /** Sends the webhook deliveries, attempt by attempt (src/webhooks/delivery-worker.ts). */
   webhookWorker: JobWorker<WebhookJobPayload>;
+  /** Webhook endpoints: who manages which, caps, secrets (src/webhooks/endpoint-service.ts). */
+  webhooks: WebhookEndpointService;
 }

@@ -9,6 +9,7 @@ import { newsRoutes } from './news.ts';
 import { generationRoutes } from './generation.ts';
 import { auditRoutes } from './audit.ts';
 import { usageRoutes } from './usage.ts';
+import { webhooksRoutes } from './webhooks.ts';
 
 /** Every REST endpoint the service serves, in one table. */
 export const restRoutes: RestRoute[] = [
@@ -22,4 +23,5 @@ export const restRoutes: RestRoute[] = [
   ...generationRoutes,
   ...auditRoutes,
   ...usageRoutes,
+  ...webhooksRoutes,
 ];

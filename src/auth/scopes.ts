@@ -1,8 +1,9 @@
 /**
  * API key scopes: the data-service spec's four, plus read/write of the caller's own workspace
- * (stickies, links, transcripts, chat, tasks, news). `admin` implies every other scope.
+ * (stickies, links, transcripts, chat, tasks, news) and managing webhook endpoints
+ * (docs/webhooks.md#scopes). `admin` implies every other scope.
  */
-export const SCOPES = ['read:pnl', 'read:returns', 'write:upload', 'read:workspace', 'write:workspace', 'admin'] as const;
+export const SCOPES = ['read:pnl', 'read:returns', 'write:upload', 'read:workspace', 'write:workspace', 'write:webhooks', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export function isScope(value: string): value is Scope {
@@ -25,5 +26,6 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'write:upload': 'Upload pnl and performance CSV files',
   'read:workspace': 'Read your stickies, links, transcripts, tasks, news and summaries',
   'write:workspace': 'Change your workspace, chat, and start or cancel summaries',
+  'write:webhooks': "Manage your webhook endpoints, and your organizations' if you are their admin",
   admin: 'Everything above, plus administration such as running the self-test (admins only)',
 };

@@ -476,12 +476,15 @@ describe('CLI token:create, token:list, token:revoke', () => {
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       prefix: admin.token.slice(0, 12),
       name: expect.stringMatching(/^cli \d{4}-\d{2}-\d{2}$/),
-      scopes: ['read:pnl', 'read:returns', 'write:upload', 'read:workspace', 'write:workspace'],
+      scopes: ['read:pnl', 'read:returns', 'write:upload', 'read:workspace', 'write:workspace', 'write:webhooks'],
       expiresAt: null,
       user: { id: operator.userId, email: operator.email },
     });
     const memberRun = json(asMember);
-    expect(memberRun).toMatchObject({ name: 'member cli', scopes: ['read:pnl', 'read:returns', 'write:upload', 'read:workspace', 'write:workspace'] });
+    expect(memberRun).toMatchObject({
+      name: 'member cli',
+      scopes: ['read:pnl', 'read:returns', 'write:upload', 'read:workspace', 'write:workspace', 'write:webhooks'],
+    });
     // usable at once, with the default scopes
     const created = await rest('POST', '/api/stickies', bearer(admin.token), { content: 'default scopes can write' });
     expect(created.status).toBe(201);

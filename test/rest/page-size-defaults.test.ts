@@ -47,9 +47,9 @@ const pagedRoutes = restRoutes.flatMap((route) => {
 });
 
 describe('page sizes, stated once on the field', () => {
-  it('finds the paged routes (the nine lists of the spec and the workspace, the audit log and usage)', () => {
+  it('finds the paged routes (the nine lists of the spec and the workspace, the audit log, usage, webhook endpoints and their deliveries)', () => {
     expect(pagedRoutes.map((paged) => paged.label)).toEqual(expect.arrayContaining(['GET /api/returns/comparison', 'GET /api/audit-events', 'GET /api/usage']));
-    expect(pagedRoutes).toHaveLength(11);
+    expect(pagedRoutes).toHaveLength(13);
   });
 
   it.each(pagedRoutes.map((paged) => [paged.label, paged] as const))('%s: limit defaults to the field page size, at most its max', (_label, paged) => {
