@@ -11,6 +11,8 @@
  * TOOLS, and at run time against what the test actually called), and the last test of each
  * client compares every tool called successfully with TOOLS.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -31,7 +33,7 @@ import { TOOLS } from '../../mcp/tools.ts';
 import { JSON_RPC_BY_CODE } from '../../src/errors.ts';
 import { listedOutputCheck, type ListedTool, type OutputCheck } from './listed-output-schemas.ts';
 
-const SCOPES = ['read:workspace', 'write:workspace', 'read:returns', 'read:pnl'];
+const SCOPES = ['read:workspace', 'write:workspace', 'read:returns', 'read:pnl', 'write:webhooks'];
 const HARBOR = 'Bayview Growth Fund LP';
 const NORTHWIND = 'Northwind Family Trust';
 const pnl = parsePnl(readSample(SAMPLE_PNL));
@@ -64,8 +66,18 @@ async function seedUser(): Promise<Seeded> {
   return { user, token, stickies, transcripts, tasks };
 }
 
+/** A webhook receiver of the test's own (the webhook tools' endpoints point at it): answers 200 to everything. */
+let receiver: http.Server;
+let receiverUrl: string;
+
 beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMIT_GENERATE_PER_MINUTE: '1000', RATE_LIMIT_RETURNS_PER_MINUTE: '1000' });
+  receiver = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200).end('ok'));
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  server = await startTestServer({ RATE_LIMIT_GENERATE_PER_MINUTE: '1000', RATE_LIMIT_RETURNS_PER_MINUTE: '1000', WEBHOOK_ALLOW_PRIVATE: 'true' });
   owner = await seedUser();
   other = await seedUser();
   // The sample pnl and performance files, uploaded to the owner's organization (the fixture key is admin) and ingested.
@@ -74,7 +86,10 @@ beforeAll(async () => {
   expect(owner.transcripts).toHaveLength(3);
   expect(owner.tasks).toHaveLength(5);
 }, 120_000);
-afterAll(async () => server?.close());
+afterAll(async () => {
+  await server?.close();
+  await new Promise((resolve) => receiver?.close(resolve));
+});
 
 // ---------------------------------------------------------------------------------------------
 // The two clients (as in mcp-clients.test.ts)
@@ -236,6 +251,24 @@ const toolByName = (name: ToolName) => {
 
 /** Tools that the tests of this file declare they call successfully (filled while collecting). */
 const DECLARED = new Set<string>();
+
+interface WebhookEndpoint {
+  id: string;
+  url: string;
+  description: string | null;
+  events: string[];
+  enabled: boolean;
+  organizationId: string | null;
+  previousSecretExpiresAt: string | null;
+}
+
+interface WebhookDelivery {
+  id: string;
+  messageId: string;
+  eventType: string;
+  status: string;
+  payload: { type: string; timestamp: string; data: Record<string, unknown> };
+}
 
 interface Session {
   /** Calls a tool that must succeed; returns its structured result, checked against the tool's listed outputSchema. */
@@ -676,6 +709,54 @@ describe.each([
     const earlier = await ok<Run>('get_summary_generation', { id: ownerRunId });
     expect(earlier.id).toBe(ownerRunId);
   });
+
+  covers(
+    [
+      'create_webhook_endpoint',
+      'list_webhook_endpoints',
+      'update_webhook_endpoint',
+      'rotate_webhook_secret',
+      'send_test_webhook',
+      'list_webhook_deliveries',
+      'redeliver_webhook',
+      'delete_webhook_endpoint',
+    ],
+    "webhooks: an organization's endpoint created (secret once), listed, changed, rotated, tested, redelivered, deleted",
+    async ({ ok }) => {
+      const created = await ok<{ endpoint: WebhookEndpoint; secret: string }>('create_webhook_endpoint', {
+        url: `${receiverUrl}/${tag}`,
+        events: ['file.processed', 'reconciliation.investigate'],
+        description: `from the ${tag} client`,
+        organizationId: owner.user.orgId,
+      });
+      expect(created.secret).toMatch(/^whsec_/);
+      expect(created.endpoint).toMatchObject({ url: `${receiverUrl}/${tag}`, organizationId: owner.user.orgId, enabled: true });
+      const { id } = created.endpoint;
+
+      const listed = await ok<Page<WebhookEndpoint>>('list_webhook_endpoints', { first: 100 });
+      expect(ids(listed.items)).toContain(id);
+      expect(JSON.stringify(listed)).not.toContain(created.secret);
+
+      const updated = await ok<WebhookEndpoint>('update_webhook_endpoint', { id, events: ['file.failed'], enabled: false });
+      expect(updated).toMatchObject({ id, events: ['file.failed'], enabled: false, description: `from the ${tag} client` });
+
+      const rotated = await ok<{ endpoint: WebhookEndpoint; secret: string }>('rotate_webhook_secret', { id });
+      expect(rotated.secret).not.toBe(created.secret);
+      expect(rotated.endpoint.previousSecretExpiresAt).toEqual(expect.any(String));
+
+      const test = await ok<WebhookDelivery>('send_test_webhook', { id });
+      expect(test).toMatchObject({ eventType: 'webhook.test', payload: { type: 'webhook.test' } });
+      const deliveries = await ok<Page<WebhookDelivery>>('list_webhook_deliveries', { endpointId: id });
+      expect(ids(deliveries.items)).toEqual([test.id]);
+      const again = await ok<WebhookDelivery>('redeliver_webhook', { endpointId: id, deliveryId: test.id });
+      expect(again).toMatchObject({ messageId: test.messageId, eventType: 'webhook.test' });
+      expect(again.id).not.toBe(test.id);
+
+      const deleted = await ok<WebhookEndpoint>('delete_webhook_endpoint', { id });
+      expect(deleted.id).toBe(id);
+      expect(ids((await ok<Page<WebhookEndpoint>>('list_webhook_endpoints', { first: 100 })).items)).not.toContain(id);
+    },
+  );
 
   it("another user's token reaches none of the owner's records", async () => {
     const mine = await connect(owner.token);
