@@ -14,6 +14,7 @@ import type { RestRoute } from '../route.ts';
 import { variablesSchema, type JsonSchema } from '../variables-schema.ts';
 import { fieldSchema, type Fragments } from './selection-schema.ts';
 import { jsonRpcPath, probePaths, streamContent } from './special-paths.ts';
+import { webhooksSection } from './webhooks.ts';
 import { routeDeprecation, withDeprecationHeaders } from '../deprecation.ts';
 import { deprecationNote } from '../../src/usage/deprecation.ts';
 
@@ -62,6 +63,7 @@ export function openApiDocument(routes: RestRoute[], options: DocumentOptions): 
     servers: [{ url: '/', description: 'This service' }],
     tags: [...new Set(routes.map(tagOf)), 'JSON-RPC', 'probes'].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
     paths,
+    webhooks: webhooksSection(),
     components: {
       securitySchemes: SECURITY_SCHEMES,
       schemas: {
@@ -353,6 +355,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   news: 'News articles and the weekly digest.',
   generate: 'Multi-agent summary generation with progress as server-sent events.',
   usage: 'Per-client usage, and who still calls each deprecated field, route and tool.',
+  webhooks: 'Webhook endpoints (signed outbound events): their secrets, test events, deliveries and redelivery; the events themselves are under `webhooks`.',
   'JSON-RPC': 'The JSON-RPC 2.0 tool endpoint (an MCP server).',
   probes: 'Liveness and readiness probes for orchestrators and load balancers (`/livez`, `/readyz`).',
 };

@@ -1342,7 +1342,162 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "file.processed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An uploaded file of the organization was loaded: its rows are in the returns (the file's id, name, type and counts)
+         * @description An uploaded file of the organization was loaded: its rows are in the returns (the file's id, name, type and counts).
+         *
+         *     Sent to an organization's endpoints subscribed to `file.processed`, signed the Standard Webhooks way (docs/webhooks.md#delivery-and-signatures).
+         */
+        post: operations["webhook_file_processed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "file.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An uploaded file of the organization could not be loaded (the file, its error and its row errors count)
+         * @description An uploaded file of the organization could not be loaded (the file, its error and its row errors count).
+         *
+         *     Sent to an organization's endpoints subscribed to `file.failed`, signed the Standard Webhooks way (docs/webhooks.md#delivery-and-signatures).
+         */
+        post: operations["webhook_file_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "reconciliation.investigate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * After an ingest, comparison rows of the organization that are new or changed and classified `investigate`, summarised per file with a link to the filtered comparison
+         * @description After an ingest, comparison rows of the organization that are new or changed and classified `investigate`, summarised per file with a link to the filtered comparison.
+         *
+         *     Sent to an organization's endpoints subscribed to `reconciliation.investigate`, signed the Standard Webhooks way (docs/webhooks.md#delivery-and-signatures).
+         */
+        post: operations["webhook_reconciliation_investigate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "generation.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One of the user's summary generations finished; its result is ready
+         * @description One of the user's summary generations finished; its result is ready.
+         *
+         *     Sent to a user's own endpoints subscribed to `generation.completed`, signed the Standard Webhooks way (docs/webhooks.md#delivery-and-signatures).
+         */
+        post: operations["webhook_generation_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "generation.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One of the user's summary generations failed or was cancelled
+         * @description One of the user's summary generations failed or was cancelled.
+         *
+         *     Sent to a user's own endpoints subscribed to `generation.failed`, signed the Standard Webhooks way (docs/webhooks.md#delivery-and-signatures).
+         */
+        post: operations["webhook_generation_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "selftest.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A run of the service's self-test found a failing check (subscribed to with the `admin` scope only)
+         * @description A run of the service's self-test found a failing check (subscribed to with the `admin` scope only).
+         *
+         *     Sent to an organization's endpoints subscribed to `selftest.failed` (subscribing needs the admin scope), signed the Standard Webhooks way (docs/webhooks.md#delivery-and-signatures).
+         */
+        post: operations["webhook_selftest_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sent by "send a test" (`POST /api/webhooks/{id}/test`), whatever the endpoint subscribes to
+         * @description Sent by "send a test" (`POST /api/webhooks/{id}/test`), whatever the endpoint subscribes to.
+         *
+         *     Sent to every endpoint subscribed to `webhook.test`, signed the Standard Webhooks way (docs/webhooks.md#delivery-and-signatures).
+         */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Error: {
@@ -10682,6 +10837,647 @@ export interface operations {
                         reason: string;
                     };
                 };
+            };
+        };
+    };
+    webhook_file_processed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, `msg_` and 32 hex digits: the same on every attempt and redelivery (drop duplicates by it). */
+                "webhook-id": string;
+                /** @description When the attempt was sent, in seconds since 1970. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed by the secret; after a rotation, for 24 hours, two of them separated by a space (one per secret). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "file.processed",
+                 *       "timestamp": "2026-03-02T09:14:07.901Z",
+                 *       "data": {
+                 *         "file": {
+                 *           "id": "0b9e8d7c-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *           "org_id": "6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f",
+                 *           "uploader_id": "c3d2e1f0-a9b8-4c7d-8e6f-5a4b3c2d1e0f",
+                 *           "file_name": "pnl-2025-03.csv",
+                 *           "file_type": "pnl",
+                 *           "status": "processed",
+                 *           "status_detail": null,
+                 *           "row_count": 1840,
+                 *           "error_count": 2,
+                 *           "warning_count": 0,
+                 *           "created_at": "2026-03-02T09:14:05.120Z",
+                 *           "processed_at": "2026-03-02T09:14:07.882Z"
+                 *         },
+                 *         "row_errors_count": 2,
+                 *         "failed_by_content": null,
+                 *         "files_url": "https://gateway.example.com/api/storage/files?org_id=6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f&status=processed"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "file.processed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    data: {
+                        file: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            org_id: string;
+                            /** Format: uuid */
+                            uploader_id: string | null;
+                            file_name: string;
+                            /** @enum {string} */
+                            file_type: "pnl" | "performance";
+                            /** @enum {string} */
+                            status: "processed" | "failed";
+                            /** @description Why a file failed, or what its load left aside. */
+                            status_detail: string | null;
+                            /** @description Data rows read. */
+                            row_count: number | null;
+                            /** @description Rows refused (GET /api/storage/files/{id} lists them). */
+                            error_count: number;
+                            warning_count: number;
+                            /**
+                             * Format: date-time
+                             * @description When it was uploaded.
+                             */
+                            created_at: string;
+                            /** Format: date-time */
+                            processed_at: string | null;
+                        };
+                        /** @description Rows refused with an error. */
+                        row_errors_count: number;
+                        /** @description file.failed: true when the rows were wrong, false when the service failed; null for file.processed. */
+                        failed_by_content: boolean | null;
+                        /** @description The organization's files with this status (from PUBLIC_URL, else the address the instance listens on; null when neither is known). */
+                        files_url: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. The first 1 KiB of the body is kept on the attempt. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer within 10 seconds) is a failed attempt, retried on the schedule of docs/webhooks.md#retries. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_file_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, `msg_` and 32 hex digits: the same on every attempt and redelivery (drop duplicates by it). */
+                "webhook-id": string;
+                /** @description When the attempt was sent, in seconds since 1970. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed by the secret; after a rotation, for 24 hours, two of them separated by a space (one per secret). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "file.failed",
+                 *       "timestamp": "2026-03-02T09:14:07.901Z",
+                 *       "data": {
+                 *         "file": {
+                 *           "id": "0b9e8d7c-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *           "org_id": "6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f",
+                 *           "uploader_id": "c3d2e1f0-a9b8-4c7d-8e6f-5a4b3c2d1e0f",
+                 *           "file_name": "pnl-2025-03.csv",
+                 *           "file_type": "pnl",
+                 *           "status": "failed",
+                 *           "status_detail": "every row was refused: the header has no \"Account Code\" column",
+                 *           "row_count": 0,
+                 *           "error_count": 1,
+                 *           "warning_count": 0,
+                 *           "created_at": "2026-03-02T09:14:05.120Z",
+                 *           "processed_at": "2026-03-02T09:14:07.882Z"
+                 *         },
+                 *         "row_errors_count": 1,
+                 *         "failed_by_content": true,
+                 *         "files_url": "https://gateway.example.com/api/storage/files?org_id=6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f&status=failed"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "file.failed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    data: {
+                        file: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            org_id: string;
+                            /** Format: uuid */
+                            uploader_id: string | null;
+                            file_name: string;
+                            /** @enum {string} */
+                            file_type: "pnl" | "performance";
+                            /** @enum {string} */
+                            status: "processed" | "failed";
+                            /** @description Why a file failed, or what its load left aside. */
+                            status_detail: string | null;
+                            /** @description Data rows read. */
+                            row_count: number | null;
+                            /** @description Rows refused (GET /api/storage/files/{id} lists them). */
+                            error_count: number;
+                            warning_count: number;
+                            /**
+                             * Format: date-time
+                             * @description When it was uploaded.
+                             */
+                            created_at: string;
+                            /** Format: date-time */
+                            processed_at: string | null;
+                        };
+                        /** @description Rows refused with an error. */
+                        row_errors_count: number;
+                        /** @description file.failed: true when the rows were wrong, false when the service failed; null for file.processed. */
+                        failed_by_content: boolean | null;
+                        /** @description The organization's files with this status (from PUBLIC_URL, else the address the instance listens on; null when neither is known). */
+                        files_url: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. The first 1 KiB of the body is kept on the attempt. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer within 10 seconds) is a failed attempt, retried on the schedule of docs/webhooks.md#retries. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_reconciliation_investigate: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, `msg_` and 32 hex digits: the same on every attempt and redelivery (drop duplicates by it). */
+                "webhook-id": string;
+                /** @description When the attempt was sent, in seconds since 1970. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed by the secret; after a rotation, for 24 hours, two of them separated by a space (one per secret). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "reconciliation.investigate",
+                 *       "timestamp": "2026-03-02T09:14:07.901Z",
+                 *       "data": {
+                 *         "file": {
+                 *           "id": "0b9e8d7c-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *           "file_name": "performance-2025-03.csv",
+                 *           "file_type": "performance"
+                 *         },
+                 *         "org_id": "6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f",
+                 *         "rows": 3,
+                 *         "accounts": [
+                 *           {
+                 *             "account_code": "BAYV-001",
+                 *             "rows": 2,
+                 *             "from": "2025-03-03",
+                 *             "to": "2025-03-04",
+                 *             "comparison_url": "https://gateway.example.com/api/returns/comparison?status=investigate&account_code=BAYV-001"
+                 *           },
+                 *           {
+                 *             "account_code": "NWFT-002",
+                 *             "rows": 1,
+                 *             "from": "2025-03-07",
+                 *             "to": "2025-03-07",
+                 *             "comparison_url": "https://gateway.example.com/api/returns/comparison?status=investigate&account_code=NWFT-002"
+                 *           }
+                 *         ],
+                 *         "comparison_url": "https://gateway.example.com/api/returns/comparison?status=investigate"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "reconciliation.investigate";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    data: {
+                        /** @description The file whose load made the rows `investigate`. */
+                        file: {
+                            /** Format: uuid */
+                            id: string;
+                            file_name: string;
+                            /** @enum {string} */
+                            file_type: "pnl" | "performance";
+                        };
+                        /** Format: uuid */
+                        org_id: string;
+                        /** @description New or changed comparison rows classified `investigate`, all accounts together. */
+                        rows: number;
+                        accounts: {
+                            account_code: string;
+                            rows: number;
+                            /**
+                             * Format: date
+                             * @description The earliest date of those rows.
+                             */
+                            from: string;
+                            /**
+                             * Format: date
+                             * @description The latest date of those rows.
+                             */
+                            to: string;
+                            /** @description The account's `investigate` rows of the comparison (from PUBLIC_URL, else the address the instance listens on; null when neither is known). */
+                            comparison_url: string | null;
+                        }[];
+                        /** @description Every `investigate` row of the comparison (from PUBLIC_URL, else the address the instance listens on; null when neither is known). */
+                        comparison_url: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. The first 1 KiB of the body is kept on the attempt. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer within 10 seconds) is a failed attempt, retried on the schedule of docs/webhooks.md#retries. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_generation_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, `msg_` and 32 hex digits: the same on every attempt and redelivery (drop duplicates by it). */
+                "webhook-id": string;
+                /** @description When the attempt was sent, in seconds since 1970. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed by the secret; after a rotation, for 24 hours, two of them separated by a space (one per secret). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "generation.completed",
+                 *       "timestamp": "2026-03-02T09:14:07.901Z",
+                 *       "data": {
+                 *         "run_id": "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d",
+                 *         "state": "completed",
+                 *         "options": {
+                 *           "days": 7,
+                 *           "sources": [
+                 *             "stickies",
+                 *             "links",
+                 *             "transcripts",
+                 *             "tasks",
+                 *             "news"
+                 *           ],
+                 *           "length": "medium"
+                 *         },
+                 *         "error": null,
+                 *         "failed_agents": [],
+                 *         "message": "Summary ready",
+                 *         "created_at": "2026-03-02T10:00:00.000Z",
+                 *         "finished_at": "2026-03-02T10:00:41.512Z",
+                 *         "run_url": "https://gateway.example.com/api/generate?run_id=7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "generation.completed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    data: {
+                        /** Format: uuid */
+                        run_id: string;
+                        /** @enum {string} */
+                        state: "completed" | "failed" | "cancelled";
+                        /** @description What the run was asked: days, sources, length. */
+                        options: Record<string, never>;
+                        error: string | null;
+                        failed_agents: string[];
+                        /** @description The run's final event message. */
+                        message: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        finished_at: string;
+                        /** @description The run (GET /api/generate?run_id=...) (from PUBLIC_URL, else the address the instance listens on; null when neither is known). */
+                        run_url: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. The first 1 KiB of the body is kept on the attempt. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer within 10 seconds) is a failed attempt, retried on the schedule of docs/webhooks.md#retries. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_generation_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, `msg_` and 32 hex digits: the same on every attempt and redelivery (drop duplicates by it). */
+                "webhook-id": string;
+                /** @description When the attempt was sent, in seconds since 1970. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed by the secret; after a rotation, for 24 hours, two of them separated by a space (one per secret). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "generation.failed",
+                 *       "timestamp": "2026-03-02T09:14:07.901Z",
+                 *       "data": {
+                 *         "run_id": "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d",
+                 *         "state": "failed",
+                 *         "options": {
+                 *           "days": 7,
+                 *           "sources": [
+                 *             "stickies",
+                 *             "links",
+                 *             "transcripts",
+                 *             "tasks",
+                 *             "news"
+                 *           ],
+                 *           "length": "medium"
+                 *         },
+                 *         "error": "Timed out after 60 s",
+                 *         "failed_agents": [
+                 *           "writer"
+                 *         ],
+                 *         "message": "Generation failed: Timed out after 60 s",
+                 *         "created_at": "2026-03-02T10:00:00.000Z",
+                 *         "finished_at": "2026-03-02T10:00:41.512Z",
+                 *         "run_url": "https://gateway.example.com/api/generate?run_id=7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "generation.failed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    data: {
+                        /** Format: uuid */
+                        run_id: string;
+                        /** @enum {string} */
+                        state: "completed" | "failed" | "cancelled";
+                        /** @description What the run was asked: days, sources, length. */
+                        options: Record<string, never>;
+                        error: string | null;
+                        failed_agents: string[];
+                        /** @description The run's final event message. */
+                        message: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        finished_at: string;
+                        /** @description The run (GET /api/generate?run_id=...) (from PUBLIC_URL, else the address the instance listens on; null when neither is known). */
+                        run_url: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. The first 1 KiB of the body is kept on the attempt. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer within 10 seconds) is a failed attempt, retried on the schedule of docs/webhooks.md#retries. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_selftest_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, `msg_` and 32 hex digits: the same on every attempt and redelivery (drop duplicates by it). */
+                "webhook-id": string;
+                /** @description When the attempt was sent, in seconds since 1970. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed by the secret; after a rotation, for 24 hours, two of them separated by a space (one per secret). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "selftest.failed",
+                 *       "timestamp": "2026-03-02T09:14:07.901Z",
+                 *       "data": {
+                 *         "run_id": "5e4d3c2b-1a0f-4e9d-8c7b-6a5f4e3d2c1b",
+                 *         "trigger": "schedule",
+                 *         "started_at": "2026-03-02T03:00:00.004Z",
+                 *         "finished_at": "2026-03-02T03:00:01.310Z",
+                 *         "duration_ms": 1306,
+                 *         "failed_checks": [
+                 *           {
+                 *             "name": "storage",
+                 *             "detail": "write failed: EACCES: permission denied",
+                 *             "duration_ms": 12
+                 *           }
+                 *         ],
+                 *         "history_url": "https://gateway.example.com/test-scheduler/history"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "selftest.failed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    data: {
+                        /** Format: uuid */
+                        run_id: string;
+                        /** @enum {string} */
+                        trigger: "manual" | "schedule";
+                        /** Format: date-time */
+                        started_at: string;
+                        /** Format: date-time */
+                        finished_at: string | null;
+                        duration_ms: number | null;
+                        failed_checks: {
+                            name: string;
+                            detail: string | null;
+                            duration_ms: number;
+                        }[];
+                        /** @description The self-test history (GET /test-scheduler/history) (from PUBLIC_URL, else the address the instance listens on; null when neither is known). */
+                        history_url: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. The first 1 KiB of the body is kept on the attempt. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer within 10 seconds) is a failed attempt, retried on the schedule of docs/webhooks.md#retries. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, `msg_` and 32 hex digits: the same on every attempt and redelivery (drop duplicates by it). */
+                "webhook-id": string;
+                /** @description When the attempt was sent, in seconds since 1970. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed by the secret; after a rotation, for 24 hours, two of them separated by a space (one per secret). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "webhook.test",
+                 *       "timestamp": "2026-03-02T09:14:07.901Z",
+                 *       "data": {
+                 *         "endpoint_id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a",
+                 *         "message": "A test event: your endpoint receives and verifies webhooks."
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "webhook.test";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The endpoint the test was sent to.
+                         */
+                        endpoint_id: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 seconds ends the delivery. The first 1 KiB of the body is kept on the attempt. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer within 10 seconds) is a failed attempt, retried on the schedule of docs/webhooks.md#retries. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -17,6 +17,9 @@ import { startServerWithUsers } from '../helpers/server-with-users.ts';
 import { callApi, getJson, type ApiCallArgs, type TestUser } from '../helpers/fixtures.ts';
 import { decryptSecret, webhookSecretKey } from '../../src/webhooks/secrets.ts';
 import { PREVIOUS_SECRET_OVERLAP_MS, WEBHOOK_DESCRIPTION_MAX } from '../../src/webhooks/endpoint-service.ts';
+import { WEBHOOK_EVENT_PAYLOADS } from '../../src/webhooks/event-payloads.ts';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 
 const ENDPOINT_KEYS = [
   'id',
@@ -32,6 +35,8 @@ const ENDPOINT_KEYS = [
   'updated_at',
 ];
 const ORG = 'Webhook Holdings';
+const ajv = new Ajv2020({ strict: false });
+(addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
 const MAX_ENDPOINTS = 20;
 
 let server: TestServer;
@@ -403,7 +408,10 @@ describe('test events, deliveries and redelivery', () => {
     expect(response.status).toBe(202);
     const delivery = response.body.data;
     expect(delivery).toMatchObject({ id: expect.stringMatching(UUID), event_type: 'webhook.test', message_id: expect.stringMatching(/^msg_[0-9a-f]{32}$/) });
-    expect(delivery.payload).toMatchObject({ type: 'webhook.test', timestamp: expect.stringMatching(ISO) });
+    expect(delivery.payload).toMatchObject({ type: 'webhook.test', timestamp: expect.stringMatching(ISO), data: { endpoint_id: endpoint.id } });
+    // The documented shape (docs/webhooks.md#events, openapi.json `webhooks`).
+    const documented = ajv.compile(WEBHOOK_EVENT_PAYLOADS['webhook.test'].data);
+    expect(documented(delivery.payload.data), JSON.stringify(documented.errors)).toBe(true);
 
     const start = received.length;
     const [request] = (await receivedCount(start + 1)).slice(start);
