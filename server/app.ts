@@ -165,6 +165,15 @@ export async function startService(config: Config, options: { log?: Logger } = {
         credential: key,
         target: { type: 'ApiKey', id: key.id },
       });
+    services.oauth.onFirstUse = (grant) =>
+      services.audit.record({
+        front: 'system',
+        operation: 'credential.first-use',
+        outcome: 'ok',
+        actorId: grant.userId,
+        credential: { kind: 'oauth_app', id: grant.id },
+        target: { type: 'OAuthGrant', id: grant.id },
+      });
     services.usage.start();
     const stopMaintenance = startMaintenance({
       jobs: services.jobs,

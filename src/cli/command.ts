@@ -18,11 +18,28 @@ export interface CommandContext {
   warn(message: string): void;
 }
 
+/**
+ * What a command that changes data tells the audit log (src/cli/audit-event.ts records it), from
+ * the JSON it answered: what it changed, about whom, in which organization. `null`: it changed
+ * nothing this time (the demo existed already).
+ */
+export interface CliAuditFacts {
+  target?: { type: string; id: string } | null;
+  subjectUserId?: string | null;
+  organizationId?: string | null;
+}
+
 export interface Command {
   summary: string;
   options: Options;
   required?: string[];
   run(ctx: CommandContext): Promise<Output>;
+  /**
+   * Every command that changes data declares it, and each of its successful runs is an event of
+   * the audit log (front `cli`; test/cli/audit-events.test.ts holds the rule). A failed command
+   * changed nothing and is not recorded.
+   */
+  audit?: (data: Record<string, unknown>) => CliAuditFacts | null;
 }
 
 /** The user with this email (any case), or a CommandError that says how to create one. */

@@ -18,4 +18,6 @@ export const load = {
   log: () => import('../log.ts'),
   seed: () => import('../seed/demo-seed.ts'),
   reconciliation: () => import('../returns/reconciliation.ts'),
+  auditRecorder: () => import('../audit/recorder.ts'),
+  auditRedaction: () => import('../audit/redaction.ts'),
 };

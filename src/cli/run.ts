@@ -6,6 +6,7 @@
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { parseCommandLine } from './arguments.ts';
+import { recordCliEvent } from './audit-event.ts';
 import { COMMANDS, usageOutput } from './commands/index.ts';
 import { openCliDatabase, prepareCliDatabase } from './database.ts';
 import { CommandError, UsageError, describe } from './errors.ts';
@@ -42,6 +43,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return db;
       },
     });
+    const facts = invocation.command.audit?.(result.data);
+    if (facts && db) await recordCliEvent(db, invocation.name, invocation.values, facts);
     return print(io.stdout, result);
   } catch (error) {
     const usage = error instanceof UsageError;

@@ -11,7 +11,11 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// Each test runs several CLI processes, each starting Node and opening the embedded database:
+// minutes on a loaded two-core machine.
+vi.setConfig({ testTimeout: 300_000 });
 import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService } from '../../server/app.ts';
 import { createLogger } from '../../src/log.ts';

@@ -54,7 +54,7 @@ describe.skipIf(!browserAvailable)('dashboard: connected apps (OAuth grants) on 
       codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
     };
     const code = await oauth.approve(request, { id: user.userId, email: user.email, name: null, role: 'member' }, scopes);
-    return oauth.exchangeCode({ clientId: client.client_id, code, codeVerifier: verifier, redirectUri: undefined, resource: undefined });
+    return (await oauth.exchangeCode({ clientId: client.client_id, code, codeVerifier: verifier, redirectUri: undefined, resource: undefined })).response;
   }
 
   it('lists an authorized app with its website, scopes and status; revoking it after the confirmation ends its access token', async () => {

@@ -64,13 +64,28 @@ export function authorizationServer(services: Services): Router {
   router.post(at('/authorize'), withIssuer, refuseCrossOrigin, readForm, charge(services), (req, res) => decide(services, req, res));
   router.post(at('/token'), withIssuer, charge(services), readForm, async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
-    res.json(await token(services, req, issuerOf(res)));
+    const params = req.body as RawParams;
+    const variables = {
+      grantType: single(params, 'grant_type') ?? null,
+      clientId: single(params, 'client_id') ?? null,
+      scope: single(params, 'scope') ?? null,
+    };
+    const issued = await token(services, req, issuerOf(res)).catch(async (error: unknown) => {
+      // A code or refresh token that is not accepted is a failed authentication of the app.
+      if (error instanceof OAuthError && (error.code === 'invalid_grant' || error.code === 'invalid_client'))
+        await recordTokenEvent(services, req, { operation: 'oauth.token', outcome: 'UNAUTHENTICATED', variables });
+      throw error;
+    });
+    await recordTokenEvent(services, req, { operation: 'oauth.token', outcome: 'ok', grant: issued.grant, variables });
+    res.json(issued.response);
   });
   router.post('/oauth/revoke', withIssuer, charge(services), readForm, async (req, res) => {
     const params = req.body as RawParams;
     const tokenValue = single(params, 'token');
     if (!tokenValue) throw new OAuthError('invalid_request', 'token is required');
-    await services.oauth.revoke(clientIdOf(req, params), tokenValue);
+    const revoked = await services.oauth.revoke(clientIdOf(req, params), tokenValue);
+    // An unknown token is answered the same (RFC 7009) and changed nothing: no event.
+    if (revoked) await recordTokenEvent(services, req, { operation: 'oauth.revoke', outcome: 'ok', grant: revoked.grant, variables: { ended: revoked.ended } });
     res.status(200).json({});
   });
   router.all([...at('/register'), ...at('/token'), '/oauth/revoke'], (_req, res) => {
@@ -153,6 +168,29 @@ async function recordConsent(services: Services, req: Request, userId: string, c
   const ctx = await contextFor(services, req);
   services.audit.record(
     webEvent(ctx, { operation: 'oauth.consent', outcome, actorId: userId, target: { type: 'OAuthClient', id: clientId }, variables: { clientId, scopes } }),
+  );
+}
+
+/**
+ * An app's call to the token or revocation endpoint, in the audit log: as the grant's credential,
+ * acting for its user; a refused one (no grant known) without either.
+ */
+async function recordTokenEvent(
+  services: Services,
+  req: Request,
+  event: { operation: string; outcome: string; grant?: { id: string; userId: string }; variables: Record<string, unknown> },
+): Promise<void> {
+  const ctx = await contextFor(services, req);
+  const { grant } = event;
+  services.audit.record(
+    webEvent(ctx, {
+      operation: event.operation,
+      outcome: event.outcome,
+      actorId: grant?.userId ?? null,
+      credential: grant ? { kind: 'oauth_app', id: grant.id } : null,
+      target: grant ? { type: 'OAuthGrant', id: grant.id } : null,
+      variables: event.variables,
+    }),
   );
 }
 

@@ -35,6 +35,18 @@ export interface TokenResponse {
   scope: string;
 }
 
+/** Tokens issued, with the grant they belong to (the caller records who got them: the audit log). */
+export interface IssuedTokens {
+  response: TokenResponse;
+  grant: { id: string; userId: string };
+}
+
+/** What a revocation (RFC 7009) ended: the whole grant (a refresh token) or one access token. */
+export interface Revoked {
+  grant: { id: string; userId: string };
+  ended: 'grant' | 'access_token';
+}
+
 export interface OAuthViewer {
   grantId: string;
   user: ApiKeyOwner;
@@ -57,6 +69,9 @@ export function isOAuthAccessToken(token: string): boolean {
 }
 
 export class OAuthService {
+  /** Told once of each grant's first use by an access token (server/app.ts records it in the audit log). */
+  onFirstUse?: (grant: { id: string; userId: string; clientId: string }) => void;
+
   constructor(private readonly prisma: PrismaClient) {}
 
   register(metadata: unknown): Promise<RegisteredClient> {
@@ -104,7 +119,7 @@ export class OAuthService {
     codeVerifier: string | undefined;
     redirectUri: string | undefined;
     resource: string | undefined;
-  }): Promise<TokenResponse> {
+  }): Promise<IssuedTokens> {
     const client = await this.requireClient(input.clientId);
     if (!input.codeVerifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)');
     const row = await this.findUnused(input.code, 'authorization_code', client.client_id);
@@ -116,7 +131,7 @@ export class OAuthService {
     if (input.resource !== undefined && input.resource !== row.grant.resource)
       throw new OAuthError('invalid_target', `The code was issued for ${row.grant.resource}`);
     await this.useUp(row);
-    return this.tokensFor(row.grant, client, row.grant.scopes);
+    return { response: await this.tokensFor(row.grant, client, row.grant.scopes), grant: row.grant };
   }
 
   /**
@@ -124,7 +139,7 @@ export class OAuthService {
    * the grant's; all of them when `scope` is omitted) and a new refresh token (rotation), which
    * keeps the grant's scopes so that a later refresh may ask for more again, up to the grant's.
    */
-  async refresh(input: { clientId: string; refreshToken: string; scope: string | undefined; resource: string | undefined }): Promise<TokenResponse> {
+  async refresh(input: { clientId: string; refreshToken: string; scope: string | undefined; resource: string | undefined }): Promise<IssuedTokens> {
     const client = await this.requireClient(input.clientId);
     if (!client.grant_types.includes('refresh_token')) throw new OAuthError('unauthorized_client', 'This client did not register the refresh_token grant');
     const row = await this.findUnused(input.refreshToken, 'refresh_token', client.client_id);
@@ -132,20 +147,21 @@ export class OAuthService {
       throw new OAuthError('invalid_target', `The token was issued for ${row.grant.resource}`);
     const scopes = input.scope?.trim() ? narrowedScopes(input.scope, row.grant.scopes) : row.grant.scopes;
     await this.useUp(row);
-    return this.tokensFor(row.grant, client, scopes);
+    return { response: await this.tokensFor(row.grant, client, scopes), grant: row.grant };
   }
 
   /**
    * RFC 7009: revoking a refresh token ends its grant; an access token ends alone. A token that
-   * is unknown, already revoked or another client's is ignored (the answer is the same).
+   * is unknown, already revoked or another client's is ignored (the answer is the same): null.
    */
-  async revoke(clientId: string, token: string): Promise<void> {
+  async revoke(clientId: string, token: string): Promise<Revoked | null> {
     const type = tokenType(token);
-    if (!type || type === 'authorization_code') return;
+    if (!type || type === 'authorization_code') return null;
     const row = await this.prisma.oAuthToken.findUnique({ where: { hash: hashToken(token) }, include: { grant: true } });
-    if (!row || row.grant.clientId !== clientId) return;
+    if (!row || row.grant.clientId !== clientId) return null;
     if (type === 'refresh_token') await this.endGrant(row.grantId);
     else await this.prisma.oAuthToken.deleteMany({ where: { hash: row.hash } });
+    return { grant: row.grant, ended: type === 'refresh_token' ? 'grant' : 'access_token' };
   }
 
   /** The user and scopes of a live access token issued for `resource`, or null. */
@@ -158,7 +174,11 @@ export class OAuthService {
     // The token's own scopes (a narrowing refresh), within what the grant still allows.
     const granted = new Set(grant.scopes);
     const carried = issuedScopes(row.scopes) ?? grant.scopes;
-    if (!grant.lastUsedAt || now.getTime() - grant.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    if (!grant.lastUsedAt) {
+      // The first use: the one request (of any instance) whose update finds it unused says so.
+      const first = await this.prisma.oAuthGrant.updateMany({ where: { id: grant.id, lastUsedAt: null }, data: { lastUsedAt: now } });
+      if (first.count === 1) this.onFirstUse?.({ id: grant.id, userId: grant.userId, clientId: grant.clientId });
+    } else if (now.getTime() - grant.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
       await this.prisma.oAuthGrant.update({ where: { id: grant.id }, data: { lastUsedAt: now } });
     }
     // The role decides what a grant can still do: a user demoted since consenting loses admin.

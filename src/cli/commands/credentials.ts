@@ -1,6 +1,6 @@
 /** `key:*` (API keys) and `token:*` (personal access tokens): one set of commands for both kinds. */
 import { SCOPES, scopesForRole } from '../../auth/scopes.ts';
-import { findUser, type Command } from '../command.ts';
+import { findUser, type CliAuditFacts, type Command } from '../command.ts';
 import { CommandError, UsageError } from '../errors.ts';
 import { load } from '../load.ts';
 import { output, table } from '../output.ts';
@@ -67,6 +67,7 @@ export function credentialCommands(kind: 'api_key' | 'access_token'): Record<str
           },
         );
       },
+      audit: credentialAudit,
     },
 
     [`${command}:revoke`]: {
@@ -97,6 +98,8 @@ export function credentialCommands(kind: 'api_key' | 'access_token'): Record<str
           },
         );
       },
+      // Revoking a revoked one changes nothing.
+      audit: (data) => (data.alreadyRevoked ? null : credentialAudit(data)),
     },
 
     [`${command}:list`]: {
@@ -138,4 +141,10 @@ export function credentialCommands(kind: 'api_key' | 'access_token'): Record<str
       },
     },
   };
+}
+
+/** A key or token created or revoked: the credential, about its user. */
+function credentialAudit(data: Record<string, unknown>): CliAuditFacts {
+  const user = data.user as { id: string };
+  return { target: { type: 'ApiKey', id: String(data.id) }, subjectUserId: user.id };
 }

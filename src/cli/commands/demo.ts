@@ -61,6 +61,8 @@ export const demoCommands: Record<string, Command> = {
         await services.pubsub.close().catch(() => {});
       }
     },
+    // One event for the whole demo, in the demo organization.
+    audit: (data) => (data.seeded ? { organizationId: demoOrganization(data) } : null),
   },
 
   'demo:credentials': {
@@ -87,5 +89,12 @@ export const demoCommands: Record<string, Command> = {
         organizations: { demoCapital: credentials.demoOrgId, northwind: credentials.otherOrgId },
       });
     },
+    audit: (data) => ({ organizationId: demoOrganization(data) }),
   },
 };
+
+/** The demo organization's id from a command's answer (null when it did not say). */
+function demoOrganization(data: Record<string, unknown>): string | null {
+  const organizations = data.organizations as { demoCapital?: string } | undefined;
+  return organizations?.demoCapital ?? null;
+}

@@ -30,6 +30,10 @@ export const organizationCommands: Record<string, Command> = {
         { org: { id: org.id, name: org.name }, ...inForce, own: thresholds.matchBps !== null, reclassified: changed },
       );
     },
+    audit: (data) => {
+      const org = data.org as { id: string };
+      return { target: { type: 'Organization', id: org.id }, organizationId: org.id };
+    },
   },
 };
 

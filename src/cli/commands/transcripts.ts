@@ -74,5 +74,9 @@ export const transcriptCommands: Record<string, Command> = {
         },
       );
     },
+    audit: (data) => {
+      const user = data.user as { id: string };
+      return { target: { type: 'Transcript', id: String(data.id) }, subjectUserId: user.id };
+    },
   },
 };

@@ -57,5 +57,10 @@ export const userCommands: Record<string, Command> = {
         organization: org ? { id: org.id, name: org.name } : null,
       });
     },
+    audit: (data) => {
+      const user = data.user as { id: string };
+      const organization = data.organization as { id: string } | null;
+      return { target: { type: 'User', id: user.id }, subjectUserId: user.id, organizationId: organization?.id };
+    },
   },
 };
