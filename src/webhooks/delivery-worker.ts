@@ -28,7 +28,7 @@ import type pg from 'pg';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { DatabaseOutageLog } from '../db/outage-log.ts';
-import { enqueueSql, type JobQueue } from '../jobs/job-queue.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
 import { JobWorker } from '../jobs/job-worker.ts';
 import { workerOptionsFor } from '../jobs/worker-options.ts';
 import type { Logger } from '../log.ts';
@@ -224,86 +224,71 @@ class DeliverySender {
   }
 
   /**
-   * The attempt, the delivery's new state, its next attempt's job, the endpoint's failing run: one
-   * transaction. Nothing is written when this attempt was already recorded (by a previous holder).
+   * The attempt, the delivery's new state, its next attempt's job and the endpoint's failing run,
+   * in one statement (atomic, one round trip: the embedded database serves one query at a time;
+   * every sub-statement of a WITH runs, read or not).
+   * Nothing is written when this attempt was already recorded (by a previous holder of the job).
    */
   private async record(row: DeliveryRow, number: number, startedAt: Date, outcome: WebhookOutcome, opts: { final?: boolean } = {}): Promise<void> {
     // schedule[0] was the first attempt's delay; a final outcome (the endpoint is disabled) is not retried.
     const retryInMs = outcome.ok || opts.final ? undefined : this.schedule[number];
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const written = await this.writeAttempt(client, row, number, startedAt, outcome, retryInMs);
-      if (!written) {
-        await client.query('ROLLBACK');
-        return;
-      }
-      if (retryInMs !== undefined) {
-        const next = enqueueSql(
-          WEBHOOK_QUEUE,
-          { deliveryId: row.id, attempt: number + 1 },
-          { runAt: written.nextAttemptAt ?? undefined, maxAttempts: WEBHOOK_JOB_MAX_ATTEMPTS },
-        );
-        await client.query(next.sql, next.params);
-      }
-      const disabled = opts.final ? null : await this.updateEndpoint(client, row, startedAt, outcome);
-      await client.query('COMMIT');
-      if (disabled) this.deps.log.warn({ endpointId: row.endpointId, reason: disabled }, 'webhook endpoint disabled');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    const status = outcome.ok ? 'succeeded' : retryInMs === undefined ? 'failed' : 'pending';
+    const { rows } = await this.pool.query<{ written: number; failingSince: Date | null; enabled: boolean | null }>(
+      `WITH attempt AS (
+         INSERT INTO "WebhookAttempt" (id, "deliveryId", number, "startedAt", "durationMs", "statusCode", error, "responseExcerpt")
+         VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT ("deliveryId", number) DO NOTHING
+         RETURNING "deliveryId"),
+       delivery AS (
+         UPDATE "WebhookDelivery"
+            SET "attemptCount" = $2, "lastStatusCode" = $5, status = $8,
+                "nextAttemptAt" = CASE WHEN $9::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $9::float8 / 1000.0) END,
+                "completedAt" = CASE WHEN $8 = 'pending' THEN NULL ELSE now() END, "updatedAt" = now()
+          WHERE id = (SELECT "deliveryId" FROM attempt) AND status = 'pending' AND "attemptCount" = $2 - 1
+          RETURNING id, "nextAttemptAt"),
+       next AS (
+         INSERT INTO "Job" (id, queue, payload, state, attempts, "maxAttempts", "runAt", "createdAt", "updatedAt")
+         SELECT gen_random_uuid(), '${WEBHOOK_QUEUE}', jsonb_build_object('deliveryId', id, 'attempt', $2 + 1), 'queued', 0, ${WEBHOOK_JOB_MAX_ATTEMPTS}, "nextAttemptAt", now(), now()
+           FROM delivery WHERE "nextAttemptAt" IS NOT NULL
+         RETURNING id),
+       endpoint AS (
+         UPDATE "WebhookEndpoint"
+            SET "failingSince" = CASE WHEN $10::boolean THEN NULL ELSE COALESCE("failingSince", $3) END, "updatedAt" = now()
+          WHERE id = $11 AND EXISTS (SELECT 1 FROM delivery) AND NOT $12::boolean AND (NOT $10::boolean OR "failingSince" IS NOT NULL)
+          RETURNING "failingSince", enabled)
+       SELECT (SELECT count(*)::int FROM delivery) AS written,
+              (SELECT "failingSince" FROM endpoint) AS "failingSince", (SELECT enabled FROM endpoint) AS enabled`,
+      [
+        row.id,
+        number,
+        startedAt,
+        outcome.durationMs,
+        outcome.statusCode,
+        outcome.error,
+        outcome.responseExcerpt,
+        status,
+        retryInMs ?? null,
+        outcome.ok,
+        row.endpointId,
+        opts.final ?? false,
+      ],
+    );
+    const result = rows[0];
+    if (!result || result.written === 0) return;
+    if (!outcome.ok && result.enabled && result.failingSince) await this.disableWhenFailingTooLong(row.endpointId, result.failingSince, startedAt, outcome);
     // A retry due sooner than the next poll: poll then.
     if (retryInMs !== undefined && retryInMs < this.deps.config.worker.pollIntervalMs) setTimeout(() => this.wake(), retryInMs).unref();
   }
 
-  private async writeAttempt(
-    client: pg.PoolClient,
-    row: DeliveryRow,
-    number: number,
-    startedAt: Date,
-    outcome: WebhookOutcome,
-    retryInMs: number | undefined,
-  ): Promise<{ nextAttemptAt: Date | null } | null> {
-    const inserted = await client.query(
-      `INSERT INTO "WebhookAttempt" (id, "deliveryId", number, "startedAt", "durationMs", "statusCode", error, "responseExcerpt")
-       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT ("deliveryId", number) DO NOTHING`,
-      [row.id, number, startedAt, outcome.durationMs, outcome.statusCode, outcome.error, outcome.responseExcerpt],
+  /** An endpoint failing for WEBHOOK_DISABLE_AFTER_MS is disabled, with the reason its owner sees. */
+  private async disableWhenFailingTooLong(endpointId: string, failingSince: Date, at: Date, outcome: WebhookOutcome): Promise<void> {
+    if (at.getTime() - failingSince.getTime() < WEBHOOK_DISABLE_AFTER_MS) return;
+    const reason = `Disabled ${at.toISOString()}: every delivery has failed since ${failingSince.toISOString()} (5 days or more); the last error: ${outcome.error ?? 'unknown'}. Fix the receiver, then enable the endpoint again.`;
+    const { rowCount } = await this.pool.query(
+      `UPDATE "WebhookEndpoint" SET enabled = false, "disabledReason" = $2, "updatedAt" = now() WHERE id = $1 AND enabled`,
+      [endpointId, reason],
     );
-    if (inserted.rowCount === 0) return null;
-    const status = outcome.ok ? 'succeeded' : retryInMs === undefined ? 'failed' : 'pending';
-    const { rows } = await client.query<{ nextAttemptAt: Date | null }>(
-      `UPDATE "WebhookDelivery"
-          SET "attemptCount" = $2, "lastStatusCode" = $3, status = $4,
-              "nextAttemptAt" = CASE WHEN $5::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $5::float8 / 1000.0) END,
-              "completedAt" = CASE WHEN $4 = 'pending' THEN NULL ELSE now() END, "updatedAt" = now()
-        WHERE id = $1 AND status = 'pending' AND "attemptCount" = $2 - 1
-        RETURNING "nextAttemptAt"`,
-      [row.id, number, outcome.statusCode, status, retryInMs ?? null],
-    );
-    return rows[0] ?? null;
-  }
-
-  /** Clears or starts the endpoint's failing run; disables it past WEBHOOK_DISABLE_AFTER_MS. The reason when it was disabled now. */
-  private async updateEndpoint(client: pg.PoolClient, row: DeliveryRow, at: Date, outcome: WebhookOutcome): Promise<string | null> {
-    if (outcome.ok) {
-      await client.query(`UPDATE "WebhookEndpoint" SET "failingSince" = NULL, "updatedAt" = now() WHERE id = $1 AND "failingSince" IS NOT NULL`, [
-        row.endpointId,
-      ]);
-      return null;
-    }
-    const { rows } = await client.query<{ failingSince: Date; enabled: boolean }>(
-      `UPDATE "WebhookEndpoint" SET "failingSince" = COALESCE("failingSince", $2), "updatedAt" = now() WHERE id = $1 RETURNING "failingSince", enabled`,
-      [row.endpointId, at],
-    );
-    const endpoint = rows[0];
-    if (!endpoint?.enabled || at.getTime() - endpoint.failingSince.getTime() < WEBHOOK_DISABLE_AFTER_MS) return null;
-    const reason = `Disabled ${at.toISOString()}: every delivery has failed since ${endpoint.failingSince.toISOString()} (5 days or more); the last error: ${outcome.error ?? 'unknown'}. Fix the receiver, then enable the endpoint again.`;
-    await client.query(`UPDATE "WebhookEndpoint" SET enabled = false, "disabledReason" = $2, "updatedAt" = now() WHERE id = $1`, [row.endpointId, reason]);
-    return reason;
+    if (rowCount) this.deps.log.warn({ endpointId, reason }, 'webhook endpoint disabled');
   }
 }
 
