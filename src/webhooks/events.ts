@@ -74,10 +74,6 @@ export const WEBHOOK_EVENTS: readonly WebhookEventInfo[] = [
   },
 ];
 
-export function isWebhookEventType(value: string): value is WebhookEventType {
-  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
-}
-
 /**
  * Why an endpoint of this kind may not subscribe to `type` (`adminScope`: the credential asking
  * holds the `admin` scope), or null when it may.
