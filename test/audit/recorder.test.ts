@@ -72,6 +72,30 @@ describe('the recorder', () => {
     expect((await verifyAuditLog(server.services.db.pool)).broken).toEqual([]);
   });
 
+  it('stores text PostgreSQL refuses (NUL, lone surrogates) as U+FFFD, so one event never blocks its batch, and the chain verifies', async () => {
+    const recorder = new AuditRecorder({ pool: server.services.db.pool, log: createLogger('silent'), queueMax: 100, flushMs: 10 });
+    const chain = randomUUID();
+    recorder.record({
+      front: 'system',
+      operation: 'test.unstorable',
+      outcome: 'ok',
+      organizationId: chain,
+      userAgent: 'agent\u0000with nul',
+      variables: { tags: ['lone \ud800 high', 'lone \udc00 low', 'pair \ud83d\ude00 kept'], 'key\u0000': 'x' },
+    });
+    recorder.record({ front: 'system', operation: 'test.unstorable', outcome: 'ok', organizationId: chain });
+    await recorder.close(20_000);
+    expect(recorder.queued).toBe(0);
+    const { rows } = await server.services.db.pool.query<{ userAgent: string | null; variables: unknown }>(
+      `SELECT "userAgent", variables FROM "AuditEvent" WHERE chain = $1 ORDER BY seq`,
+      [chain],
+    );
+    expect(rows).toHaveLength(2);
+    expect(rows[0].userAgent).toBe('agent\uFFFDwith nul');
+    expect(rows[0].variables).toEqual({ tags: ['lone \uFFFD high', 'lone \uFFFD low', 'pair \ud83d\ude00 kept'], 'key\uFFFD': 'x' });
+    expect((await verifyAuditLog(server.services.db.pool)).broken).toEqual([]);
+  });
+
   it('retention deletes the oldest events of a chain and leaves it verifiable', async () => {
     const log = createLogger('silent');
     const recorder = new AuditRecorder({ pool: server.services.db.pool, log, queueMax: 100, flushMs: 10 });
