@@ -294,6 +294,9 @@ describe('graphql-ws shares', () => {
   });
 });
 
+/** What Node gives a request's headers when the service does not set headersTimeout. */
+const NODE_DEFAULT_HEADERS_TIMEOUT_MS = 60_000;
+
 describe('slow clients without a credential', () => {
   /** Sends the head of a request and then nothing; resolves with what the server answered and when the connection closed. */
   function trickle(head: string): Promise<{ answer: string; closedAfterMs: number }> {
@@ -341,7 +344,8 @@ describe('slow clients without a credential', () => {
   it('headers that do not arrive within HEADERS_TIMEOUT: the connection is answered 408 and closed', async () => {
     const { answer, closedAfterMs } = await trickle('GET /api/stickies HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
-    // Node checks its deadlines every second (connectionsCheckingInterval): closed well before its 60 s default.
-    expect(closedAfterMs).toBeLessThan(30_000);
-  });
+    // Not a timing goal: the bound only tells HEADERS_TIMEOUT (2 s here) from Node's own default
+    // (60 s), and leaves a loaded machine 50 s of slack beyond the configured deadline.
+    expect(closedAfterMs).toBeLessThan(NODE_DEFAULT_HEADERS_TIMEOUT_MS - 8_000);
+  }, 120_000);
 });
