@@ -26,6 +26,6 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'write:upload': 'Upload pnl and performance CSV files',
   'read:workspace': 'Read your stickies, links, transcripts, tasks, news and summaries',
   'write:workspace': 'Change your workspace, chat, and start or cancel summaries',
-  'write:webhooks': "Manage your webhook endpoints, and your organizations' if you are their admin",
+  'write:webhooks': 'Manage your webhook endpoints, and those of the organizations you manage',
   admin: 'Everything above, plus administration such as running the self-test (admins only)',
 };

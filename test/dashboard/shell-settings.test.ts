@@ -92,7 +92,7 @@ describe.skipIf(!browserAvailable)('dashboard: shell, API keys and tokens, syste
       ['write:upload', 'Upload pnl and performance CSV files'],
       ['read:workspace', 'Read your stickies, links, transcripts, tasks, news and summaries'],
       ['write:workspace', 'Change your workspace, chat, and start or cancel summaries'],
-      ['write:webhooks', "Manage your webhook endpoints, and your organizations' if you are their admin"],
+      ['write:webhooks', 'Manage your webhook endpoints, and those of the organizations you manage'],
     ]) {
       await expect
         .poll(() =>
