@@ -9,6 +9,7 @@ import WebSocket from 'ws';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { auditEventsOf } from '../helpers/audit.ts';
 import { callApi, createAccessToken, createUser, getJson, signInCookie, type TestUser } from '../helpers/fixtures.ts';
 import { verifyAuditLog } from '../../src/audit/verify.ts';
 import type { AuditEvent } from '../../src/audit/types.ts';
@@ -31,12 +32,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** Every queued event written, then the events of a request id. */
-async function eventsOf(requestId: string): Promise<AuditEvent[]> {
-  await server.services.audit.flush();
-  const { rows } = await server.services.db.pool.query<AuditEvent>('SELECT * FROM "AuditEvent" WHERE "requestId" = $1 ORDER BY seq', [requestId]);
-  return rows;
-}
+const eventsOf = (requestId: string) => auditEventsOf(server.services, requestId);
 
 async function graphqlCall(user: TestUser | null, query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
   return getJson(`${server.url}/graphql`, {

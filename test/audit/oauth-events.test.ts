@@ -7,6 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { auditEventsOf } from '../helpers/audit.ts';
 import { createUser, type TestUser } from '../helpers/fixtures.ts';
 import type { AuditEvent } from '../../src/audit/types.ts';
 import type { AuthorizationRequest } from '../../src/auth/oauth/authorization-request.ts';
@@ -46,10 +47,7 @@ async function post(path: string, form: Record<string, string>, requestId: strin
   return { status: response.status, body: (await response.json()) as Record<string, string> };
 }
 
-async function eventsOf(requestId: string): Promise<AuditEvent[]> {
-  await server.services.audit.flush();
-  return (await server.services.db.pool.query<AuditEvent>('SELECT * FROM "AuditEvent" WHERE "requestId" = $1 ORDER BY seq', [requestId])).rows;
-}
+const eventsOf = (requestId: string) => auditEventsOf(server.services, requestId);
 
 it('records the exchange, the refresh, a refused refresh, the first use and the revocation', async () => {
   const { clientId, code, verifier } = await approvedCode();
