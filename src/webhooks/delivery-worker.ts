@@ -17,9 +17,11 @@
  *   make a late writer (its lease lost mid-attempt) record nothing.
  * - Nothing waits on a receiver but its own slot: at most WEBHOOK_ENDPOINT_CONCURRENCY attempts per
  *   endpoint, WEBHOOK_MAX_IN_FLIGHT per owner (organization, or a user's own endpoints) and
- *   WEBHOOK_CONCURRENCY in all run at once on an instance; a job whose endpoint or owner is at its
- *   cap is put back for a moment (a new job, `WEBHOOK_DEFER_MS` later) so its slot in the worker
- *   goes to another receiver's delivery.
+ *   WEBHOOK_CONCURRENCY in all run at once on an instance. The worker's claim skips the jobs of an
+ *   endpoint or owner at its cap (their payload names both), so the slots go to other receivers'
+ *   deliveries and nothing is claimed only to be put back; the claim reserves the job's send slot.
+ *   A job that still finds its endpoint or owner full (a job of an older payload) is put back for a
+ *   moment (a new job, `WEBHOOK_DEFER_MS` later).
  * - A disabled endpoint gets nothing but `webhook.test`: its pending deliveries end `failed` with an
  *   attempt saying so (not sent).
  * - `now` (the clock of failingSince and of the 5 days) can be injected, for tests.
@@ -28,7 +30,7 @@ import type pg from 'pg';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { DatabaseOutageLog } from '../db/outage-log.ts';
-import type { JobQueue } from '../jobs/job-queue.ts';
+import { JobQueue, type JobRow, type SqlClient } from '../jobs/job-queue.ts';
 import { JobWorker } from '../jobs/job-worker.ts';
 import { workerOptionsFor } from '../jobs/worker-options.ts';
 import type { Logger } from '../log.ts';
@@ -71,14 +73,23 @@ export interface WebhookDelivering {
 export function createWebhookDelivery(wiring: WebhookDeliveryWiring): WebhookDelivering {
   const log = wiring.log.child({ component: 'webhooks' });
   const dispatcher = new WebhookDispatcher({ pool: wiring.db.pool, log });
-  const sender = new DeliverySender({ ...wiring, log, slots: new SendSlots(wiring.config.webhooks.maxInFlightPerOwner) });
+  const slots = new SendSlots(wiring.config.webhooks.maxInFlightPerOwner);
+  const jobs = new WebhookJobQueue(wiring.db.pool, slots);
+  const sender = new DeliverySender({ ...wiring, log, slots });
   const worker = new JobWorker<WebhookJobPayload>({
     queue: WEBHOOK_QUEUE,
     ...workerOptionsFor(wiring.config, wiring.db, wiring.databaseOutage),
-    jobs: wiring.jobs,
+    jobs,
     log,
     concurrency: wiring.config.webhooks.concurrency,
-    handle: (job, signal) => sender.attempt(job.payload, signal),
+    handle: async (job, signal) => {
+      const reserved = jobs.reservation(job.id);
+      try {
+        await sender.attempt(job.payload, signal, reserved);
+      } finally {
+        reserved?.();
+      }
+    },
     // A database error while recording: the attempt is run again (at least once), with the queue's backoff.
     retryPolicy: { retry: true },
     onFailure: (job, error) => sender.interrupted(job.payload, `could not be recorded: ${error instanceof Error ? error.message : String(error)}`),
@@ -91,12 +102,65 @@ export function createWebhookDelivery(wiring: WebhookDeliveryWiring): WebhookDel
   return { dispatcher, worker };
 }
 
+/**
+ * The webhook queue's claim: the oldest due job whose endpoint and owner both have a free send
+ * slot on this instance, the slot reserved as it is claimed. The other operations are the queue's own.
+ */
+class WebhookJobQueue extends JobQueue {
+  private readonly reserved = new Map<string, () => void>();
+
+  constructor(
+    private readonly sql: SqlClient,
+    private readonly slots: SendSlots,
+  ) {
+    super(sql);
+  }
+
+  override async claim<P = unknown>(queue: string, workerId: string): Promise<JobRow<P> | null> {
+    const full = this.slots.full();
+    const { rows } = await this.sql.query<JobRow<P>>(
+      `UPDATE "Job"
+          SET state = 'running', "lockedAt" = now(), "lockedBy" = $2, attempts = attempts + 1, "updatedAt" = now()
+        WHERE id = (
+          SELECT id FROM "Job"
+           WHERE queue = $1 AND state = 'queued' AND "runAt" < now() + interval '1 millisecond'
+             AND NOT (COALESCE(payload->>'endpointId', '') = ANY($3::text[]))
+             AND NOT (COALESCE(payload->>'owner', '') = ANY($4::text[]))
+           ORDER BY "runAt", "createdAt"
+           FOR UPDATE SKIP LOCKED
+           LIMIT 1)
+        RETURNING id, queue, payload, state, attempts, "maxAttempts", "runAt", "lockedAt", "lockedBy", "lastError", "createdAt", "updatedAt"`,
+      [queue, workerId, full.endpoints, full.owners],
+    );
+    const job = rows[0];
+    if (!job) return null;
+    const { endpointId, owner } = (job.payload ?? {}) as WebhookJobPayload;
+    const release = endpointId && owner ? this.slots.take(endpointId, owner) : null;
+    if (release) this.reserved.set(job.id, release);
+    return job;
+  }
+
+  /** The send slot reserved when `jobId` was claimed (taken from the queue: the handler releases it). */
+  reservation(jobId: string): (() => void) | undefined {
+    const release = this.reserved.get(jobId);
+    this.reserved.delete(jobId);
+    return release;
+  }
+}
+
 /** Counts of attempts running per endpoint and per owner on this instance. */
 class SendSlots {
   private readonly byEndpoint = new Map<string, number>();
   private readonly byOwner = new Map<string, number>();
 
   constructor(private readonly perOwner: number) {}
+
+  /** The endpoints and owners at their cap now. */
+  full(): { endpoints: string[]; owners: string[] } {
+    const endpoints = [...this.byEndpoint].filter(([, n]) => n >= WEBHOOK_ENDPOINT_CONCURRENCY).map(([key]) => key);
+    const owners = [...this.byOwner].filter(([, n]) => n >= this.perOwner).map(([key]) => key);
+    return { endpoints, owners };
+  }
 
   /** A release function, or null when the endpoint or the owner is at its cap. */
   take(endpointId: string, owner: string): (() => void) | null {
@@ -151,17 +215,21 @@ class DeliverySender {
     this.now = deps.now ?? (() => new Date());
   }
 
-  /** One attempt of one delivery (a job of the queue). */
-  async attempt(job: WebhookJobPayload, signal: AbortSignal): Promise<void> {
+  /** One attempt of one delivery (a job of the queue), in the send slot reserved by the claim when there is one. */
+  async attempt(job: WebhookJobPayload, signal: AbortSignal, reserved?: () => void): Promise<void> {
     const row = await this.load(job.deliveryId);
     if (!row || row.status !== 'pending' || row.attemptCount !== job.attempt - 1) return; // ended, or a duplicate job
     if (!row.enabled && row.eventType !== 'webhook.test') {
       await this.record(row, job.attempt, this.now(), notSent('the endpoint is disabled'), { final: true });
       return;
     }
-    const release = this.deps.slots.take(row.endpointId, row.organizationId ?? `user:${row.userId}`);
+    const release = reserved ?? this.deps.slots.take(row.endpointId, ownerKey(row));
     if (!release) {
-      await this.deps.jobs.enqueue(WEBHOOK_QUEUE, job, { runAt: new Date(Date.now() + WEBHOOK_DEFER_MS), maxAttempts: WEBHOOK_JOB_MAX_ATTEMPTS });
+      await this.deps.jobs.enqueue(
+        WEBHOOK_QUEUE,
+        { ...job, endpointId: row.endpointId, owner: ownerKey(row) },
+        { runAt: new Date(Date.now() + WEBHOOK_DEFER_MS), maxAttempts: WEBHOOK_JOB_MAX_ATTEMPTS },
+      );
       return;
     }
     const startedAt = this.now();
@@ -248,13 +316,14 @@ class DeliverySender {
           RETURNING id, "nextAttemptAt"),
        next AS (
          INSERT INTO "Job" (id, queue, payload, state, attempts, "maxAttempts", "runAt", "createdAt", "updatedAt")
-         SELECT gen_random_uuid(), '${WEBHOOK_QUEUE}', jsonb_build_object('deliveryId', id, 'attempt', $2 + 1), 'queued', 0, ${WEBHOOK_JOB_MAX_ATTEMPTS}, "nextAttemptAt", now(), now()
+         SELECT gen_random_uuid(), '${WEBHOOK_QUEUE}', jsonb_build_object('deliveryId', id, 'attempt', $2 + 1, 'endpointId', $11::text, 'owner', $13::text),
+                'queued', 0, ${WEBHOOK_JOB_MAX_ATTEMPTS}, "nextAttemptAt", now(), now()
            FROM delivery WHERE "nextAttemptAt" IS NOT NULL
          RETURNING id),
        endpoint AS (
          UPDATE "WebhookEndpoint"
             SET "failingSince" = CASE WHEN $10::boolean THEN NULL ELSE COALESCE("failingSince", $3) END, "updatedAt" = now()
-          WHERE id = $11 AND EXISTS (SELECT 1 FROM delivery) AND NOT $12::boolean AND (NOT $10::boolean OR "failingSince" IS NOT NULL)
+          WHERE id = $11::text::uuid AND EXISTS (SELECT 1 FROM delivery) AND NOT $12::boolean AND (NOT $10::boolean OR "failingSince" IS NOT NULL)
           RETURNING "failingSince", enabled)
        SELECT (SELECT count(*)::int FROM delivery) AS written,
               (SELECT "failingSince" FROM endpoint) AS "failingSince", (SELECT enabled FROM endpoint) AS enabled`,
@@ -271,6 +340,7 @@ class DeliverySender {
         outcome.ok,
         row.endpointId,
         opts.final ?? false,
+        ownerKey(row),
       ],
     );
     const result = rows[0];
@@ -290,6 +360,11 @@ class DeliverySender {
     );
     if (rowCount) this.deps.log.warn({ endpointId, reason }, 'webhook endpoint disabled');
   }
+}
+
+/** The owner key a job's payload carries (dispatch.ts OWNER_KEY_SQL). */
+function ownerKey(row: Pick<DeliveryRow, 'organizationId' | 'userId'>): string {
+  return row.organizationId ?? `user:${row.userId}`;
 }
 
 function notSent(why: string): WebhookOutcome {

@@ -20,11 +20,20 @@ import type { WebhookEventType } from './events.ts';
 /** The job queue of deliveries; a job is one attempt of one delivery. */
 export const WEBHOOK_QUEUE = 'webhook';
 
-/** A job's payload: which delivery, and which attempt of it (1-based) the job is. */
+/**
+ * A job's payload: which delivery, and which attempt of it (1-based) the job is; its endpoint and
+ * owner (an organization's id, or `user:<id>`) let a worker skip the jobs of an endpoint or owner
+ * already at its cap of sends at once without claiming them (delivery-worker.ts).
+ */
 export interface WebhookJobPayload {
   deliveryId: string;
   attempt: number;
+  endpointId?: string;
+  owner?: string;
 }
+
+/** SQL: the owner key of endpoint row `e` (the organization, or the user for a user's own endpoint). */
+const OWNER_KEY_SQL = `COALESCE(e."organizationId"::text, 'user:' || e."userId"::text)`;
 
 /** How often a job is retried when its instance dies or the database fails under it (not the receiver's failures: those are the schedule's). */
 export const WEBHOOK_JOB_MAX_ATTEMPTS = 3;
@@ -48,11 +57,13 @@ function newMessageId(): string {
   return `msg_${randomUUID().replaceAll('-', '')}`;
 }
 
-/** The INSERT of a delivery's first job, from the rows of CTE `d` (its ids). */
+/** The INSERT of a delivery's first job, from the rows of CTE `d` (the deliveries' ids and endpoints). */
 const ENQUEUE_FIRST_ATTEMPT = `
   INSERT INTO "Job" (id, queue, payload, state, attempts, "maxAttempts", "runAt", "createdAt", "updatedAt")
-  SELECT gen_random_uuid(), '${WEBHOOK_QUEUE}', jsonb_build_object('deliveryId', d.id, 'attempt', 1), 'queued', 0, ${WEBHOOK_JOB_MAX_ATTEMPTS}, now(), now(), now()
-    FROM d
+  SELECT gen_random_uuid(), '${WEBHOOK_QUEUE}',
+         jsonb_build_object('deliveryId', d.id, 'attempt', 1, 'endpointId', d."endpointId", 'owner', ${OWNER_KEY_SQL}),
+         'queued', 0, ${WEBHOOK_JOB_MAX_ATTEMPTS}, now(), now(), now()
+    FROM d JOIN "WebhookEndpoint" e ON e.id = d."endpointId"
   RETURNING payload->>'deliveryId' AS id`;
 
 export class WebhookDispatcher {
@@ -85,7 +96,7 @@ export class WebhookDispatcher {
       `WITH d AS (
          INSERT INTO "WebhookDelivery" (id, "endpointId", "messageId", "eventType", payload, status, "attemptCount", "nextAttemptAt", "createdAt", "updatedAt")
          SELECT gen_random_uuid(), id, $2, 'webhook.test', $3::jsonb, 'pending', 0, now(), now(), now() FROM "WebhookEndpoint" WHERE id = $1
-         RETURNING id)
+         RETURNING id, "endpointId")
        ${ENQUEUE_FIRST_ATTEMPT}`,
       [endpointId, newMessageId(), JSON.stringify(payload)],
     );
@@ -98,7 +109,7 @@ export class WebhookDispatcher {
       `WITH d AS (
          INSERT INTO "WebhookDelivery" (id, "endpointId", "messageId", "eventType", payload, status, "attemptCount", "nextAttemptAt", "createdAt", "updatedAt")
          SELECT gen_random_uuid(), "endpointId", "messageId", "eventType", payload, 'pending', 0, now(), now(), now() FROM "WebhookDelivery" WHERE id = $1
-         RETURNING id)
+         RETURNING id, "endpointId")
        ${ENQUEUE_FIRST_ATTEMPT}`,
       [deliveryId],
     );
@@ -124,7 +135,7 @@ export class WebhookDispatcher {
        d AS (
          INSERT INTO "WebhookDelivery" (id, "endpointId", "messageId", "eventType", payload, status, "attemptCount", "nextAttemptAt", "createdAt", "updatedAt")
          SELECT gen_random_uuid(), id, $2, $1, $3::jsonb, 'pending', 0, now(), now(), now() FROM targets
-         RETURNING id)
+         RETURNING id, "endpointId")
        ${ENQUEUE_FIRST_ATTEMPT}`,
       [event.type, newMessageId(), JSON.stringify(payload), event.organizationId ?? null, event.organizationId ? null : (event.userId ?? null)],
     );

@@ -24,9 +24,26 @@ import { SelfTestScheduler } from '../../src/scheduler/self-test-scheduler.ts';
 import { createWebhookDelivery, WEBHOOK_DISABLE_AFTER_MS } from '../../src/webhooks/delivery-worker.ts';
 import { selfTestEvents } from '../../src/webhooks/emitters.ts';
 import { encryptSecret, newWebhookSecret, webhookSecretKey } from '../../src/webhooks/secrets.ts';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { WEBHOOK_EVENT_PAYLOADS } from '../../src/webhooks/event-payloads.ts';
+import type { WebhookEventType } from '../../src/webhooks/events.ts';
 import { deliveriesOf, eventsOf, insertEndpoint, receivedAtLeast, startReceiver, verified, type Receiver } from './receiver.ts';
 
 const SECRET_KEY = 'webhook-delivery-test-key-0123456789abcdef';
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+(addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
+
+/** Every event a receiver got has the documented shape: its `data` against the schema the docs and OpenAPI show. */
+function expectDocumentedShapes(receiver: Receiver, secret: string): void {
+  for (const request of receiver.received) {
+    const event = verified(secret, request);
+    expect(Object.keys(event).sort()).toEqual(['data', 'timestamp', 'type']);
+    const validate = ajv.compile(WEBHOOK_EVENT_PAYLOADS[event.type as WebhookEventType].data);
+    expect(validate(event.data), `${event.type}: ${JSON.stringify(validate.errors)}`).toBe(true);
+  }
+}
 
 let server: TestServer;
 let admin: TestUser;
@@ -125,6 +142,7 @@ describe('events after the actions that cause them', () => {
       expect(request.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
     }
     expect(other.received).toHaveLength(0);
+    expectDocumentedShapes(hook, endpoint.secret);
   });
 
   it('generation.completed after runs started through GraphQL and MCP, generation.failed after a cancel; to the user’s own endpoints only', async () => {
@@ -160,6 +178,7 @@ describe('events after the actions that cause them', () => {
     const [failed] = eventsOf(hook, endpoint.secret, 'generation.failed').map(({ event }) => event.data);
     expect(failed).toMatchObject({ run_id: cancelledRun, state: 'cancelled' });
     expect(orgHook.received).toHaveLength(0);
+    expectDocumentedShapes(hook, endpoint.secret);
   });
 
   it('selftest.failed after a failing self-test run, to organization endpoints that subscribed', async () => {
@@ -193,6 +212,7 @@ describe('events after the actions that cause them', () => {
     expect(event.type).toBe('selftest.failed');
     expect(event.data).toMatchObject({ run_id: run.id, failed_checks: [{ name: 'always-fails', detail: expect.stringContaining('503') }] });
     expect(notSubscribed.received).toHaveLength(0);
+    expectDocumentedShapes(hook, endpoint.secret);
   });
 
   it('webhook.test to an endpoint, whatever it subscribes to', async () => {
@@ -203,6 +223,7 @@ describe('events after the actions that cause them', () => {
     expect(verified(endpoint.secret, request)).toMatchObject({ type: 'webhook.test', data: { endpoint_id: endpoint.id } });
     const [delivery] = await settled(endpoint.id);
     expect(delivery).toMatchObject({ id: deliveryId, status: 'succeeded', attemptCount: 1, lastStatusCode: 204 });
+    expectDocumentedShapes(hook, endpoint.secret);
   });
 });
 
