@@ -210,12 +210,14 @@ builder.mutationFields((t) => ({
   sendTestWebhook: t.withAuth({ scope: 'write:webhooks' }).field({
     type: WebhookDeliveryRef,
     description: 'Sends a `webhook.test` event to the endpoint (subscribed to it or not); returns the delivery, follow it in deliveries.',
+    rateBudget: 'webhooks',
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: async (_parent, { id }, ctx) => ctx.services.webhooks.sendTest(await actor(ctx), id),
   }),
   redeliverWebhook: t.withAuth({ scope: 'write:webhooks' }).field({
     type: WebhookDeliveryRef,
     description: "Sends one of the endpoint's deliveries again, with the same webhook-id and payload; returns the new delivery.",
+    rateBudget: 'webhooks',
     args: { endpointId: t.arg({ type: 'UUID', required: true }), deliveryId: t.arg({ type: 'UUID', required: true }) },
     resolve: async (_parent, args, ctx) => ctx.services.webhooks.redeliver(await actor(ctx), args.endpointId, args.deliveryId),
   }),

@@ -254,6 +254,7 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
       chat: { points: config.rateLimits.chatPerMinute, windowSeconds: 60 },
       generate: { points: config.rateLimits.generatePerMinute, windowSeconds: 60 },
       oauth: { points: config.rateLimits.oauthPerMinute, windowSeconds: 60 },
+      webhooks: { points: config.rateLimits.webhooksPerMinute, windowSeconds: 60 },
     },
     { redis, keyPrefix: config.rateLimits.keyPrefix, log: log.child({ component: 'ratelimit' }) },
   );

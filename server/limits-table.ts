@@ -78,6 +78,7 @@ function limits(): Limit[] {
     budget('upload', 'each upload', rateLimits.uploadPerMinute, 'RATE_LIMIT_UPLOAD_PER_MINUTE'),
     budget('chat', 'each chat message', rateLimits.chatPerMinute, 'RATE_LIMIT_CHAT_PER_MINUTE'),
     budget('generate', 'each summary generation started', rateLimits.generatePerMinute, 'RATE_LIMIT_GENERATE_PER_MINUTE'),
+    budget('webhooks', 'each webhook test event or redelivery', rateLimits.webhooksPerMinute, 'RATE_LIMIT_WEBHOOKS_PER_MINUTE'),
     {
       limit: 'sign-in attempts (`POST /login`), successful ones included',
       per: 'client address, whatever credential is sent',

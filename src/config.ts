@@ -202,6 +202,12 @@ const rateBudgets = {
   RATE_LIMIT_UPLOAD_PER_MINUTE: z.coerce.number().int().positive().default(10).describe('the `upload` budget'),
   RATE_LIMIT_CHAT_PER_MINUTE: z.coerce.number().int().positive().default(30).describe('the `chat` budget (`POST /api/chat`, `chat`, `sendChatMessage`)'),
   RATE_LIMIT_GENERATE_PER_MINUTE: z.coerce.number().int().positive().default(10).describe('the `generate` budget (starts of summary generations)'),
+  RATE_LIMIT_WEBHOOKS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(20)
+    .describe('the `webhooks` budget (webhook test events and redeliveries: each makes the service send a request)'),
   LOGIN_ATTEMPTS_PER_MINUTE: z.coerce
     .number()
     .int()
@@ -725,6 +731,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       oauthPerMinute: raw.OAUTH_REQUESTS_PER_MINUTE,
       chatPerMinute: raw.RATE_LIMIT_CHAT_PER_MINUTE,
       generatePerMinute: raw.RATE_LIMIT_GENERATE_PER_MINUTE,
+      webhooksPerMinute: raw.RATE_LIMIT_WEBHOOKS_PER_MINUTE,
     },
     comparison: { matchBps: raw.COMPARISON_MATCH_BPS, reviewBps: raw.COMPARISON_REVIEW_BPS },
     selfTest: { cron: raw.SELF_TEST_CRON, enabled: raw.SELF_TEST_ENABLED },

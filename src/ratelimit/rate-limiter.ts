@@ -9,7 +9,7 @@ import { createLogger, type Logger } from '../log.ts';
  * GraphQL request pays once per field that reads the data (aliases included), so GraphQL is no
  * way around REST's limit.
  */
-export type Budget = 'returns' | 'upload' | 'login' | 'chat' | 'generate' | 'oauth';
+export type Budget = 'returns' | 'upload' | 'login' | 'chat' | 'generate' | 'oauth' | 'webhooks';
 
 export interface BudgetPolicy {
   points: number;

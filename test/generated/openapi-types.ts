@@ -9980,11 +9980,13 @@ export interface operations {
             /** @description Success. */
             202: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description Sends a `webhook.test` event to the endpoint (subscribed to it or not); returns the delivery, follow it in deliveries. */
+                        /** @description Sends a `webhook.test` event to the endpoint (subscribed to it or not); returns the delivery, follow it in deliveries. Rate budget: webhooks. */
                         data: {
                             /** Format: uuid */
                             id: string;
@@ -10093,10 +10095,12 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            /** @description The `webhooks` rate budget is spent, or the client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10324,11 +10328,13 @@ export interface operations {
             /** @description Success. */
             202: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description Sends one of the endpoint's deliveries again, with the same webhook-id and payload; returns the new delivery. */
+                        /** @description Sends one of the endpoint's deliveries again, with the same webhook-id and payload; returns the new delivery. Rate budget: webhooks. */
                         data: {
                             /** Format: uuid */
                             id: string;
@@ -10437,10 +10443,12 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            /** @description The `webhooks` rate budget is spent, or the client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -315,6 +315,7 @@ const POLICIES: Record<Budget, BudgetPolicy> = {
   chat: { points: 2, windowSeconds: 60 },
   generate: { points: 2, windowSeconds: 60 },
   oauth: { points: 2, windowSeconds: 60 },
+  webhooks: { points: 2, windowSeconds: 60 },
 };
 
 /** The same contract for both stores. */

@@ -38,6 +38,8 @@ const ORG = 'Webhook Holdings';
 const ajv = new Ajv2020({ strict: false });
 (addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
 const MAX_ENDPOINTS = 20;
+/** test events and redeliveries a credential may ask for in a minute (no other user here asks for more than 4) */
+const WEBHOOKS_BUDGET = 5;
 
 let server: TestServer;
 /** admin of ORG with write:webhooks only */
@@ -54,6 +56,8 @@ let noScope: TestUser;
 let capper: TestUser;
 /** pages through its own endpoints */
 let pager: TestUser;
+/** sends test events until the budget refuses */
+let spammer: TestUser;
 
 interface Received {
   headers: http.IncomingHttpHeaders;
@@ -76,7 +80,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-  ({ server, orgAdmin, coAdmin, member, stranger, noScope, capper, pager } = await startServerWithUsers(
+  ({ server, orgAdmin, coAdmin, member, stranger, noScope, capper, pager, spammer } = await startServerWithUsers(
     {
       orgAdmin: { org: ORG, role: 'admin', scopes: ['write:webhooks'] },
       coAdmin: { org: ORG, role: 'admin', scopes: ['admin'] },
@@ -85,10 +89,16 @@ beforeAll(async () => {
       noScope: { org: ORG, role: 'admin', scopes: ['read:pnl', 'read:workspace', 'write:workspace'] },
       capper: { role: 'member', scopes: ['write:webhooks'] },
       pager: { role: 'member', scopes: ['write:webhooks'] },
+      spammer: { role: 'member', scopes: ['write:webhooks'] },
     },
-    { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_MAX_ENDPOINTS: String(MAX_ENDPOINTS), WEBHOOK_RETRY_SCHEDULE: '0,200ms' },
+    {
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_MAX_ENDPOINTS: String(MAX_ENDPOINTS),
+      WEBHOOK_RETRY_SCHEDULE: '0,200ms',
+      RATE_LIMIT_WEBHOOKS_PER_MINUTE: String(WEBHOOKS_BUDGET),
+    },
   ));
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await server?.close();
   await new Promise((resolve) => receiver?.close(resolve));
@@ -458,6 +468,28 @@ describe('test events, deliveries and redelivery', () => {
     const { endpoint: other } = await ownEndpoint(member);
     const wrongPair = await call(member, 'POST', `/api/webhooks/${other.id}/deliveries/${test.body.data.id}/redeliver`);
     expect(wrongPair).toMatchObject({ status: 404, body: { error: 'Webhook delivery not found' } });
+  });
+});
+
+describe('the webhooks rate budget', () => {
+  it(`a credential's ${WEBHOOKS_BUDGET + 1}th test event or redelivery in a minute is 429 on REST and RATE_LIMITED on GraphQL; reads are not charged`, async () => {
+    const { endpoint } = await ownEndpoint(spammer);
+    const sent: string[] = [];
+    for (let i = 0; i < WEBHOOKS_BUDGET - 1; i += 1) {
+      const response = await call(spammer, 'POST', `/api/webhooks/${endpoint.id}/test`);
+      expect(response.status).toBe(202);
+      sent.push(response.body.data.id);
+    }
+    expect((await call(spammer, 'POST', `/api/webhooks/${endpoint.id}/deliveries/${sent[0]}/redeliver`)).status).toBe(202);
+    expect((await call(spammer, 'GET', `/api/webhooks/${endpoint.id}/deliveries`)).status).toBe(200);
+    const refused = await call(spammer, 'POST', `/api/webhooks/${endpoint.id}/test`);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    const viaGraphql = await graphql(spammer, `mutation($id: UUID!) { redeliverWebhook(endpointId: $id, deliveryId: "${sent[0]}") { id } }`, {
+      id: endpoint.id,
+    });
+    expect(viaGraphql.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+    expect(await server.services.prisma.webhookDelivery.count({ where: { endpointId: endpoint.id } })).toBe(WEBHOOKS_BUDGET);
   });
 });
 
