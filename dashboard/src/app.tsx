@@ -25,6 +25,7 @@ const pages: { path: string; label: string; group: string; page: LazyPage }[] = 
   { path: '/audit', label: 'Audit log', group: 'Service', page: lazyPage(() => import('./pages/audit.tsx')) },
   { path: '/usage', label: 'Usage', group: 'Service', page: lazyPage(() => import('./pages/usage.tsx')) },
   { path: '/settings', label: 'API keys & tokens', group: 'Service', page: lazyPage(() => import('./pages/settings.tsx')) },
+  { path: '/webhooks', label: 'Webhooks', group: 'Service', page: lazyPage(() => import('./pages/webhooks.tsx')) },
 ];
 
 /** Pages the service serves itself (not hash routes): a full navigation away from the dashboard. */
