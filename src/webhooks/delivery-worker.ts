@@ -74,7 +74,7 @@ export function createWebhookDelivery(wiring: WebhookDeliveryWiring): WebhookDel
   const log = wiring.log.child({ component: 'webhooks' });
   const dispatcher = new WebhookDispatcher({ pool: wiring.db.pool, log });
   const slots = new SendSlots(wiring.config.webhooks.maxInFlightPerOwner);
-  const jobs = new WebhookJobQueue(wiring.db.pool, slots);
+  const jobs = new WebhookJobQueue(wiring.db.pool, slots, wiring.config.worker.pollIntervalMs);
   const sender = new DeliverySender({ ...wiring, log, slots });
   const worker = new JobWorker<WebhookJobPayload>({
     queue: WEBHOOK_QUEUE,
@@ -97,7 +97,10 @@ export function createWebhookDelivery(wiring: WebhookDeliveryWiring): WebhookDel
       if (outcome === 'failed') await sender.interrupted(job.payload, 'interrupted: the instance sending it stopped, repeatedly');
     },
   });
-  dispatcher.wake = () => worker.wake();
+  dispatcher.wake = () => {
+    jobs.enqueued();
+    worker.wake();
+  };
   sender.wake = () => worker.wake();
   return { dispatcher, worker };
 }
@@ -108,16 +111,30 @@ export function createWebhookDelivery(wiring: WebhookDeliveryWiring): WebhookDel
  */
 class WebhookJobQueue extends JobQueue {
   private readonly reserved = new Map<string, () => void>();
+  /**
+   * The caps that made the last claim find nothing, and when: a claim that skips a busy owner scans
+   * that owner's whole backlog, so while the same caps are full it is not run again before the poll
+   * interval has passed or a delivery has been written here (`enqueued`).
+   */
+  private lastEmpty: { full: string; at: number } | null = null;
 
   constructor(
     private readonly sql: SqlClient,
     private readonly slots: SendSlots,
+    private readonly pollIntervalMs: number,
   ) {
     super(sql);
   }
 
+  /** Deliveries were just written: the next claim looks again. */
+  enqueued(): void {
+    this.lastEmpty = null;
+  }
+
   override async claim<P = unknown>(queue: string, workerId: string): Promise<JobRow<P> | null> {
     const full = this.slots.full();
+    const fullKey = full.endpoints.length + full.owners.length > 0 ? JSON.stringify(full) : '';
+    if (fullKey && this.lastEmpty?.full === fullKey && Date.now() - this.lastEmpty.at < this.pollIntervalMs) return null;
     const { rows } = await this.sql.query<JobRow<P>>(
       `UPDATE "Job"
           SET state = 'running', "lockedAt" = now(), "lockedBy" = $2, attempts = attempts + 1, "updatedAt" = now()
@@ -133,7 +150,10 @@ class WebhookJobQueue extends JobQueue {
       [queue, workerId, full.endpoints, full.owners],
     );
     const job = rows[0];
-    if (!job) return null;
+    if (!job) {
+      this.lastEmpty = fullKey ? { full: fullKey, at: Date.now() } : null;
+      return null;
+    }
     const { endpointId, owner } = (job.payload ?? {}) as WebhookJobPayload;
     const release = endpointId && owner ? this.slots.take(endpointId, owner) : null;
     if (release) this.reserved.set(job.id, release);
