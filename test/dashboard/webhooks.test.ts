@@ -18,7 +18,7 @@ import { Webhook } from 'standardwebhooks';
 import { closeBrowserAndServer, startServerAndBrowser } from '../helpers/browser-and-server.ts';
 import type { TestServer } from '../helpers/server.ts';
 import type { TestUser } from '../helpers/fixtures.ts';
-import { LAYOUT_WIDTHS, browserAvailable, expectCount, expectSoundLayout, openPage, signInToDashboard } from '../helpers/browser.ts';
+import { LAYOUT_WIDTHS, browserAvailable, expectCount, expectSoundLayout, openPage, screenshot, signInToDashboard } from '../helpers/browser.ts';
 
 const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const ORG = 'Hooked Holdings';
@@ -195,6 +195,10 @@ describe.skipIf(!browserAvailable)('dashboard: webhooks page', () => {
     await expect.poll(() => received.length, { timeout: 30_000 }).toBe(4);
     for (const key of [secret, newSecret])
       expect((new Webhook(key).verify(received[3]!.body, received[3]!.headers) as { type: string }).type).toBe('webhook.test');
+    await screenshot(page, 'webhooks-rotated-1280');
+    await page.setViewportSize(LAYOUT_WIDTHS.phone);
+    await screenshot(page, 'webhooks-rotated-390');
+    await page.setViewportSize(LAYOUT_WIDTHS.desktop);
     await rotated.getByRole('button', { name: 'I have stored it' }).click();
     await expectCount(page.getByText(/whsec_/), 0);
 
