@@ -75,6 +75,9 @@ beforeAll(async () => {
     RATE_LIMIT_CHAT_PER_MINUTE: HIGH,
     RATE_LIMIT_GENERATE_PER_MINUTE: HIGH,
     LOGIN_ATTEMPTS_PER_MINUTE: HIGH,
+    RATE_LIMIT_WEBHOOKS_PER_MINUTE: HIGH,
+    WEBHOOK_MAX_ENDPOINTS: '1000',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
     SSO_JWT_SECRET: JWT_SECRET,
   });
   const t1 = Date.now();
@@ -84,7 +87,7 @@ beforeAll(async () => {
     await server.services.apiKeys.create({
       userId: user.userId,
       name: 'fuzz',
-      scopes: ['read:workspace', 'write:workspace', 'read:returns', 'read:pnl', 'write:upload'],
+      scopes: ['read:workspace', 'write:workspace', 'read:returns', 'read:pnl', 'write:upload', 'write:webhooks'],
       kind: 'access_token',
     })
   ).secret;
@@ -111,6 +114,14 @@ beforeAll(async () => {
     return body.data;
   };
   const folder = await create('/api/links/folders', { name: 'Fuzz folder' });
+  // A local port nobody listens on (WEBHOOK_ALLOW_PRIVATE): its test deliveries fail at once, which nothing here waits for.
+  const webhookAnswer = await send(`${server.url}/api/webhooks`, {
+    method: 'POST',
+    headers: { 'x-api-key': user.key, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'http://127.0.0.1:9/fuzz', events: ['webhook.test'] }),
+  });
+  const webhook = (JSON.parse(webhookAnswer.text) as { data?: { endpoint?: { id?: string } } }).data?.endpoint?.id;
+  if (webhookAnswer.status !== 201 || !webhook) throw new Error(`POST /api/webhooks answered ${webhookAnswer.status} ${webhookAnswer.text.slice(0, 300)}`);
   const sticky = await create('/api/stickies', { content: 'A fuzz sticky about cash flows', tags: ['fuzz', 'cash'] });
   await create('/api/stickies', { content: 'Another fuzz sticky' });
   const link = await create('/api/links', { url: 'https://example.com/fuzz', title: 'Fuzz link', folder_id: folder, tags: ['fuzz'], starred: true });
@@ -168,6 +179,7 @@ beforeAll(async () => {
       org: user.orgId,
       run: run.startGeneration.id,
       conversation: conversation.sendChatMessage.conversation.id,
+      webhook,
     },
     entityName: comparison.data[0]?.entity_name ?? 'Harbor Growth Fund LP',
     accountCode: comparison.data[0]?.account_code ?? 'ACC-1001',

@@ -102,7 +102,7 @@ export function flattenParams(fields: Field[], prefix: (string | number)[] = [])
 // ---------------------------------------------------------------------------------------------
 // Baselines: valid values, so that the one malformed parameter of a case is what gets judged
 
-export type Resource = 'sticky' | 'link' | 'folder' | 'transcript' | 'task' | 'news' | 'run' | 'conversation' | 'file' | 'org';
+export type Resource = 'sticky' | 'link' | 'folder' | 'transcript' | 'task' | 'news' | 'run' | 'conversation' | 'file' | 'org' | 'webhook';
 
 export interface BaselineContext {
   ids: Partial<Record<Resource, string>>;
@@ -118,6 +118,8 @@ export interface BaselineContext {
 }
 
 const RESOURCE_WORDS: [RegExp, Resource][] = [
+  // First: a webhook's routes and fields also say deliveries and redeliver.
+  [/webhook|endpointid/i, 'webhook'],
   [/folder/i, 'folder'],
   [/stick/i, 'sticky'],
   [/link/i, 'link'],
@@ -164,6 +166,7 @@ export function baseline(name: string, shape: Shape, ctx: BaselineContext): unkn
           if (lower === 'expiresin') return '30d';
           if (lower === 'name') return `fuzz ${(uniqueCounter += 1)}`;
           if (lower === 'scopes') return 'read:workspace';
+          if (lower === 'events') return 'webhook.test';
           if (lower === 'currentpassword') return ctx.password;
           if (lower === 'content' && /transcript/i.test(ctx.target)) return VTT_TRANSCRIPT;
           if (lower === 'content' || lower === 'body' || lower === 'title') return 'fuzz text';
