@@ -69,7 +69,8 @@ interface SdkError {
   name?: string;
   message?: string;
   Code?: string;
-  $metadata?: { httpStatusCode?: number };
+  /** attempts: how many times the SDK tried (maxAttempts bounds it); totalRetryDelay: ms it waited between them. */
+  $metadata?: { httpStatusCode?: number; attempts?: number; totalRetryDelay?: number };
 }
 
 function asSdkError(error: unknown): SdkError {
@@ -278,7 +279,16 @@ export class S3BlobStore implements BlobStore {
     const e = asSdkError(error);
     // name, HTTP status and message only: never the request (its signature) or the client config
     this.log?.warn(
-      { operation, bucket: this.bucket, ...extra, errorName: e.name, httpStatus: e.$metadata?.httpStatusCode, err: e.message },
+      {
+        operation,
+        bucket: this.bucket,
+        ...extra,
+        errorName: e.name,
+        httpStatus: e.$metadata?.httpStatusCode,
+        attempts: e.$metadata?.attempts,
+        retryDelayMs: e.$metadata?.totalRetryDelay,
+        err: e.message,
+      },
       'object store request failed',
     );
   }
