@@ -7,6 +7,7 @@
  * Two servers: `fast` runs generations without pauses; `slow` pauses GENERATION_STEP_DELAY before
  * each progress step and runs one generation at a time, so a run lasts long enough to be
  * followed, left, resumed and cancelled midway, and a second run stays queued behind the first.
+ * (250 ms a step: at 60 ms a run finished before the test could cancel it on a machine at load 19.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -60,7 +61,7 @@ let slow: TestServer;
 beforeAll(async () => {
   [fast, slow] = await Promise.all([
     startTestServer({ GENERATION_HEARTBEAT: `${HEARTBEAT_MS}ms` }),
-    startTestServer({ GENERATION_HEARTBEAT: `${HEARTBEAT_MS}ms`, GENERATION_STEP_DELAY: '60ms', GENERATION_CONCURRENCY: '1' }),
+    startTestServer({ GENERATION_HEARTBEAT: `${HEARTBEAT_MS}ms`, GENERATION_STEP_DELAY: '250ms', GENERATION_CONCURRENCY: '1' }),
   ]);
 });
 
