@@ -77,6 +77,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
       REDIS_URL: redisUrl,
       RATE_LIMIT_KEY_PREFIX: `fleet-${tag}`,
       SSO_JWT_SECRET: randomBytes(32).toString('hex'),
+      WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
       ...s3.env,
       S3_PREFIX: `fleet-${tag}/`,
       AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
