@@ -121,7 +121,7 @@ describe.skipIf(!browserAvailable)('the API reference in a browser, offline but 
     expect(await bar.getByRole('link', { name: 'Dashboard' }).getAttribute('href')).toBe('/');
     expect(await bar.getByRole('link', { name: 'openapi.json' }).getAttribute('href')).toBe('/openapi.json');
     expect(await bar.getByRole('link', { name: 'openapi.yaml' }).getAttribute('href')).toBe('/openapi.yaml');
-    await screenshot(page, 'api-reference');
+    await screenshot(page, 'api-reference', { fullPage: false });
     expect(elsewhere).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();

@@ -79,10 +79,14 @@ export async function openPage(page: Page, route: string, heading: string | RegE
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
 }
 
-/** Saves a full-page screenshot under test/artifacts/ (ignored by git). */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/**
+ * Saves a screenshot under test/artifacts/ (ignored by git): the full page, or only the viewport
+ * for a page too long to capture whole on a loaded machine (the API reference renders every
+ * operation: a full-page capture of it exceeded 30 s in CI).
+ */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
   fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
-  await page.screenshot({ path: path.join(ARTIFACTS_DIR, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: path.join(ARTIFACTS_DIR, `${name}.png`), fullPage: options.fullPage ?? true });
 }
 
 /**
