@@ -294,20 +294,16 @@ describe('graphql-ws shares', () => {
   });
 });
 
-/** What Node gives a request's headers when the service does not set headersTimeout. */
-const NODE_DEFAULT_HEADERS_TIMEOUT_MS = 60_000;
-
 describe('slow clients without a credential', () => {
-  /** Sends the head of a request and then nothing; resolves with what the server answered and when the connection closed. */
-  function trickle(head: string): Promise<{ answer: string; closedAfterMs: number }> {
+  /** Sends the head of a request and then nothing; resolves with what the server answered once the connection closed. */
+  function trickle(head: string): Promise<{ answer: string }> {
     const url = new URL(server.url);
     return new Promise((resolve) => {
-      const started = Date.now();
       let answer = '';
       const socket = net.connect(Number(url.port), url.hostname, () => socket.write(head));
       socket.on('data', (chunk) => (answer += chunk.toString()));
       socket.on('error', () => undefined);
-      socket.on('close', () => resolve({ answer, closedAfterMs: Date.now() - started }));
+      socket.on('close', () => resolve({ answer }));
       disposers.push(() => socket.destroy());
     });
   }
@@ -342,10 +338,10 @@ describe('slow clients without a credential', () => {
   });
 
   it('headers that do not arrive within HEADERS_TIMEOUT: the connection is answered 408 and closed', async () => {
-    const { answer, closedAfterMs } = await trickle('GET /api/stickies HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    // The deadline Node enforces is the configured one (2 s here), not its own 60 s default: read
+    // from the server rather than timed, so a loaded machine cannot fail it.
+    expect(server.server.headersTimeout).toBe(2_000);
+    const { answer } = await trickle('GET /api/stickies HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
-    // Not a timing goal: the bound only tells HEADERS_TIMEOUT (2 s here) from Node's own default
-    // (60 s), and leaves a loaded machine 50 s of slack beyond the configured deadline.
-    expect(closedAfterMs).toBeLessThan(NODE_DEFAULT_HEADERS_TIMEOUT_MS - 8_000);
   }, 120_000);
 });
