@@ -4,9 +4,11 @@
  * trace (a request, an operation, a job): the job workers' polls and heartbeats make no traces of
  * their own. The statement text is recorded (it is parameterised); parameter values never are.
  *
- * The pool's connections are wrapped as they connect (the pool's `connect` event), and the
- * pool's `connect` callbacks are bound to the caller's context: `pool.query` waits for a free
- * connection with a callback that the pool may call from another request's context.
+ * The pool's connections are wrapped as they are checked out (the pool's `acquire` event, on
+ * every checkout): a connection opened before tracing was installed (openDatabase's first
+ * `SELECT 1` on a configured PostgreSQL) is idle in the pool and would otherwise never be
+ * traced. The pool's `connect` callbacks are bound to the caller's context: `pool.query` waits
+ * for a free connection with a callback that the pool may call from another request's context.
  */
 import type pg from 'pg';
 import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
@@ -26,7 +28,7 @@ export function tracePool(pool: pg.Pool): void {
     if (tracingActive() && typeof callback === 'function') return connect.call(this, context.bind(context.active(), callback as QueryFn));
     return connect.apply(this, args);
   };
-  pool.on('connect', (client) => traceClient(client));
+  pool.on('acquire', (client) => traceClient(client));
 }
 
 function traceClient(client: pg.PoolClient): void {
