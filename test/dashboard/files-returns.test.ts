@@ -14,6 +14,7 @@ import { browserAvailable, launchBrowser, openPage, screenshot, signInToDashboar
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, type TestUser } from '../helpers/fixtures.ts';
 import { graphql } from '../helpers/returns-data.ts';
+import { INGEST_QUEUE } from '../../src/ingest/ingest-job.ts';
 import { expectNoHorizontalScroll, expectOneLine, expectWithinWidth, PHONE } from './phone.ts';
 
 const LIMIT = 8192;
@@ -40,6 +41,35 @@ afterAll(() => closeBrowserAndServer(browser, server));
 
 const filesOf = (orgId: string) => server.services.prisma.uploadedFile.count({ where: { orgId } });
 const fileRow = (page: Page, name: string) => page.getByRole('table', { name: 'Uploaded files' }).locator('tbody > tr[data-file-id]', { hasText: name });
+
+/**
+ * Waits for a listed file to reach `status`; when it does not, the error says where it stopped:
+ * the stored file and its ingest job, what the row and the upload queue show (a CI run once timed
+ * out here with no more than Playwright's timeout to go on).
+ */
+async function waitForFileStatus(page: Page, name: string, status: 'processed' | 'failed', timeout: number): Promise<void> {
+  try {
+    await fileRow(page, name).locator('.badge', { hasText: status }).waitFor({ timeout });
+  } catch (error) {
+    const stored = await server.services.prisma.uploadedFile.findFirst({
+      where: { fileName: name },
+      select: { id: true, status: true, statusDetail: true, createdAt: true, processedAt: true },
+    });
+    const jobs = stored
+      ? (
+          await server.services.prisma.job.findMany({
+            where: { queue: INGEST_QUEUE },
+            select: { state: true, attempts: true, lockedAt: true, lockedBy: true, lastError: true, payload: true, createdAt: true },
+          })
+        ).filter((job) => JSON.stringify(job.payload).includes(stored.id))
+      : [];
+    const row = (await fileRow(page, name).count()) > 0 ? await fileRow(page, name).textContent() : '(not listed)';
+    const queue = await page.locator('.upload-item', { hasText: name }).allTextContents();
+    throw new Error(
+      `${(error as Error).message.split('\n')[0]}\n  stored file: ${JSON.stringify(stored)}\n  its ingest job: ${JSON.stringify(jobs)}\n  the row shows: ${row}\n  the upload queue shows: ${JSON.stringify(queue)}\n  now: ${new Date().toISOString()}`,
+    );
+  }
+}
 
 /** The graphql answer for the same question the page asks, to compare the page with. */
 async function api<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
@@ -74,7 +104,7 @@ describe.skipIf(!browserAvailable)('Files page', () => {
     await page.getByRole('progressbar', { name: 'Upload of pnl-sample.csv' }).waitFor();
     await page.getByText('Uploaded as pnl').waitFor();
     // The list polls while ingest runs: the row reaches `processed` without a reload.
-    await fileRow(page, 'pnl-sample.csv').locator('.badge', { hasText: 'processed' }).waitFor({ timeout: 30_000 });
+    await waitForFileStatus(page, 'pnl-sample.csv', 'processed', 30_000);
     await expect.poll(() => fileRow(page, 'pnl-sample.csv').textContent()).toMatch(/pnl.*processed.*33.*2\.2 KB/);
 
     // 2. Drop a file on the drop zone (a synthetic DataTransfer, as a drag from the desktop delivers it).
@@ -92,12 +122,12 @@ describe.skipIf(!browserAvailable)('Files page', () => {
     await expect.poll(() => zone.getAttribute('class')).toContain('dragging');
     await zone.dispatchEvent('drop', { dataTransfer });
     await page.getByText('Uploaded as performance').waitFor();
-    await fileRow(page, 'performance-sample.csv').locator('.badge', { hasText: 'processed' }).waitFor({ timeout: 30_000 });
+    await waitForFileStatus(page, 'performance-sample.csv', 'processed', 30_000);
 
     // 3. A file whose rows fail validation: `failed`, and its row errors open beneath it.
     await input.setInputFiles(sample('pnl-with-errors.csv'));
     const failedRow = fileRow(page, 'pnl-with-errors.csv');
-    await failedRow.locator('.badge', { hasText: 'failed' }).waitFor({ timeout: 30_000 });
+    await waitForFileStatus(page, 'pnl-with-errors.csv', 'failed', 30_000);
     const toggle = failedRow.getByRole('button', { name: /Show \d+ row errors of pnl-with-errors\.csv/ });
     await expect.poll(() => toggle.getAttribute('aria-expanded')).toBe('false');
     await toggle.click();
@@ -162,7 +192,7 @@ describe.skipIf(!browserAvailable)('Files page', () => {
     ].join('\n');
     await page.getByLabel('Or choose files').setInputFiles({ name: 'first-day-flow.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     const row = fileRow(page, 'first-day-flow.csv');
-    await row.locator('.badge', { hasText: 'processed' }).waitFor({ timeout: 60_000 });
+    await waitForFileStatus(page, 'first-day-flow.csv', 'processed', 60_000);
     await expect.poll(() => row.textContent()).toContain('1 warning: a cash flow that counts in no return');
     const toggle = row.getByRole('button', { name: /Show 1 warning of first-day-flow\.csv/ });
     await expect.poll(() => toggle.getAttribute('aria-expanded')).toBe('false');
