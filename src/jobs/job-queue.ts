@@ -101,7 +101,23 @@ export interface StaleResult {
   failed: Array<Pick<JobRow, 'id' | 'queue' | 'payload'>>;
 }
 
-const RETURNING = `id, queue, payload, state, attempts, "maxAttempts", "runAt", "lockedAt", "lockedBy", "lastError", "createdAt", "updatedAt"`;
+const JOB_COLUMNS = [
+  'id',
+  'queue',
+  'payload',
+  'state',
+  'attempts',
+  '"maxAttempts"',
+  '"runAt"',
+  '"lockedAt"',
+  '"lockedBy"',
+  '"lastError"',
+  '"createdAt"',
+  '"updatedAt"',
+];
+const RETURNING = JOB_COLUMNS.join(', ');
+/** The job's columns, qualified by `alias` (an UPDATE ... FROM has two tables with an `id`). */
+export const RETURNING_OF = (alias: string): string => JOB_COLUMNS.map((column) => `${alias}.${column}`).join(', ');
 const MAX_ERROR_LENGTH = 4000;
 
 function isPrismaClient(executor: JobExecutor): executor is Prisma.TransactionClient {
@@ -163,19 +179,29 @@ export class JobQueue {
 
   /** Takes the oldest due job of `queue` for `workerId`, or null when none is due. */
   async claim<P = unknown>(queue: string, workerId: string): Promise<JobRow<P> | null> {
+    return (await this.claimMany<P>(queue, workerId, 1))[0] ?? null;
+  }
+
+  /**
+   * Takes up to `max` due jobs of `queue` for `workerId` in one statement, oldest first (a worker
+   * with room for several asks once, not once per job). Empty when none is due.
+   */
+  async claimMany<P = unknown>(queue: string, workerId: string, max: number): Promise<JobRow<P>[]> {
     const { rows } = await this.pool.query<JobRow<P>>(
-      `UPDATE "Job"
-          SET state = 'running', "lockedAt" = now(), "lockedBy" = $2, attempts = attempts + 1, "updatedAt" = now()
-        WHERE id = (
-          SELECT id FROM "Job"
-           WHERE queue = $1 AND state = 'queued' AND "runAt" < now() + interval '1 millisecond'
-           ORDER BY "runAt", "createdAt"
-           FOR UPDATE SKIP LOCKED
-           LIMIT 1)
-        RETURNING ${RETURNING}`,
-      [queue, workerId],
+      // The chosen ids are materialized once: a subquery with LIMIT under IN may be run again per row.
+      `WITH chosen AS MATERIALIZED (
+         SELECT id FROM "Job"
+          WHERE queue = $1 AND state = 'queued' AND "runAt" < now() + interval '1 millisecond'
+          ORDER BY "runAt", "createdAt"
+          FOR UPDATE SKIP LOCKED
+          LIMIT $3)
+       UPDATE "Job" j
+          SET state = 'running', "lockedAt" = now(), "lockedBy" = $2, attempts = j.attempts + 1, "updatedAt" = now()
+         FROM chosen WHERE j.id = chosen.id
+        RETURNING ${RETURNING_OF('j')}`,
+      [queue, workerId, Math.max(1, Math.floor(max))],
     );
-    return rows[0] ?? null;
+    return oldestFirst(rows);
   }
 
   /**
@@ -289,6 +315,11 @@ export class JobQueue {
     const { rows } = await this.pool.query<JobRow<P>>(`SELECT ${RETURNING} FROM "Job" WHERE id = $1`, [id]);
     return rows[0] ?? null;
   }
+}
+
+/** RETURNING lists rows in no particular order: the oldest due first, as they were chosen. */
+export function oldestFirst<R extends Pick<JobRow, 'runAt' | 'createdAt'>>(rows: R[]): R[] {
+  return rows.sort((a, b) => a.runAt.getTime() - b.runAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime());
 }
 
 function errorText(error: unknown): string {

@@ -4,7 +4,8 @@
  * service (src/ingest/ingest-job.ts: the ingest; src/generation/generation-worker.ts: the
  * summary generations); this file knows nothing about either.
  *
- * - Polls every `pollIntervalMs` while idle and without pause while it has work and room;
+ * - Polls every `pollIntervalMs` while idle and without pause while it has work and room; a poll
+ *   claims as many jobs as there is room for, in one statement (JobQueue.claimMany);
  *   `wake()` makes it poll at once (a job enqueued by this process starts without waiting for
  *   the next poll). A failing poll (database down) is logged and retried after the poll
  *   interval; the loop never dies.
@@ -173,11 +174,16 @@ export class JobWorker<P> {
   }
 
   private async claim(): Promise<JobRow<P> | null> {
+    return (await this.claimUpTo(1))[0] ?? null;
+  }
+
+  /** Up to `max` jobs in one claim: a worker with room for several asks once. */
+  private async claimUpTo(max: number): Promise<JobRow<P>[]> {
     this.polling = true;
     try {
-      const job = await this.options.jobs.claim<P>(this.options.queue, this.options.workerId);
+      const jobs = await this.options.jobs.claimMany<P>(this.options.queue, this.options.workerId, max);
       this.lastPollAt = new Date();
-      return job;
+      return jobs;
     } finally {
       this.polling = false;
     }
@@ -194,12 +200,11 @@ export class JobWorker<P> {
           first = false;
           this.sweeper.start();
         }
-        if (this.running.size < this.concurrency) {
-          const job = await this.claim();
-          if (job) {
-            claimed = true;
-            void this.launch(job);
-          }
+        const room = this.concurrency - this.running.size;
+        if (room > 0) {
+          const jobs = await this.claimUpTo(room);
+          claimed = jobs.length > 0;
+          for (const job of jobs) void this.launch(job);
         }
       } catch (error) {
         if (this.options.databaseOutage && classifyDatabaseError(error) === 'unavailable') this.options.databaseOutage.failed(error);

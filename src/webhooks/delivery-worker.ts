@@ -17,11 +17,10 @@
  *   make a late writer (its lease lost mid-attempt) record nothing.
  * - Nothing waits on a receiver but its own slot: at most WEBHOOK_ENDPOINT_CONCURRENCY attempts per
  *   endpoint, WEBHOOK_MAX_IN_FLIGHT per owner (organization, or a user's own endpoints) and
- *   WEBHOOK_CONCURRENCY in all run at once on an instance. The worker's claim skips the jobs of an
- *   endpoint or owner at its cap (their payload names both), so the slots go to other receivers'
- *   deliveries and nothing is claimed only to be put back; the claim reserves the job's send slot.
- *   A job that still finds its endpoint or owner full (a job of an older payload) is put back for a
- *   moment (a new job, `WEBHOOK_DEFER_MS` later).
+ *   WEBHOOK_CONCURRENCY in all run at once on an instance. The claim (delivery-claim.ts) takes
+ *   only jobs whose endpoint and owner have a free slot, reserves it, and reads each job's delivery
+ *   with it. A job that still finds its endpoint or owner full (a job of an older payload) is put
+ *   back for a moment (a new job, `WEBHOOK_DEFER_MS` later).
  * - A disabled endpoint gets nothing but `webhook.test`: its pending deliveries end `failed` with an
  *   attempt saying so (not sent).
  * - `now` (the clock of failingSince and of the 5 days) can be injected, for tests.
@@ -30,19 +29,19 @@ import type pg from 'pg';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { DatabaseOutageLog } from '../db/outage-log.ts';
-import { JobQueue, type JobRow, type SqlClient } from '../jobs/job-queue.ts';
 import { JobWorker } from '../jobs/job-worker.ts';
 import { workerOptionsFor } from '../jobs/worker-options.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
 import type { Logger } from '../log.ts';
 import type { HostResolver } from './address-guard.ts';
 import { WEBHOOK_JOB_MAX_ATTEMPTS, WEBHOOK_QUEUE, WebhookDispatcher, type WebhookJobPayload } from './dispatch.ts';
 import { decryptSecret } from './secrets.ts';
 import { sendWebhook, type WebhookOutcome } from './sender.ts';
+import { loadDelivery, WebhookJobQueue, type DeliveryRow } from './delivery-claim.ts';
+import { SendSlots } from './send-slots.ts';
 
 /** An endpoint failing (no success) for this long is disabled. */
 export const WEBHOOK_DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
-/** Attempts sent to one endpoint at once, per instance. */
-export const WEBHOOK_ENDPOINT_CONCURRENCY = 4;
 /** How long a job whose endpoint or owner is at its cap waits before it is tried again. */
 const WEBHOOK_DEFER_MS = 250;
 
@@ -85,7 +84,7 @@ export function createWebhookDelivery(wiring: WebhookDeliveryWiring): WebhookDel
     handle: async (job, signal) => {
       const reserved = jobs.reservation(job.id);
       try {
-        await sender.attempt(job.payload, signal, reserved);
+        await sender.attempt(job.payload, signal, { reserved, delivery: jobs.delivery(job.id) });
       } finally {
         reserved?.();
       }
@@ -105,122 +104,6 @@ export function createWebhookDelivery(wiring: WebhookDeliveryWiring): WebhookDel
   return { dispatcher, worker };
 }
 
-/**
- * The webhook queue's claim: the oldest due job whose endpoint and owner both have a free send
- * slot on this instance, the slot reserved as it is claimed. The other operations are the queue's own.
- */
-class WebhookJobQueue extends JobQueue {
-  private readonly reserved = new Map<string, () => void>();
-  /**
-   * The caps that made the last claim find nothing, and when: a claim that skips a busy owner scans
-   * that owner's whole backlog, so while the same caps are full it is not run again before the poll
-   * interval has passed or a delivery has been written here (`enqueued`).
-   */
-  private lastEmpty: { full: string; at: number } | null = null;
-
-  constructor(
-    private readonly sql: SqlClient,
-    private readonly slots: SendSlots,
-    private readonly pollIntervalMs: number,
-  ) {
-    super(sql);
-  }
-
-  /** Deliveries were just written: the next claim looks again. */
-  enqueued(): void {
-    this.lastEmpty = null;
-  }
-
-  override async claim<P = unknown>(queue: string, workerId: string): Promise<JobRow<P> | null> {
-    const full = this.slots.full();
-    const fullKey = full.endpoints.length + full.owners.length > 0 ? JSON.stringify(full) : '';
-    if (fullKey && this.lastEmpty?.full === fullKey && Date.now() - this.lastEmpty.at < this.pollIntervalMs) return null;
-    const { rows } = await this.sql.query<JobRow<P>>(
-      `UPDATE "Job"
-          SET state = 'running', "lockedAt" = now(), "lockedBy" = $2, attempts = attempts + 1, "updatedAt" = now()
-        WHERE id = (
-          SELECT id FROM "Job"
-           WHERE queue = $1 AND state = 'queued' AND "runAt" < now() + interval '1 millisecond'
-             AND NOT (COALESCE(payload->>'endpointId', '') = ANY($3::text[]))
-             AND NOT (COALESCE(payload->>'owner', '') = ANY($4::text[]))
-           ORDER BY "runAt", "createdAt"
-           FOR UPDATE SKIP LOCKED
-           LIMIT 1)
-        RETURNING id, queue, payload, state, attempts, "maxAttempts", "runAt", "lockedAt", "lockedBy", "lastError", "createdAt", "updatedAt"`,
-      [queue, workerId, full.endpoints, full.owners],
-    );
-    const job = rows[0];
-    if (!job) {
-      this.lastEmpty = fullKey ? { full: fullKey, at: Date.now() } : null;
-      return null;
-    }
-    const { endpointId, owner } = (job.payload ?? {}) as WebhookJobPayload;
-    const release = endpointId && owner ? this.slots.take(endpointId, owner) : null;
-    if (release) this.reserved.set(job.id, release);
-    return job;
-  }
-
-  /** The send slot reserved when `jobId` was claimed (taken from the queue: the handler releases it). */
-  reservation(jobId: string): (() => void) | undefined {
-    const release = this.reserved.get(jobId);
-    this.reserved.delete(jobId);
-    return release;
-  }
-}
-
-/** Counts of attempts running per endpoint and per owner on this instance. */
-class SendSlots {
-  private readonly byEndpoint = new Map<string, number>();
-  private readonly byOwner = new Map<string, number>();
-
-  constructor(private readonly perOwner: number) {}
-
-  /** The endpoints and owners at their cap now. */
-  full(): { endpoints: string[]; owners: string[] } {
-    const endpoints = [...this.byEndpoint].filter(([, n]) => n >= WEBHOOK_ENDPOINT_CONCURRENCY).map(([key]) => key);
-    const owners = [...this.byOwner].filter(([, n]) => n >= this.perOwner).map(([key]) => key);
-    return { endpoints, owners };
-  }
-
-  /** A release function, or null when the endpoint or the owner is at its cap. */
-  take(endpointId: string, owner: string): (() => void) | null {
-    if ((this.byEndpoint.get(endpointId) ?? 0) >= WEBHOOK_ENDPOINT_CONCURRENCY) return null;
-    if ((this.byOwner.get(owner) ?? 0) >= this.perOwner) return null;
-    bump(this.byEndpoint, endpointId, 1);
-    bump(this.byOwner, owner, 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      bump(this.byEndpoint, endpointId, -1);
-      bump(this.byOwner, owner, -1);
-    };
-  }
-}
-
-function bump(counts: Map<string, number>, key: string, by: number): void {
-  const next = (counts.get(key) ?? 0) + by;
-  if (next <= 0) counts.delete(key);
-  else counts.set(key, next);
-}
-
-interface DeliveryRow {
-  id: string;
-  endpointId: string;
-  messageId: string;
-  eventType: string;
-  payload: unknown;
-  status: string;
-  attemptCount: number;
-  url: string;
-  enabled: boolean;
-  organizationId: string | null;
-  userId: string;
-  secretCiphertext: string;
-  previousSecretCiphertext: string | null;
-  previousSecretExpiresAt: Date | null;
-}
-
 type SenderDeps = WebhookDeliveryWiring & { slots: SendSlots };
 
 class DeliverySender {
@@ -235,9 +118,13 @@ class DeliverySender {
     this.now = deps.now ?? (() => new Date());
   }
 
-  /** One attempt of one delivery (a job of the queue), in the send slot reserved by the claim when there is one. */
-  async attempt(job: WebhookJobPayload, signal: AbortSignal, reserved?: () => void): Promise<void> {
-    const row = await this.load(job.deliveryId);
+  /**
+   * One attempt of one delivery (a job of the queue), in the send slot reserved by the claim and
+   * with the delivery read by the claim, when there are.
+   */
+  async attempt(job: WebhookJobPayload, signal: AbortSignal, claimed: { reserved?: () => void; delivery?: DeliveryRow | null } = {}): Promise<void> {
+    const { reserved } = claimed;
+    const row = claimed.delivery !== undefined ? claimed.delivery : await loadDelivery(this.pool, job.deliveryId);
     if (!row || row.status !== 'pending' || row.attemptCount !== job.attempt - 1) return; // ended, or a duplicate job
     if (!row.enabled && row.eventType !== 'webhook.test') {
       await this.record(row, job.attempt, this.now(), notSent('the endpoint is disabled'), { final: true });
@@ -265,7 +152,7 @@ class DeliverySender {
 
   /** A job that could not run to its end (its attempts used up): recorded as a failed attempt. */
   async interrupted(job: WebhookJobPayload, why: string): Promise<void> {
-    const row = await this.load(job.deliveryId);
+    const row = await loadDelivery(this.pool, job.deliveryId);
     if (!row || row.status !== 'pending' || row.attemptCount !== job.attempt - 1) return;
     await this.record(row, job.attempt, this.now(), { ok: false, statusCode: null, durationMs: 0, error: why, responseExcerpt: null });
   }
@@ -298,17 +185,6 @@ class DeliverySender {
       secrets.push(decryptSecret(row.previousSecretCiphertext, secretKey));
     }
     return secrets;
-  }
-
-  private async load(deliveryId: string): Promise<DeliveryRow | null> {
-    const { rows } = await this.pool.query<DeliveryRow>(
-      `SELECT d.id, d."endpointId", d."messageId", d."eventType", d.payload, d.status, d."attemptCount",
-              e.url, e.enabled, e."organizationId", e."userId", e."secretCiphertext", e."previousSecretCiphertext", e."previousSecretExpiresAt"
-         FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e.id = d."endpointId"
-        WHERE d.id = $1`,
-      [deliveryId],
-    );
-    return rows[0] ?? null;
   }
 
   /**
