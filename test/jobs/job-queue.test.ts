@@ -47,6 +47,22 @@ describe('JobQueue', () => {
     expect(new Set(ids).size).toBe(20);
   });
 
+  it('claimMany takes up to `max` due jobs of its queue in one statement, oldest first; concurrent ones never share a job', async () => {
+    const due = [];
+    for (let i = 0; i < 7; i++) due.push((await jobs.enqueue('ingest', { i }, { runAt: new Date(Date.now() - 10_000 + i * 1000) })).id);
+    await jobs.enqueue('ingest', { n: 'later' }, { runAt: new Date(Date.now() + 60_000) });
+    await jobs.enqueue('generation', { n: 'other queue' });
+    const first = await jobs.claimMany('ingest', 'w1', 3);
+    expect(first.map((job) => job.id)).toEqual(due.slice(0, 3));
+    expect(first.every((job) => job.state === 'running' && job.lockedBy === 'w1' && job.attempts === 1)).toBe(true);
+    const [a, b] = await Promise.all([jobs.claimMany('ingest', 'w2', 3), jobs.claimMany('ingest', 'w3', 3)]);
+    const rest = [...a, ...b].map((job) => job.id);
+    expect(new Set(rest).size).toBe(4);
+    expect(rest.sort()).toEqual(due.slice(3).sort());
+    expect(await jobs.claimMany('ingest', 'w1', 5)).toEqual([]);
+    expect(await jobs.depths('ingest')).toEqual({ queued: 1, running: 7, completed: 0, failed: 0 });
+  });
+
   it('fail with retry re-queues with exponential backoff until maxAttempts, then fails', async () => {
     const { id } = await jobs.enqueue('ingest', {}, { maxAttempts: 3 });
     await jobs.claim('ingest', 'w');
