@@ -75,6 +75,16 @@ export interface JobOwner {
 }
 
 /** SQL condition on the owner parameters ($w text, $a int): true when no owner is given. */
+/**
+ * The UPDATE that completes a running job held by a worker and attempt (null: by anyone), for a
+ * handler that completes its job in the statement that records its outcome (a CTE: atomic, one
+ * round trip; the JobWorker is told so by the handler's 'completed').
+ */
+export function completeJobSql(idParam: string, workerParam: string, attemptParam: string): string {
+  return `UPDATE "Job" SET state = 'completed', "lockedAt" = NULL, "lastError" = NULL, "updatedAt" = now()
+        WHERE id = ${idParam}::uuid AND state = 'running' AND ${ownedBy(workerParam, attemptParam)}`;
+}
+
 function ownedBy(workerParam: string, attemptParam: string): string {
   return `(${workerParam}::text IS NULL OR ("lockedBy" = ${workerParam}::text AND attempts = ${attemptParam}::int))`;
 }
@@ -209,11 +219,7 @@ export class JobQueue {
    * `owner` (requeued as stale, maybe claimed by another worker since).
    */
   async complete(id: string, owner?: JobOwner): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
-      `UPDATE "Job" SET state = 'completed', "lockedAt" = NULL, "lastError" = NULL, "updatedAt" = now()
-        WHERE id = $1 AND state = 'running' AND ${ownedBy('$2', '$3')}`,
-      [id, owner?.workerId ?? null, owner?.attempt ?? null],
-    );
+    const { rowCount } = await this.pool.query(completeJobSql('$1', '$2', '$3'), [id, owner?.workerId ?? null, owner?.attempt ?? null]);
     return (rowCount ?? 0) > 0;
   }
 

@@ -17,7 +17,9 @@
  * - The signal a handler gets aborts when the worker stops (after the grace period) or when the
  *   job was taken over by another worker (JobLost reason); a job taken over is then neither
  *   completed nor failed by this worker, and none of its hooks run.
- * - A handler that returns completes the job. A handler that throws fails the attempt: when the
+ * - A handler that returns completes the job; one that returns 'completed' has completed it itself,
+ *   in the statement that recorded its outcome (JobQueue's completeJobSql), and is not completed
+ *   again. A handler that throws fails the attempt: when the
  *   definition's `retry` says so and the job has attempts left, the job is queued again after an
  *   exponential backoff (`backoff`, or the JobQueue's) and `onRetry` runs; otherwise the job is
  *   failed for good and `onFailure` runs. A hook that throws is logged; it changes nothing.
@@ -43,7 +45,8 @@ export interface RetryPolicy {
 /** What the jobs of one queue do; run by a JobWorker. */
 export interface JobDefinition<P> {
   queue: string;
-  handle(job: JobRow<P>, signal: AbortSignal): Promise<void>;
+  /** 'completed': the handler completed the job itself (completeJobSql, with its own writes). */
+  handle(job: JobRow<P>, signal: AbortSignal): Promise<void | 'completed'>;
   /** Default: no retry (a handler that throws fails its job). */
   retryPolicy?: RetryPolicy;
   /** A failed attempt was queued again (`outcome.runAt` says when it runs). */
@@ -222,8 +225,9 @@ export class JobWorker<P> {
     const signal = AbortSignal.any([this.stopController.signal, lease.signal]);
     // The handler runs in the span `job <queue>`, in the trace that enqueued the job.
     const done = traceJob(job, () => this.options.handle(job, signal))
-      .then(async () => {
-        if (lease.lost || !(await lease.complete())) return; // the new holder records the outcome
+      .then(async (result) => {
+        if (result === 'completed') lease.stop();
+        else if (lease.lost || !(await lease.complete())) return; // the new holder records the outcome
         this.processed++;
       })
       .catch((error: unknown) => this.failedAttempt(job, lease, error))

@@ -31,7 +31,7 @@ import type { Database } from '../db/database.ts';
 import type { DatabaseOutageLog } from '../db/outage-log.ts';
 import { JobWorker } from '../jobs/job-worker.ts';
 import { workerOptionsFor } from '../jobs/worker-options.ts';
-import type { JobQueue } from '../jobs/job-queue.ts';
+import { completeJobSql, type JobQueue } from '../jobs/job-queue.ts';
 import type { Logger } from '../log.ts';
 import type { HostResolver } from './address-guard.ts';
 import { WEBHOOK_JOB_MAX_ATTEMPTS, WEBHOOK_QUEUE, WebhookDispatcher, type WebhookJobPayload } from './dispatch.ts';
@@ -84,7 +84,11 @@ export function createWebhookDelivery(wiring: WebhookDeliveryWiring): WebhookDel
     handle: async (job, signal) => {
       const reserved = jobs.reservation(job.id);
       try {
-        await sender.attempt(job.payload, signal, { reserved, delivery: jobs.delivery(job.id) });
+        return await sender.attempt(job.payload, signal, {
+          reserved,
+          delivery: jobs.delivery(job.id),
+          job: { id: job.id, workerId: job.lockedBy, attempt: job.attempts },
+        });
       } finally {
         reserved?.();
       }
@@ -106,6 +110,20 @@ export function createWebhookDelivery(wiring: WebhookDeliveryWiring): WebhookDel
 
 type SenderDeps = WebhookDeliveryWiring & { slots: SendSlots };
 
+/** The queue's job of an attempt, as its worker holds it (completeJobSql's owner). */
+interface HeldJob {
+  id: string;
+  workerId: string | null;
+  attempt: number;
+}
+
+/** What the claim brought with a job: its send slot, its delivery (null: gone), the job itself. */
+interface ClaimedWith {
+  reserved?: () => void;
+  delivery?: DeliveryRow | null;
+  job?: HeldJob;
+}
+
 class DeliverySender {
   wake: () => void = () => {};
   private readonly pool: pg.Pool;
@@ -122,7 +140,7 @@ class DeliverySender {
    * One attempt of one delivery (a job of the queue), in the send slot reserved by the claim and
    * with the delivery read by the claim, when there are.
    */
-  async attempt(job: WebhookJobPayload, signal: AbortSignal, claimed: { reserved?: () => void; delivery?: DeliveryRow | null } = {}): Promise<void> {
+  async attempt(job: WebhookJobPayload, signal: AbortSignal, claimed: ClaimedWith = {}): Promise<void | 'completed'> {
     const { reserved } = claimed;
     const row = claimed.delivery !== undefined ? claimed.delivery : await loadDelivery(this.pool, job.deliveryId);
     if (!row || row.status !== 'pending' || row.attemptCount !== job.attempt - 1) return; // ended, or a duplicate job
@@ -147,7 +165,7 @@ class DeliverySender {
       release();
     }
     if (signal.aborted) return; // taken over (or stopping): the job's new holder sends and records it
-    await this.record(row, job.attempt, startedAt, outcome);
+    return this.record(row, job.attempt, startedAt, outcome, { job: claimed.job });
   }
 
   /** A job that could not run to its end (its attempts used up): recorded as a failed attempt. */
@@ -192,12 +210,20 @@ class DeliverySender {
    * in one statement (atomic, one round trip: the embedded database serves one query at a time;
    * every sub-statement of a WITH runs, read or not).
    * Nothing is written when this attempt was already recorded (by a previous holder of the job).
+   * With `opts.job` (the queue's job, as held), the job is completed in the same statement:
+   * 'completed' says it was (the worker then does not complete it again).
    */
-  private async record(row: DeliveryRow, number: number, startedAt: Date, outcome: WebhookOutcome, opts: { final?: boolean } = {}): Promise<void> {
+  private async record(
+    row: DeliveryRow,
+    number: number,
+    startedAt: Date,
+    outcome: WebhookOutcome,
+    opts: { final?: boolean; job?: HeldJob } = {},
+  ): Promise<void | 'completed'> {
     // schedule[0] was the first attempt's delay; a final outcome (the endpoint is disabled) is not retried.
     const retryInMs = outcome.ok || opts.final ? undefined : this.schedule[number];
     const status = outcome.ok ? 'succeeded' : retryInMs === undefined ? 'failed' : 'pending';
-    const { rows } = await this.pool.query<{ written: number; failingSince: Date | null; enabled: boolean | null }>(
+    const { rows } = await this.pool.query<{ written: number; completed: number; failingSince: Date | null; enabled: boolean | null }>(
       `WITH attempt AS (
          INSERT INTO "WebhookAttempt" (id, "deliveryId", number, "startedAt", "durationMs", "statusCode", error, "responseExcerpt")
          VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7)
@@ -220,8 +246,9 @@ class DeliverySender {
          UPDATE "WebhookEndpoint"
             SET "failingSince" = CASE WHEN $10::boolean THEN NULL ELSE COALESCE("failingSince", $3) END, "updatedAt" = now()
           WHERE id = $11::text::uuid AND EXISTS (SELECT 1 FROM delivery) AND NOT $12::boolean AND (NOT $10::boolean OR "failingSince" IS NOT NULL)
-          RETURNING "failingSince", enabled)
-       SELECT (SELECT count(*)::int FROM delivery) AS written,
+          RETURNING "failingSince", enabled),
+       done AS (${completeJobSql('$14', '$15', '$16')} RETURNING id)
+       SELECT (SELECT count(*)::int FROM delivery) AS written, (SELECT count(*)::int FROM done) AS completed,
               (SELECT "failingSince" FROM endpoint) AS "failingSince", (SELECT enabled FROM endpoint) AS enabled`,
       [
         row.id,
@@ -237,13 +264,18 @@ class DeliverySender {
         row.endpointId,
         opts.final ?? false,
         ownerKey(row),
+        opts.job?.id ?? null,
+        opts.job?.workerId ?? null,
+        opts.job?.attempt ?? null,
       ],
     );
     const result = rows[0];
-    if (!result || result.written === 0) return;
+    const completed = result?.completed ? 'completed' : undefined;
+    if (!result || result.written === 0) return completed;
     if (!outcome.ok && result.enabled && result.failingSince) await this.disableWhenFailingTooLong(row.endpointId, result.failingSince, startedAt, outcome);
     // A retry due sooner than the next poll: poll then.
     if (retryInMs !== undefined && retryInMs < this.deps.config.worker.pollIntervalMs) setTimeout(() => this.wake(), retryInMs).unref();
+    return completed;
   }
 
   /** An endpoint failing for WEBHOOK_DISABLE_AFTER_MS is disabled, with the reason its owner sees. */

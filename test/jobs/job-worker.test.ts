@@ -5,7 +5,7 @@
  */
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { JobQueue, type FailResult, type JobRow } from '../../src/jobs/job-queue.ts';
+import { completeJobSql, JobQueue, type FailResult, type JobRow } from '../../src/jobs/job-queue.ts';
 import { JobWorker, type JobWorkerOptions } from '../../src/jobs/job-worker.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
@@ -188,5 +188,40 @@ describe('JobWorker retry policy and hooks', () => {
     ]);
     expect(ran).toEqual([1]);
     expect(await jobs.get(spent.id)).toMatchObject({ state: 'failed', lastError: expect.stringMatching(/abandoned by worker dead-worker/) });
+  });
+
+  it('claims as many jobs as it has room for at once, and a handler that completed its job itself (completeJobSql) is not completed again', async () => {
+    for (let n = 0; n < 5; n++) await jobs.enqueue('batch', { n });
+    const running: number[] = [];
+    let most = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const w = worker({
+      queue: 'batch',
+      concurrency: 3,
+      handle: async (job) => {
+        running.push(job.payload.n);
+        most = Math.max(most, running.length);
+        await gate;
+        running.splice(running.indexOf(job.payload.n), 1);
+        if (job.payload.n % 2 === 1) return; // the worker completes it
+        // The handler's own statement completes the job, as the webhook sender's record does.
+        const { rowCount } = await db.pool.query(completeJobSql('$1', '$2', '$3'), [job.id, job.lockedBy, job.attempts]);
+        expect(rowCount).toBe(1);
+        return 'completed';
+      },
+    });
+    w.start();
+    try {
+      await until(() => running.length === 3, 'three jobs running at once');
+      expect(await jobs.depths('batch')).toMatchObject({ queued: 2, running: 3 });
+      release();
+      await until(async () => (await jobs.depths('batch')).completed === 5, 'every job completed');
+      expect(most).toBe(3);
+      expect(w.status().processed).toBe(5);
+      expect(w.status().failed).toBe(0);
+    } finally {
+      await w.stop();
+    }
   });
 });
