@@ -190,7 +190,11 @@ describe.skipIf(!browserAvailable)('Files page', () => {
       'ACC-9001,First Day Fund,2024-06-03,1000.00,400.00,,Seed on the first day',
       'ACC-9001,First Day Fund,2024-06-04,1010.00,,,',
     ].join('\n');
-    await page.getByLabel('Or choose files').setInputFiles({ name: 'first-day-flow.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    // The input is enabled once the upload limits have loaded: a file set on it while disabled is
+    // ignored (a CI run on a loaded machine lost its upload that way: nothing stored, nothing queued).
+    const input = page.getByLabel('Or choose files');
+    await expect.poll(() => input.isEnabled(), { timeout: 30_000 }).toBe(true);
+    await input.setInputFiles({ name: 'first-day-flow.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     const row = fileRow(page, 'first-day-flow.csv');
     await waitForFileStatus(page, 'first-day-flow.csv', 'processed', 60_000);
     await expect.poll(() => row.textContent()).toContain('1 warning: a cash flow that counts in no return');
