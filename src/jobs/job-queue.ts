@@ -126,6 +126,9 @@ const JOB_COLUMNS = [
   '"updatedAt"',
 ];
 const RETURNING = JOB_COLUMNS.join(', ');
+/** The SET list of a claim by worker `workerParam`, on a job aliased `j` (JobQueue.claimMany and the webhook claim). */
+export const CLAIMED_BY = (workerParam: string): string =>
+  `state = 'running', "lockedAt" = now(), "lockedBy" = ${workerParam}, attempts = j.attempts + 1, "updatedAt" = now()`;
 /** The job's columns, qualified by `alias` (an UPDATE ... FROM has two tables with an `id`). */
 export const RETURNING_OF = (alias: string): string => JOB_COLUMNS.map((column) => `${alias}.${column}`).join(', ');
 const MAX_ERROR_LENGTH = 4000;
@@ -206,7 +209,7 @@ export class JobQueue {
           FOR UPDATE SKIP LOCKED
           LIMIT $3)
        UPDATE "Job" j
-          SET state = 'running', "lockedAt" = now(), "lockedBy" = $2, attempts = j.attempts + 1, "updatedAt" = now()
+          SET ${CLAIMED_BY('$2')}
          FROM chosen WHERE j.id = chosen.id
         RETURNING ${RETURNING_OF('j')}`,
       [queue, workerId, Math.max(1, Math.floor(max))],

@@ -226,8 +226,8 @@ export class JobWorker<P> {
     // The handler runs in the span `job <queue>`, in the trace that enqueued the job.
     const done = traceJob(job, () => this.options.handle(job, signal))
       .then(async (result) => {
-        if (result === 'completed') lease.stop();
-        else if (lease.lost || !(await lease.complete())) return; // the new holder records the outcome
+        // 'completed': the handler's own statement completed it (the lease stops below, as for every job).
+        if (result !== 'completed' && (lease.lost || !(await lease.complete()))) return; // the new holder records the outcome
         this.processed++;
       })
       .catch((error: unknown) => this.failedAttempt(job, lease, error))

@@ -13,7 +13,7 @@
  *   full and the last claim found nothing, it is not run again before the poll interval has
  *   passed or a delivery has been written here (`enqueued`).
  */
-import { JobQueue, oldestFirst, RETURNING_OF, type JobRow, type SqlClient } from '../jobs/job-queue.ts';
+import { CLAIMED_BY, JobQueue, oldestFirst, RETURNING_OF, type JobRow, type SqlClient } from '../jobs/job-queue.ts';
 import type { WebhookJobPayload } from './dispatch.ts';
 import { SendSlots } from './send-slots.ts';
 
@@ -66,7 +66,7 @@ export async function loadDelivery(sql: SqlClient, deliveryId: string): Promise<
 /** How many queued jobs one claim looks at, per job it has room for (the rest may be of endpoints at their cap). */
 const CANDIDATES_PER_SLOT = 4;
 /** A deliveryId that is not a UUID finds no delivery (the cast would fail the whole claim). */
-const DELIVERY_ID_SQL = `CASE WHEN j.payload->>'deliveryId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN (j.payload->>'deliveryId')::uuid END`;
+const DELIVERY_ID_SQL = `CASE WHEN claimed.payload->>'deliveryId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN (claimed.payload->>'deliveryId')::uuid END`;
 
 export class WebhookJobQueue extends JobQueue {
   private readonly reserved = new Map<string, () => void>();
@@ -114,11 +114,11 @@ export class WebhookJobQueue extends JobQueue {
           LIMIT $10),
        claimed AS (
          UPDATE "Job" j
-            SET state = 'running', "lockedAt" = now(), "lockedBy" = $2, attempts = j.attempts + 1, "updatedAt" = now()
+            SET ${CLAIMED_BY('$2')}
            FROM chosen WHERE j.id = chosen.id
-         RETURNING ${RETURNING_OF('j')}, ${DELIVERY_ID_SQL} AS "deliveryUuid")
+         RETURNING ${RETURNING_OF('j')})
        SELECT claimed.*, CASE WHEN d.id IS NULL THEN NULL ELSE json_build_object(${DELIVERY_FIELDS.map(([name, column]) => `'${name}', ${column}`).join(', ')}) END AS delivery
-         FROM claimed LEFT JOIN ${DELIVERY_JOIN} ON d.id = claimed."deliveryUuid"`,
+         FROM claimed LEFT JOIN ${DELIVERY_JOIN} ON d.id = ${DELIVERY_ID_SQL}`,
       [
         queue,
         workerId,
@@ -137,7 +137,7 @@ export class WebhookJobQueue extends JobQueue {
       return [];
     }
     const jobs: JobRow<P>[] = [];
-    for (const { delivery, deliveryUuid: _, ...job } of rows as Array<JobRow<P> & { delivery: DeliveryRow | null; deliveryUuid?: string }>) {
+    for (const { delivery, ...job } of rows) {
       const { endpointId, owner } = (job.payload ?? {}) as WebhookJobPayload;
       const release = endpointId && owner ? this.slots.take(endpointId, owner) : null;
       if (release) this.reserved.set(job.id, release);
