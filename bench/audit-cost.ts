@@ -10,6 +10,11 @@
  * the service as it runs. The load generator (autocannon) runs in a child process, so it does not
  * share the service's event loop. Printed: each round, then per workload the median requests a
  * second on and off, their spread (min-max over rounds) and the difference. Goal: within 5%.
+ *
+ * Beside the rates, the CPU each request cost: the service's (this process: the service runs in
+ * it) and, on a local PostgreSQL, the database's (every `postgres` process, from /proc). On a
+ * shared machine the rates move with the neighbours' load; the CPU a request costs moves much less,
+ * so it says what the log costs when the rates' spread is wider than the difference.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
@@ -17,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 import type { AuditRecorder } from '../src/audit/recorder.ts';
+import { ticksOfNamedSince, TICKS } from './proc-cpu.ts';
 
 interface LoadJob {
   id: number;
@@ -30,6 +36,7 @@ interface LoadJob {
 
 interface LoadSummary {
   id: number;
+  requests: number;
   rps: number;
   p50: number;
   p99: number;
@@ -52,6 +59,7 @@ async function loadGenerator(): Promise<void> {
         const summary: LoadSummary = {
           id: job.id,
           rps: result.requests.average,
+          requests: result.requests.total,
           p50: result.latency.p50,
           p99: result.latency.p99,
           errors: result.errors + result.timeouts,
@@ -104,16 +112,27 @@ async function main(): Promise<void> {
       `audit cost: ${service.services.db.kind}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, ${rounds} rounds of ${seconds}s, ${connections} connections`,
     );
     let id = 0;
-    const measure = async (workload: (typeof workloads)[number], audit: boolean): Promise<LoadSummary> => {
+    const local = /@(localhost|127\.0\.0\.1)[:/]/.test(process.env.DATABASE_URL ?? '');
+    // Per request, in microseconds: the service's CPU and (on a local PostgreSQL) the database's,
+    // the log's writes included (flushed inside the measurement).
+    const measure = async (workload: (typeof workloads)[number], audit: boolean): Promise<LoadSummary & CpuPerRequest> => {
       services.audit = audit ? recorder : undefined;
+      const [serviceBefore, databaseSince] = [process.cpuUsage(), local ? ticksOfNamedSince(['postgres']) : undefined];
       const summary = await runJob(loadgen, { ...workload.job, id: ++id, connections, duration: seconds });
       services.audit = recorder;
       await recorder.flush();
-      return summary;
+      const serviceUsage = process.cpuUsage(serviceBefore);
+      const perRequest = (micros: number) => micros / Math.max(summary.requests, 1);
+      return {
+        ...summary,
+        serviceCpu: perRequest(serviceUsage.user + serviceUsage.system),
+        databaseCpu: databaseSince ? perRequest((databaseSince() * 1e6) / TICKS) : null,
+      };
     };
     // Warm-up: one short pass of each, both ways.
     for (const workload of workloads) for (const audit of [true, false]) await measure(workload, audit);
     const results = new Map(workloads.map((w) => [w.name, { on: [] as number[], off: [] as number[] }]));
+    const cpu = new Map(workloads.map((w) => [w.name, { on: [] as number[], off: [] as number[] }]));
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? [true, false] : [false, true];
       for (const workload of workloads) {
@@ -121,8 +140,10 @@ async function main(): Promise<void> {
           const summary = await measure(workload, audit);
           if (summary.errors + summary.non2xx > 0) throw new Error(`${workload.name}: ${summary.errors} errors, ${summary.non2xx} non-2xx answers`);
           results.get(workload.name)![audit ? 'on' : 'off'].push(summary.rps);
+          cpu.get(workload.name)![audit ? 'on' : 'off'].push(summary.serviceCpu + (summary.databaseCpu ?? 0));
           console.log(
-            `round ${round + 1} ${workload.name} audit ${audit ? 'on ' : 'off'}: ${summary.rps.toFixed(0)} req/s, p50 ${summary.p50} ms, p99 ${summary.p99} ms`,
+            `round ${round + 1} ${workload.name} audit ${audit ? 'on ' : 'off'}: ${summary.rps.toFixed(0)} req/s, p50 ${summary.p50} ms, p99 ${summary.p99} ms, ` +
+              `CPU a request: service ${summary.serviceCpu.toFixed(0)} us${summary.databaseCpu === null ? '' : `, database ${summary.databaseCpu.toFixed(0)} us`}`,
           );
         }
       }
@@ -134,12 +155,25 @@ async function main(): Promise<void> {
         `${name}: on ${median(on).toFixed(0)} req/s (${Math.min(...on).toFixed(0)}-${Math.max(...on).toFixed(0)}), off ${median(off).toFixed(0)} req/s (${Math.min(...off).toFixed(0)}-${Math.max(...off).toFixed(0)}): ${(difference * 100).toFixed(1)}% ${Math.abs(difference) <= GOAL || difference > 0 ? '(within 5%)' : '(over the 5% goal)'}`,
       );
     }
+    for (const [name, { on, off }] of cpu) {
+      const difference = (median(on) - median(off)) / median(off);
+      console.log(
+        `${name}: CPU a request (service${local ? ' + database' : ''}): on ${median(on).toFixed(0)} us (${Math.min(...on).toFixed(0)}-${Math.max(...on).toFixed(0)}), off ${median(off).toFixed(0)} us (${Math.min(...off).toFixed(0)}-${Math.max(...off).toFixed(0)}): ${difference >= 0 ? '+' : ''}${(difference * 100).toFixed(1)}%`,
+      );
+    }
     console.log(`audit events written during the run: ${recorder.written}`);
   } finally {
     services.audit = recorder;
     loadgen.disconnect();
     await service.close();
   }
+}
+
+interface CpuPerRequest {
+  /** microseconds of the service's CPU a request */
+  serviceCpu: number;
+  /** microseconds of PostgreSQL's CPU a request (null: not a local PostgreSQL, or PGlite, which is the service's own) */
+  databaseCpu: number | null;
 }
 
 function runJob(child: ChildProcess, job: LoadJob): Promise<LoadSummary> {

@@ -28,6 +28,7 @@ import http from 'node:http';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { createUserWithCli, startChildService, type ChildService } from '../test/helpers/child-service.ts';
+import { cpuTicks } from './proc-cpu.ts';
 
 const { values } = parseArgs({
   options: {
@@ -340,17 +341,6 @@ async function sampled<T>(service: ChildService, measure: () => Promise<T>): Pro
     return { ...result, rssMb, cpu };
   } finally {
     clearInterval(timer);
-  }
-}
-
-/** CPU time of a process so far, in clock ticks (10 ms). */
-function cpuTicks(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
   }
 }
 

@@ -15,12 +15,12 @@
  * this process (autocannon), and the rest of the machine ("other": whatever else runs on it);
  * 100% = one core. Also the instances' CPU time per request, and how busy the machine was.
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { startFleet } from '../test/helpers/fleet.ts';
 import { startHaproxy, type LoadBalancer } from '../test/helpers/load-balancer.ts';
+import { cpuTicks, machineTicks, pidsNamed, TICKS } from './proc-cpu.ts';
 
 const { values } = parseArgs({
   options: {
@@ -30,43 +30,6 @@ const { values } = parseArgs({
 });
 const duration = Number(values.seconds);
 const connections = Number(values.connections);
-const TICKS = 100; // USER_HZ on Linux
-
-/** utime + stime of a process in clock ticks (0 when it is gone). */
-function cpuTicks(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
-
-/** Pids whose command name is one of `names` (read from /proc; nothing is signalled). */
-function pidsNamed(names: string[]): number[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return names.includes(fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim());
-      } catch {
-        return false;
-      }
-    });
-}
-
-/** busy and total jiffies of the whole machine */
-function machineTicks(): { busy: number; total: number } {
-  const [cpu] = fs.readFileSync('/proc/stat', 'utf8').split('\n');
-  const values = cpu.trim().split(/\s+/).slice(1).map(Number);
-  const idle = values[3] + (values[4] ?? 0);
-  const total = values.reduce((sum, value) => sum + value, 0);
-  return { busy: total - idle, total };
-}
-
 type Groups = Record<string, number[]>;
 
 function snapshot(groups: Groups): Record<string, number> {

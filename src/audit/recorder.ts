@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.ts';
-import { eventHash, GENESIS_HASH, type HashedFields } from './hash-chain.ts';
+import { canonicalJson, GENESIS_HASH, hashedText, hashOfText, type HashedFields } from './hash-chain.ts';
 import { NO_ORGANIZATION_CHAIN, type AuditEventInput } from './types.ts';
 import { NO_LABELS, type OperationLabels } from './operation-labels.ts';
 
@@ -207,7 +207,7 @@ function organizationOf(input: AuditEventInput, refs: References): string | null
 function toRow({ id, occurredAt, input }: Queued, refs: References): Row {
   const organizationId = organizationOf(input, refs);
   const credential = input.credential ?? null;
-  return storable({
+  return {
     id,
     chain: organizationId ?? NO_ORGANIZATION_CHAIN,
     occurredAt,
@@ -225,23 +225,31 @@ function toRow({ id, occurredAt, input }: Queued, refs: References): Row {
     userAgent: input.userAgent ?? null,
     requestId: input.requestId ?? null,
     traceId: input.traceId ?? null,
-    // As PostgreSQL will give it back (jsonb of JSON text), so the hash verifies after a read.
-    variables: input.variables ? (JSON.parse(JSON.stringify(input.variables)) as unknown) : null,
-  });
+    variables: input.variables ?? null,
+  };
 }
 
 /**
- * The row with every string made storable: PostgreSQL's text and jsonb take neither NUL nor a lone
- * UTF-16 surrogate, and one such character would fail its whole batch again and again. Each is
- * replaced by U+FFFD before the hash is computed, so the stored event still verifies.
+ * The text an event is hashed and stored as. The row is stored as exactly the canonical JSON its
+ * hash covers, so what PostgreSQL gives back verifies. PostgreSQL's text and jsonb take neither NUL
+ * nor a lone UTF-16 surrogate, and one such character would fail its whole batch again and again:
+ * JSON writes either as an escape (\u0000, \ud800-\udfff), so when the text has one (rare; a
+ * false alarm only costs the slow path) each is replaced by U+FFFD first and the text written again.
  */
-function storable(row: Row): Row {
-  const fixed: Record<string, unknown> = { ...row };
-  for (const [key, value] of Object.entries(row)) {
+function storedText(event: HashedFields): string {
+  const text = hashedText(event);
+  return UNSTORABLE_ESCAPE.test(text) ? hashedText(storable(event)) : text;
+}
+
+const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/i;
+
+function storable(event: HashedFields): HashedFields {
+  const fixed: Record<string, unknown> = { ...event };
+  for (const [key, value] of Object.entries(event)) {
     if (typeof value === 'string') fixed[key] = storableText(value);
   }
-  fixed.variables = storableValue(row.variables);
-  return fixed as Row;
+  fixed.variables = storableValue(JSON.parse(canonicalJson(event.variables ?? null)) as unknown);
+  return fixed as unknown as HashedFields;
 }
 
 function storableValue(value: unknown): unknown {
@@ -279,24 +287,26 @@ export async function appendToChains(client: Queryable, rows: Row[]): Promise<vo
     [chains],
   );
   const head = new Map(heads.rows.map((row) => [row.chain, { seq: Number(row.seq), hash: row.hash }]));
-  const hashed = rows.map((row) => {
+  // Each event is serialised once: the text its hash covers, then that text with the hash is the
+  // batch's JSON element (one JSON parameter, read by json_to_recordset: a quarter cheaper for the
+  // database than jsonb_to_recordset, which first builds the whole batch as jsonb; measured).
+  const elements = rows.map((row) => {
     const last = head.get(row.chain)!;
-    const event: HashedFields = { ...row, seq: last.seq + 1 };
-    const hash = eventHash(last.hash, event);
-    head.set(row.chain, { seq: event.seq, hash });
-    return { ...event, hash };
+    const seq = last.seq + 1;
+    const text = storedText({ ...row, seq });
+    const hash = hashOfText(last.hash, text);
+    head.set(row.chain, { seq, hash });
+    return `${text.slice(0, -1)},"hash":"${hash}"}`;
   });
-  // One JSON parameter for the batch: JSON.stringify is native, where twenty array parameters
-  // would each be escaped element by element in JavaScript (the writer's largest cost, profiled).
   await client.query(
     `INSERT INTO "AuditEvent" (id, chain, seq, "occurredAt", "organizationId", "actorId", "credentialKind", "credentialId", "credentialPrefix",
        front, operation, "targetType", "targetId", outcome, "clientAddress", "userAgent", "requestId", "traceId", variables, hash)
      SELECT id, chain, seq, "occurredAt", "organizationId", "actorId", "credentialKind", "credentialId", "credentialPrefix",
        front, operation, "targetType", "targetId", outcome, "clientAddress", "userAgent", "requestId", "traceId", variables, hash
-     FROM jsonb_to_recordset($1::jsonb) AS e(id uuid, chain text, seq bigint, "occurredAt" timestamptz, "organizationId" uuid, "actorId" uuid,
+     FROM json_to_recordset($1::json) AS e(id uuid, chain text, seq bigint, "occurredAt" timestamptz, "organizationId" uuid, "actorId" uuid,
        "credentialKind" text, "credentialId" text, "credentialPrefix" text, front text, operation text, "targetType" text, "targetId" text,
        outcome text, "clientAddress" text, "userAgent" text, "requestId" text, "traceId" text, variables jsonb, hash text)`,
-    [JSON.stringify(hashed)],
+    [`[${elements.join(',')}]`],
   );
   await client.query(
     'UPDATE "AuditChain" AS c SET seq = h.seq, hash = h.hash FROM unnest($1::text[], $2::bigint[], $3::text[]) AS h(chain, seq, hash) WHERE c.chain = h.chain',

@@ -57,8 +57,18 @@ function lastWord(name: string): string {
   return (words.at(-1) ?? name).toLowerCase();
 }
 
+/** Names seen so far and whether they are redacted: the same few names come with every operation. */
+const redactedNames = new Map<string, boolean>();
+const REMEMBERED_NAMES = 10_000;
+
 export function isRedactedName(name: string): boolean {
-  return REDACTED_WORDS.has(lastWord(name));
+  let redacted = redactedNames.get(name);
+  if (redacted === undefined) {
+    redacted = REDACTED_WORDS.has(lastWord(name));
+    // Names inside JSON scalars are the client's: bounded, so they cannot grow the map without end.
+    if (redactedNames.size < REMEMBERED_NAMES) redactedNames.set(name, redacted);
+  }
+  return redacted;
 }
 
 /** The variables as the audit log keeps them (null when there are none). */
