@@ -371,7 +371,9 @@ const audit = {
     .describe('audit events held in memory before they are written; while it is full, mutations wait for room ([Audit log](audit.md#cost))'),
   AUDIT_FLUSH_INTERVAL: durationMs
     .refine((ms) => ms >= 1 && ms <= 1000, 'must be between 1ms and 1s')
-    .default(parseDuration('250ms'))
+    // The longest the issue allows: each batch is a transaction, and on the embedded database a
+    // transaction costs milliseconds of the service's own thread (docs/audit.md#cost, measured).
+    .default(parseDuration('1s'))
     .describe('how long an audit event may wait before its batch is written: the most a crash can lose ([Audit log](audit.md#cost))'),
 };
 

@@ -278,15 +278,8 @@ type Queryable = Pick<AuditPool, 'query'>;
 export async function appendToChains(client: Queryable, rows: Row[]): Promise<void> {
   if (rows.length === 0) return;
   const chains = [...new Set(rows.map((row) => row.chain))].sort();
-  await client.query(
-    'INSERT INTO "AuditChain" (chain, seq, hash, "purgedSeq", "purgedHash") SELECT unnest($1::text[]), 0, $2::text, 0, $2::text ORDER BY 1 ON CONFLICT (chain) DO NOTHING',
-    [chains, GENESIS_HASH],
-  );
-  const heads = await client.query<{ chain: string; seq: string; hash: string }>(
-    'SELECT chain, seq::text AS seq, hash FROM "AuditChain" WHERE chain = ANY($1::text[]) ORDER BY chain FOR UPDATE',
-    [chains],
-  );
-  const head = new Map(heads.rows.map((row) => [row.chain, { seq: Number(row.seq), hash: row.hash }]));
+  const heads = await lockHeads(client, chains);
+  const head = new Map(heads.map((row) => [row.chain, { seq: Number(row.seq), hash: row.hash }]));
   // Each event is serialised once: the text its hash covers, then that text with the hash is the
   // batch's JSON element (one JSON parameter, read by json_to_recordset: a quarter cheaper for the
   // database than jsonb_to_recordset, which first builds the whole batch as jsonb; measured).
@@ -298,18 +291,39 @@ export async function appendToChains(client: Queryable, rows: Row[]): Promise<vo
     head.set(row.chain, { seq, hash });
     return `${text.slice(0, -1)},"hash":"${hash}"}`;
   });
+  // The events and the chains' new heads in one statement: each statement is a round trip, and on
+  // the embedded database a costly one.
   await client.query(
-    `INSERT INTO "AuditEvent" (id, chain, seq, "occurredAt", "organizationId", "actorId", "credentialKind", "credentialId", "credentialPrefix",
-       front, operation, "targetType", "targetId", outcome, "clientAddress", "userAgent", "requestId", "traceId", variables, hash)
-     SELECT id, chain, seq, "occurredAt", "organizationId", "actorId", "credentialKind", "credentialId", "credentialPrefix",
-       front, operation, "targetType", "targetId", outcome, "clientAddress", "userAgent", "requestId", "traceId", variables, hash
-     FROM json_to_recordset($1::json) AS e(id uuid, chain text, seq bigint, "occurredAt" timestamptz, "organizationId" uuid, "actorId" uuid,
-       "credentialKind" text, "credentialId" text, "credentialPrefix" text, front text, operation text, "targetType" text, "targetId" text,
-       outcome text, "clientAddress" text, "userAgent" text, "requestId" text, "traceId" text, variables jsonb, hash text)`,
-    [`[${elements.join(',')}]`],
+    `WITH events AS (
+       INSERT INTO "AuditEvent" (id, chain, seq, "occurredAt", "organizationId", "actorId", "credentialKind", "credentialId", "credentialPrefix",
+         front, operation, "targetType", "targetId", outcome, "clientAddress", "userAgent", "requestId", "traceId", variables, hash)
+       SELECT id, chain, seq, "occurredAt", "organizationId", "actorId", "credentialKind", "credentialId", "credentialPrefix",
+         front, operation, "targetType", "targetId", outcome, "clientAddress", "userAgent", "requestId", "traceId", variables, hash
+       FROM json_to_recordset($1::json) AS e(id uuid, chain text, seq bigint, "occurredAt" timestamptz, "organizationId" uuid, "actorId" uuid,
+         "credentialKind" text, "credentialId" text, "credentialPrefix" text, front text, operation text, "targetType" text, "targetId" text,
+         outcome text, "clientAddress" text, "userAgent" text, "requestId" text, "traceId" text, variables jsonb, hash text)
+     )
+     UPDATE "AuditChain" AS c SET seq = h.seq, hash = h.hash FROM unnest($2::text[], $3::bigint[], $4::text[]) AS h(chain, seq, hash) WHERE c.chain = h.chain`,
+    [`[${elements.join(',')}]`, [...head.keys()], [...head.values()].map((h) => h.seq), [...head.values()].map((h) => h.hash)],
   );
+}
+
+/**
+ * Locks the heads of the chains (in chain order, so two writers never deadlock) and reads them.
+ * A chain seen for the first time gets its head (the genesis) first; most batches extend chains
+ * that exist, and skip that statement.
+ */
+async function lockHeads(client: Queryable, chains: string[]): Promise<{ chain: string; seq: string; hash: string }[]> {
+  const select = () =>
+    client.query<{ chain: string; seq: string; hash: string }>(
+      'SELECT chain, seq::text AS seq, hash FROM "AuditChain" WHERE chain = ANY($1::text[]) ORDER BY chain FOR UPDATE',
+      [chains],
+    );
+  const heads = await select();
+  if (heads.rows.length === chains.length) return heads.rows;
   await client.query(
-    'UPDATE "AuditChain" AS c SET seq = h.seq, hash = h.hash FROM unnest($1::text[], $2::bigint[], $3::text[]) AS h(chain, seq, hash) WHERE c.chain = h.chain',
-    [[...head.keys()], [...head.values()].map((h) => h.seq), [...head.values()].map((h) => h.hash)],
+    'INSERT INTO "AuditChain" (chain, seq, hash, "purgedSeq", "purgedHash") SELECT unnest($1::text[]), 0, $2::text, 0, $2::text ORDER BY 1 ON CONFLICT (chain) DO NOTHING',
+    [chains, GENESIS_HASH],
   );
+  return (await select()).rows;
 }
