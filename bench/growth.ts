@@ -351,6 +351,21 @@ try {
       check: (body) => (isRecord(body) && isRecord(body.data) && Array.isArray(body.data.days) && body.data.days.length > 0 ? null : 'no days'),
     },
     {
+      label: 'periods (1 entity, MTD..SI)',
+      path: `/api/returns/periods?entity_name=${encodeURIComponent(demoEntity.entityName)}`,
+      check: (body) => (isRecord(body) && isRecord(body.data) && Array.isArray(body.data.periods) && body.data.periods.length === 11 ? null : 'no periods'),
+    },
+    {
+      label: 'calendar (1 entity)',
+      path: `/api/returns/calendar?entity_name=${encodeURIComponent(demoEntity.entityName)}`,
+      check: (body) => (isRecord(body) && isRecord(body.data) && Array.isArray(body.data.months) && body.data.months.length > 0 ? null : 'no months'),
+    },
+    {
+      label: 'irr (1 entity, 1 year)',
+      path: `/api/returns/irr?entity_name=${encodeURIComponent(demoEntity.entityName)}&start_date=${yearAgo}&end_date=${period.endDate}`,
+      check: (body) => (isRecord(body) && isRecord(body.data) && typeof body.data.days === 'number' ? null : 'no irr'),
+    },
+    {
       label: 'benchmark',
       path: '/api/benchmark',
       check: (body) => (isRecord(body) && isRecord(body.data) && typeof body.data.row_count === 'number' && body.data.row_count > 0 ? null : 'no rows'),

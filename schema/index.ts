@@ -5,6 +5,7 @@ import './viewer.ts';
 import './connected-apps.ts';
 import './health.ts';
 import './returns.ts';
+import './returns-analytics.ts';
 import './storage.ts';
 import './scheduler.ts';
 import './stickies.ts';

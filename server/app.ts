@@ -18,6 +18,7 @@ import { OrganizationService } from '../src/organizations.ts';
 import { createRateLimitStore } from '../src/ratelimit/rate-limiter.ts';
 import { connectRedis } from '../src/redis/redis-client.ts';
 import { ReturnsService } from '../src/returns/returns-service.ts';
+import { ReturnsAnalyticsService } from '../src/returns/analytics-service.ts';
 import { LocalBlobStore, type BlobStore } from '../src/storage/blob-store.ts';
 import { StorageService } from '../src/storage/storage-service.ts';
 import { JobQueue } from '../src/jobs/job-queue.ts';
@@ -315,6 +316,7 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
     organizations: new OrganizationService(prisma),
     rateLimits: countingRefusals(rateLimits, metrics),
     returns: new ReturnsService(db.pool),
+    returnsAnalytics: new ReturnsAnalyticsService(db.pool),
     reconciliation: new ReconciliationService(db.pool, config.comparison),
     blobs,
     storage: new StorageService({ prisma, blobs, jobs, config, log: log.child({ component: 'storage' }) }),

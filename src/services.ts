@@ -8,6 +8,7 @@ import type { SessionTokens } from './auth/sessions.ts';
 import type { OrganizationService } from './organizations.ts';
 import type { RateLimitStore } from './ratelimit/rate-limiter.ts';
 import type { ReturnsService } from './returns/returns-service.ts';
+import type { ReturnsAnalyticsService } from './returns/analytics-service.ts';
 import type { ReconciliationService } from './returns/reconciliation.ts';
 import type { BlobStore } from './storage/blob-store.ts';
 import type { StorageService } from './storage/storage-service.ts';
@@ -53,6 +54,8 @@ export interface Services {
   organizations: OrganizationService;
   rateLimits: RateLimitStore;
   returns: ReturnsService;
+  /** periods, calendar and money-weighted returns over the daily returns */
+  returnsAnalytics: ReturnsAnalyticsService;
   /** the comparison's classification: thresholds changes re-classify */
   reconciliation: ReconciliationService;
   blobs: BlobStore;

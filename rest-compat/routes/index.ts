@@ -1,5 +1,6 @@
 import type { RestRoute } from '../route.ts';
 import { dataServiceRoutes } from './data-service.ts';
+import { returnsAnalyticsRoutes } from './returns-analytics.ts';
 import { stickiesRoutes } from './stickies.ts';
 import { linksRoutes } from './links.ts';
 import { transcriptsRoutes } from './transcripts.ts';
@@ -14,6 +15,7 @@ import { webhooksRoutes } from './webhooks.ts';
 /** Every REST endpoint the service serves, in one table. */
 export const restRoutes: RestRoute[] = [
   ...dataServiceRoutes,
+  ...returnsAnalyticsRoutes,
   ...stickiesRoutes,
   ...linksRoutes,
   ...transcriptsRoutes,

@@ -63,6 +63,7 @@ import type pg from 'pg';
 import type { Logger } from '../log.ts';
 import { DEFAULT_MATCH_THRESHOLD_BPS, DEFAULT_REVIEW_THRESHOLD_BPS, defaultTiming } from '../returns/dietz.ts';
 import { recomputeDailyReturns } from '../returns/recompute.ts';
+import { lockOrganizationReturns } from '../returns/returns-lock.ts';
 import { inSpan } from '../tracing/jobs.ts';
 import { recordedThresholds, refreshReconciliation, type InvestigateChange, type Thresholds } from '../returns/reconciliation.ts';
 import { refreshLatestValuations } from '../returns/latest-valuation.ts';
@@ -80,8 +81,6 @@ import {
 
 export const MAX_STORED_ROW_ERRORS = 1000;
 export const MAX_STORED_ROW_WARNINGS = 1000;
-/** first key of the two-key advisory lock taken per organization while loading */
-export const INGEST_LOCK_CLASS = 727_071;
 
 export type IngestStatus = 'processed' | 'failed' | 'skipped';
 
@@ -361,7 +360,7 @@ class IngestRun {
   private async begin(): Promise<void> {
     await this.client.query('BEGIN');
     this.inTransaction = true;
-    await this.client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [INGEST_LOCK_CLASS, this.file.orgId]);
+    await lockOrganizationReturns(this.client, this.file.orgId);
   }
 
   /** Counts an error, stores the first 1000, and abandons the load at the first one. */

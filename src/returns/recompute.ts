@@ -14,9 +14,13 @@
  *   returns never disagree with them (src/ingest/ingest-service.ts does).
  * - A return too large for the column NUMERIC(20,12) (|r| >= 1e8) is stored as null with a
  *   reason instead of failing the whole load.
+ * - Each row carries the growth index (./analytics/growth-index.ts) of the returns as stored,
+ *   continued from the anchor's row; an anchor without one (written before the index existed)
+ *   makes the whole series recompute, so the index is never continued from a guess.
  */
 import { dailySeries, type CashFlow, type FlowTiming, type SubPeriodResult, type Valuation } from './dietz.ts';
 import { pgArray, type SqlClient } from '../db/sql-client.ts';
+import { extendGrowthIndex, type GrowthPoint } from './analytics/growth-index.ts';
 
 export interface RecomputeOptions {
   /** valuations per computation window (default 5000) */
@@ -51,6 +55,9 @@ export async function recomputeDailyReturns(
     );
     previous = rows[0] ?? null;
   }
+  // the growth index's point the next return continues from
+  let point = previous ? await anchorPoint(client, entityId, previous.date) : null;
+  if (previous && !point) return recomputeDailyReturns(client, entityId, null, options);
   const anchorDate = previous?.date ?? null;
   await client.query(`DELETE FROM "DailyReturn" WHERE "entityId" = $1 AND ($2::date IS NULL OR date > $2::date)`, [entityId, anchorDate]);
 
@@ -65,6 +72,7 @@ export async function recomputeDailyReturns(
     );
     if (rows.length === 0) break;
     const valuations: Valuation[] = previous ? [previous, ...rows] : rows;
+    point ??= { date: valuations[0].date, growthFactor: '1', chainStart: valuations[0].date };
     if (valuations.length >= 2) {
       const first = valuations[0].date;
       const last = valuations[valuations.length - 1].date;
@@ -73,9 +81,15 @@ export async function recomputeDailyReturns(
           WHERE "entityId" = $1 AND date > $2::date AND date <= $3::date`,
         [entityId, first, last],
       );
-      const series = dailySeries(valuations, flows.rows as CashFlow[]);
-      nullReturns += await insertPeriods(client, entityId, series.periods);
-      periods += series.periods.length;
+      const stored = dailySeries(valuations, flows.rows as CashFlow[]).periods.map(storable);
+      const points = extendGrowthIndex(
+        point,
+        stored.map((period) => ({ date: period.endDate, returnValue: period.returnValue })),
+      );
+      await insertPeriods(client, entityId, stored, points);
+      nullReturns += stored.filter((period) => period.returnValue === null).length;
+      periods += stored.length;
+      point = points.at(-1) ?? point;
     }
     previous = rows[rows.length - 1];
     cursor = previous.date;
@@ -84,58 +98,53 @@ export async function recomputeDailyReturns(
   return { entityId, anchorDate, periods, nullReturns };
 }
 
+/**
+ * The anchor's point of the growth index: its row's factor, or the inception (factor 1) when it
+ * has no row (the first valuation has no return into it); null when its row has no factor yet.
+ */
+async function anchorPoint(client: SqlClient, entityId: string, anchorDate: string): Promise<GrowthPoint | null> {
+  const { rows } = await client.query<{ growthFactor: string | null; chainStart: string | null }>(
+    `SELECT "growthFactor"::text AS "growthFactor", "chainStart"::text AS "chainStart" FROM "DailyReturn" WHERE "entityId" = $1 AND date = $2::date`,
+    [entityId, anchorDate],
+  );
+  const row = rows[0];
+  if (!row) return { date: anchorDate, growthFactor: '1', chainStart: anchorDate };
+  return row.growthFactor !== null && row.chainStart !== null ? { date: anchorDate, growthFactor: row.growthFactor, chainStart: row.chainStart } : null;
+}
+
+/** The period as stored: a return too large for its column is null, with the reason. */
+function storable(period: SubPeriodResult): SubPeriodResult {
+  if (period.returnValue === null || Math.abs(Number(period.returnValue)) < RETURN_LIMIT) return period;
+  return { ...period, returnValue: null, nullReason: `return ${period.returnValue} is outside the storable range (|r| < 1e8)` };
+}
+
 const INSERT_BATCH = 1000;
 
-/** Multi-row inserts (unnest of arrays: a fixed number of parameters per statement). Returns the null-return count. */
-async function insertPeriods(client: SqlClient, entityId: string, periods: readonly SubPeriodResult[]): Promise<number> {
-  let nulls = 0;
+/** Multi-row inserts (unnest of arrays: a fixed number of parameters per statement), each period with its point of the growth index. */
+async function insertPeriods(client: SqlClient, entityId: string, periods: readonly SubPeriodResult[], points: readonly GrowthPoint[]): Promise<void> {
   for (let start = 0; start < periods.length; start += INSERT_BATCH) {
     const slice = periods.slice(start, start + INSERT_BATCH);
-    const cols = {
-      date: [] as string[],
-      startDate: [] as string[],
-      beginValue: [] as string[],
-      endValue: [] as string[],
-      netFlow: [] as string[],
-      weightedFlow: [] as string[],
-      returnValue: [] as (string | null)[],
-      nullReason: [] as (string | null)[],
-    };
-    for (const p of slice) {
-      let returnValue = p.returnValue;
-      let nullReason = p.nullReason;
-      if (returnValue !== null && Math.abs(Number(returnValue)) >= RETURN_LIMIT) {
-        returnValue = null;
-        nullReason = `return ${p.returnValue} is outside the storable range (|r| < 1e8)`;
-      }
-      if (returnValue === null) nulls++;
-      cols.date.push(p.endDate);
-      cols.startDate.push(p.startDate);
-      cols.beginValue.push(p.beginValue);
-      cols.endValue.push(p.endValue);
-      cols.netFlow.push(p.netFlow);
-      cols.weightedFlow.push(p.weightedFlow);
-      cols.returnValue.push(returnValue);
-      cols.nullReason.push(nullReason);
-    }
+    const growth = points.slice(start, start + INSERT_BATCH);
     await client.query(
       `INSERT INTO "DailyReturn"
-         (id, "entityId", date, "startDate", "beginValue", "endValue", "netFlow", "weightedFlow", "returnValue", "nullReason", "computedAt")
-       SELECT gen_random_uuid(), $1::uuid, t.date, t.start_date, t.begin_value, t.end_value, t.net_flow, t.weighted_flow, t.return_value, t.null_reason, now()
-         FROM unnest($2::date[], $3::date[], $4::numeric[], $5::numeric[], $6::numeric[], $7::numeric[], $8::numeric[], $9::text[])
-           AS t(date, start_date, begin_value, end_value, net_flow, weighted_flow, return_value, null_reason)`,
+         (id, "entityId", date, "startDate", "beginValue", "endValue", "netFlow", "weightedFlow", "returnValue", "nullReason", "growthFactor", "chainStart", "computedAt")
+       SELECT gen_random_uuid(), $1::uuid, t.date, t.start_date, t.begin_value, t.end_value, t.net_flow, t.weighted_flow, t.return_value, t.null_reason,
+              t.growth_factor, t.chain_start, now()
+         FROM unnest($2::date[], $3::date[], $4::numeric[], $5::numeric[], $6::numeric[], $7::numeric[], $8::numeric[], $9::text[], $10::numeric[], $11::date[])
+           AS t(date, start_date, begin_value, end_value, net_flow, weighted_flow, return_value, null_reason, growth_factor, chain_start)`,
       [
         entityId,
-        pgArray(cols.date),
-        pgArray(cols.startDate),
-        pgArray(cols.beginValue),
-        pgArray(cols.endValue),
-        pgArray(cols.netFlow),
-        pgArray(cols.weightedFlow),
-        pgArray(cols.returnValue),
-        pgArray(cols.nullReason),
+        pgArray(slice.map((p) => p.endDate)),
+        pgArray(slice.map((p) => p.startDate)),
+        pgArray(slice.map((p) => p.beginValue)),
+        pgArray(slice.map((p) => p.endValue)),
+        pgArray(slice.map((p) => p.netFlow)),
+        pgArray(slice.map((p) => p.weightedFlow)),
+        pgArray(slice.map((p) => p.returnValue)),
+        pgArray(slice.map((p) => p.nullReason)),
+        pgArray(growth.map((point) => point.growthFactor)),
+        pgArray(growth.map((point) => point.chainStart)),
       ],
     );
   }
-  return nulls;
 }

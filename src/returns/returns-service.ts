@@ -87,7 +87,7 @@ export class ReturnsService {
     const span = dayNumber(scope.endDate) - dayNumber(scope.startDate);
     if (span < 0) throw AppError.badInput('endDate', 'must not be before start_date');
     if (span > DIETZ_MAX_RANGE_DAYS) throw AppError.badInput('endDate', `the range may span at most ${DIETZ_MAX_RANGE_DAYS} days`);
-    const entity = await this.findEntity(scope.orgIds, scope.entityName);
+    const entity = await findEntity(this.pool, scope.orgIds, scope.entityName);
     const days = (
       await this.pool.query<DailyReturnRow>(
         `SELECT date::text AS "date", "startDate"::text AS "startDate", "beginValue"::text AS "beginValue", "endValue"::text AS "endValue",
@@ -120,7 +120,7 @@ export class ReturnsService {
   }
 
   async cashTransactions(scope: Scope & { entityName: string; limit: number; cursor?: string | null }): Promise<Page<CashTransactionRow>> {
-    const entity = await this.findEntity(scope.orgIds, scope.entityName);
+    const entity = await findEntity(this.pool, scope.orgIds, scope.entityName);
     const after = scope.cursor ? decodeCursor(scope.cursor, stringFields(['date', 'id']), 'endpoint') : null;
     const { rows } = await this.pool.query<CashTransactionRow>(
       `SELECT id, date::text AS "date", amount::text AS amount, timing::text AS timing, description
@@ -131,18 +131,6 @@ export class ReturnsService {
     );
     const withEntity = rows.map((row) => ({ ...row, entityName: entity.entityName, accountCode: entity.accountCode }));
     return keysetPage(withEntity, scope.limit, cashTransactionCursor);
-  }
-
-  private async findEntity(orgIds: ReadonlySet<string>, entityName: string) {
-    const name = entityName.trim();
-    if (name.length === 0) throw AppError.badInput('entityName', 'must not be empty');
-    const { rows } = await this.pool.query<{ id: string; entityName: string; accountCode: string }>(
-      `SELECT id, "entityName", "accountCode" FROM "Entity" WHERE "entityName" = $1 AND "orgId" = ANY($2::uuid[]) ORDER BY "createdAt" LIMIT 2`,
-      [name, [...orgIds]],
-    );
-    if (rows.length === 0) throw AppError.notFound('Entity');
-    if (rows.length > 1) throw AppError.badInput('entityName', 'names entities in several of your organizations');
-    return rows[0];
   }
 
   private async periodReturn(entityId: string, startDate: string, endDate: string): Promise<{ value: string | null; nullReason: string | null }> {
@@ -160,6 +148,27 @@ export class ReturnsService {
     const result = periodModifiedDietz(valuations.rows, flows.rows, startDate, endDate);
     return { value: result.returnValue, nullReason: result.nullReason };
   }
+}
+
+export interface EntityRow {
+  id: string;
+  orgId: string;
+  entityName: string;
+  accountCode: string;
+  currency: string;
+}
+
+/** An entity of the caller's organizations by name; another organization's is not found, as one that does not exist. */
+export async function findEntity(pool: Pick<pg.Pool, 'query'>, orgIds: ReadonlySet<string>, entityName: string): Promise<EntityRow> {
+  const name = entityName.trim();
+  if (name.length === 0) throw AppError.badInput('entityName', 'must not be empty');
+  const { rows } = await pool.query<EntityRow>(
+    `SELECT id, "orgId", "entityName", "accountCode", currency FROM "Entity" WHERE "entityName" = $1 AND "orgId" = ANY($2::uuid[]) ORDER BY "createdAt" LIMIT 2`,
+    [name, [...orgIds]],
+  );
+  if (rows.length === 0) throw AppError.notFound('Entity');
+  if (rows.length > 1) throw AppError.badInput('entityName', 'names entities in several of your organizations');
+  return rows[0];
 }
 
 export interface RawComparison {

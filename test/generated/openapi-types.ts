@@ -355,6 +355,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/returns/periods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Time-weighted returns over MTD, QTD, YTD, 1M, 3M, 6M, 1Y, 3Y, 5Y, 10Y and since inception as of `as_of` (default
+         * @description Time-weighted returns over MTD, QTD, YTD, 1M, 3M, 6M, 1Y, 3Y, 5Y, 10Y and since inception as of `as_of` (default: the latest valuation); annualised only from a year on; `complete: false` when the history does not cover a period.
+         *
+         *     GraphQL operation:
+         *
+         *     ```graphql
+         *     query ReturnPeriods($entityName: String!, $asOf: Date) {
+         *       returnPeriods(entityName: $entityName, asOf: $asOf) {
+         *       entityName accountCode currency asOf inceptionDate
+         *       periods { period boundaryDate startValuationDate endValuationDate days years extraDays complete returnValue nullReason annualizedReturn annualizedNullReason }
+         *       } }
+         *     ```
+         */
+        get: operations["ReturnPeriods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/returns/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The return of every month and every year from the inception to the latest valuation, and the current year to date
+         * @description The return of every month and every year from the inception to the latest valuation, and the current year to date.
+         *
+         *     GraphQL operation:
+         *
+         *     ```graphql
+         *     query CalendarReturns($entityName: String!) {
+         *       calendarReturns(entityName: $entityName) {
+         *       entityName accountCode currency inceptionDate asOf
+         *       months { period startDate endDate returnValue nullReason partial partialReason } years { period startDate endDate returnValue nullReason partial partialReason } yearToDate { period startDate endDate returnValue nullReason partial partialReason }
+         *       } }
+         *     ```
+         */
+        get: operations["CalendarReturns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/returns/irr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The money-weighted return
+         * @description The money-weighted return: the IRR (XIRR: actual/365, annual) of the value at the close of `start_date`, the flows after it and the value at the close of `end_date` (each the latest valuation on or before), and the return over the period; null with a reason when no rate or more than one exists.
+         *
+         *     GraphQL operation:
+         *
+         *     ```graphql
+         *     query MoneyWeightedReturn($entityName: String!, $startDate: Date!, $endDate: Date!) {
+         *       moneyWeightedReturn(entityName: $entityName, startDate: $startDate, endDate: $endDate) {
+         *       entityName accountCode currency requestedStartDate requestedEndDate startDate endDate days beginValue endValue netFlow flowCount
+         *       periodReturn nullReason annualizedReturn annualizedNullReason
+         *       } }
+         *     ```
+         */
+        get: operations["MoneyWeightedReturn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/stickies": {
         parameters: {
             query?: never;
@@ -3443,6 +3533,549 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line or headers too large (over 16 KiB); no body. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected failure (details only in the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ReturnPeriods: {
+        parameters: {
+            query: {
+                entity_name: string;
+                /** @description Default: the latest valuation. */
+                as_of?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Time-weighted returns of one entity over MTD, QTD, YTD, 1M, 3M, 6M, 1Y, 3Y, 5Y, 10Y and since inception. Rate budget: returns. */
+                        data: {
+                            entity_name: string;
+                            account_code: string;
+                            /** @description ISO 4217: the currency the returns are in (the entity’s). */
+                            currency: string;
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD
+                             */
+                            as_of: string;
+                            /**
+                             * Format: date
+                             * @description The first valuation date.
+                             */
+                            inception_date: string;
+                            periods: {
+                                /** @description MTD, QTD, YTD, 1M, 3M, 6M, 1Y, 3Y, 5Y, 10Y or SI (since inception). */
+                                period: string;
+                                /**
+                                 * Format: date
+                                 * @description The period starts at the close of this date (the last day before it).
+                                 */
+                                boundary_date: string;
+                                /**
+                                 * Format: date
+                                 * @description The latest valuation on or before boundaryDate; null when the history does not cover the period.
+                                 */
+                                start_valuation_date: string | null;
+                                /**
+                                 * Format: date
+                                 * @description The latest valuation on or before asOf.
+                                 */
+                                end_valuation_date: string;
+                                /** @description Calendar days between the two valuation dates. */
+                                days: number | null;
+                                /** @description Whole calendar years from boundaryDate to asOf (what annualisation divides by, with extraDays / 365). */
+                                years: number;
+                                /** @description Days beyond the whole years. */
+                                extra_days: number;
+                                /** @description False when the history starts after the period does: the return is then null, never a shorter period. */
+                                complete: boolean;
+                                /** @description decimal number as a string */
+                                return_value: string | null;
+                                null_reason: string | null;
+                                /** @description (1 + return)^(1 / years) - 1, for periods of a year or more. */
+                                annualized_return: string | null;
+                                annualized_null_reason: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid limit: must be at most 200"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential lacks the scope, or the caller is not a member of the organization. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient permissions"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not the caller's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `returns` rate budget is spent, or the client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line or headers too large (over 16 KiB); no body. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected failure (details only in the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CalendarReturns: {
+        parameters: {
+            query: {
+                entity_name: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The return of every month and every year of one entity, linked from its daily returns. Rate budget: returns. */
+                        data: {
+                            entity_name: string;
+                            account_code: string;
+                            currency: string;
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD
+                             */
+                            inception_date: string;
+                            /**
+                             * Format: date
+                             * @description The latest valuation date.
+                             */
+                            as_of: string;
+                            months: {
+                                /** @description `YYYY-MM` for a month, `YYYY` for a year. */
+                                period: string;
+                                /**
+                                 * Format: date
+                                 * @description The close it starts from: the previous row’s last valuation, or the inception.
+                                 */
+                                start_date: string;
+                                /**
+                                 * Format: date
+                                 * @description Its last valuation date.
+                                 */
+                                end_date: string;
+                                /** @description decimal number as a string */
+                                return_value: string | null;
+                                null_reason: string | null;
+                                /** @description True when the history starts after it began or ends before its last day. */
+                                partial: boolean;
+                                partial_reason: string | null;
+                            }[];
+                            years: {
+                                /** @description `YYYY-MM` for a month, `YYYY` for a year. */
+                                period: string;
+                                /**
+                                 * Format: date
+                                 * @description The close it starts from: the previous row’s last valuation, or the inception.
+                                 */
+                                start_date: string;
+                                /**
+                                 * Format: date
+                                 * @description Its last valuation date.
+                                 */
+                                end_date: string;
+                                /** @description decimal number as a string */
+                                return_value: string | null;
+                                null_reason: string | null;
+                                /** @description True when the history starts after it began or ends before its last day. */
+                                partial: boolean;
+                                partial_reason: string | null;
+                            }[];
+                            /** @description The last year’s row. */
+                            year_to_date: {
+                                /** @description `YYYY-MM` for a month, `YYYY` for a year. */
+                                period: string;
+                                /**
+                                 * Format: date
+                                 * @description The close it starts from: the previous row’s last valuation, or the inception.
+                                 */
+                                start_date: string;
+                                /**
+                                 * Format: date
+                                 * @description Its last valuation date.
+                                 */
+                                end_date: string;
+                                /** @description decimal number as a string */
+                                return_value: string | null;
+                                null_reason: string | null;
+                                /** @description True when the history starts after it began or ends before its last day. */
+                                partial: boolean;
+                                partial_reason: string | null;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid limit: must be at most 200"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential lacks the scope, or the caller is not a member of the organization. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient permissions"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not the caller's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `returns` rate budget is spent, or the client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line or headers too large (over 16 KiB); no body. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected failure (details only in the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    MoneyWeightedReturn: {
+        parameters: {
+            query: {
+                entity_name: string;
+                /** @description YYYY-MM-DD */
+                start_date: string;
+                /** @description YYYY-MM-DD */
+                end_date: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The money-weighted return (IRR) of one entity between two dates. Rate budget: returns. */
+                        data: {
+                            entity_name: string;
+                            account_code: string;
+                            currency: string;
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD
+                             */
+                            requested_start_date: string;
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD
+                             */
+                            requested_end_date: string;
+                            /**
+                             * Format: date
+                             * @description The valuation used for the start: the latest on or before requestedStartDate.
+                             */
+                            start_date: string;
+                            /**
+                             * Format: date
+                             * @description The valuation used for the end: the latest on or before requestedEndDate.
+                             */
+                            end_date: string;
+                            days: number;
+                            /** @description decimal number as a string */
+                            begin_value: string;
+                            /** @description decimal number as a string */
+                            end_value: string;
+                            /** @description The sum of the external flows in (startDate, endDate]. */
+                            net_flow: string;
+                            flow_count: number;
+                            /** @description (1 + IRR)^(days / 365) - 1: never annualised. */
+                            period_return: string | null;
+                            /** @description Why there is no rate: none exists, or more than one does. */
+                            null_reason: string | null;
+                            /** @description The IRR itself, for periods of 365 days or more. */
+                            annualized_return: string | null;
+                            annualized_null_reason: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid limit: must be at most 200"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential lacks the scope, or the caller is not a member of the organization. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient permissions"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not the caller's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `returns` rate budget is spent, or the client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -648,6 +648,39 @@ describe.each([
     },
   );
 
+  covers(
+    ['get_period_returns', 'get_calendar_returns', 'get_money_weighted_return'],
+    'reported returns: standard periods and calendar months linked from the daily returns; the IRR of the sample fund',
+    async ({ ok }) => {
+      const entity = pnl.get(HARBOR)!;
+      const first = entity.valuations[0].date;
+      const last = entity.valuations.at(-1)!.date;
+      // The stored daily returns (12 dp), linked: what every time-weighted figure here is made of.
+      const stored = dailyReturns(entity).map((period) => Rational.parse(period.returnValue!.toFixed(12)));
+      const periods = await ok<{ asOf: string; inceptionDate: string; periods: { period: string; complete: boolean; returnValue: string | null }[] }>(
+        'get_period_returns',
+        { entityName: HARBOR },
+      );
+      expect(periods).toMatchObject({ asOf: last, inceptionDate: first });
+      expect(periods.periods.map((row) => row.period)).toEqual(['MTD', 'QTD', 'YTD', '1M', '3M', '6M', '1Y', '3Y', '5Y', '10Y', 'SI']);
+      expect(periods.periods.find((row) => row.period === 'SI')).toMatchObject({ complete: true, returnValue: link(stored).toFixed(12) });
+      expect(periods.periods.find((row) => row.period === '1Y')).toMatchObject({ complete: false, returnValue: null });
+
+      const calendar = await ok<{ months: { period: string; returnValue: string | null; partial: boolean }[] }>('get_calendar_returns', { entityName: HARBOR });
+      expect(calendar.months.map((row) => row.period)).toEqual([...new Set(dailyReturns(entity).map((period) => period.date.slice(0, 7)))]);
+      const linkedMonths = link(calendar.months.map((row) => Rational.parse(row.returnValue!)));
+      expect(Math.abs(Number(linkedMonths.minus(link(stored)).toFixed(12)))).toBeLessThanOrEqual(1e-11);
+
+      const irr = await ok<{ startDate: string; endDate: string; flowCount: number; periodReturn: string | null; nullReason: string | null }>(
+        'get_money_weighted_return',
+        { entityName: HARBOR, startDate: first, endDate: last },
+      );
+      expect(irr).toMatchObject({ startDate: first, endDate: last, flowCount: entity.flows.length, nullReason: null });
+      // The money-weighted return lies near the one-period Modified Dietz (its first-order approximation).
+      expect(Math.abs(Number(irr.periodReturn) - Number(modifiedDietz(entity, first, last).returnValue!.toFixed(12)))).toBeLessThan(0.001);
+    },
+  );
+
   covers(['list_files'], "files: the organization's uploaded sample files, processed", async ({ ok }) => {
     const files = await ok<Page<UploadedFile>>('list_files', { orgId: owner.user.orgId });
     expect(files.nextCursor).toBeNull();

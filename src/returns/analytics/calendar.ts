@@ -19,7 +19,8 @@ import type { Decimal } from 'decimal.js';
 import { dayNumber, linkReturns } from '../dietz.ts';
 import { type DailyReturn, type SubPeriod, toSubPeriods } from './daily-returns.ts';
 import { endOfMonth, endOfPreviousMonth, endOfPreviousYear, monthOf, yearOf } from './dates.ts';
-import { Dec, formatExact } from './decimal.ts';
+import { Dec, formatExact, formatReturn } from './decimal.ts';
+import { type GrowthPoint, growthRatio } from './growth-index.ts';
 
 export interface CalendarRow {
   /** 'YYYY-MM' for a month, 'YYYY' for a year */
@@ -95,4 +96,37 @@ function partiality(startDate: string, endDate: string, calendar: Calendar, isLa
   const lastDay = calendar.lastDay(endDate);
   if (isLast && endDate !== lastDay) reasons.push(`ends at ${endDate}, before the ${calendar.unit}'s last day ${lastDay}`);
   return { partial: reasons.length > 0, partialReason: reasons.length > 0 ? reasons.join('; ') : null };
+}
+
+/**
+ * The same rows from a growth index instead of the daily returns: `points` are the index's points
+ * at the inception and at the last valuation of every month that has one (in date order), so a
+ * calendar of ten years reads about 120 points, not 2,500 returns. A month's return is the ratio
+ * of its last point to the previous month's (growth-index.ts: null when a null daily return breaks
+ * the chain inside it); a year's, of its last point to the previous year's. The rows equal
+ * calendarReturns' for the series the index was built from (test/returns/analytics/calendar.test.ts).
+ */
+export function calendarFromIndex(points: readonly GrowthPoint[]): CalendarReturns {
+  const years = rowsFromIndex(points, YEARS);
+  return { months: rowsFromIndex(points, MONTHS), years, yearToDate: years.length > 0 ? years[years.length - 1] : null };
+}
+
+function rowsFromIndex(points: readonly GrowthPoint[], calendar: Calendar): CalendarRow[] {
+  // The last point of each row's month / year, after the inception (points[0]).
+  const ends = points.slice(1).filter((point, index, rest) => index === rest.length - 1 || calendar.keyOf(rest[index + 1].date) !== calendar.keyOf(point.date));
+  return ends.map((end, index) => {
+    const start = index === 0 ? points[0] : ends[index - 1];
+    const growth = growthRatio(start, end);
+    const linked =
+      growth.ratio === null
+        ? { returnValue: null, nullReason: growth.nullReason, growthFactor: null }
+        : { returnValue: formatReturn(growth.ratio.minus(1)), nullReason: null, growthFactor: formatExact(growth.ratio) };
+    return {
+      period: calendar.keyOf(end.date),
+      startDate: start.date,
+      endDate: end.date,
+      ...linked,
+      ...partiality(start.date, end.date, calendar, index === ends.length - 1),
+    };
+  });
 }

@@ -42,19 +42,27 @@ export interface PeriodReturn {
 
 /** The index of a daily return series (see the module comment); the first point is the inception with G = 1. */
 export function buildGrowthIndex(inceptionDate: string, dailyReturns: readonly DailyReturn[]): GrowthPoint[] {
-  const points: GrowthPoint[] = [{ date: inceptionDate, growthFactor: '1', chainStart: inceptionDate }];
-  let growth: Decimal = new Dec(1);
-  let chainStart = inceptionDate;
-  for (const subPeriod of toSubPeriods(inceptionDate, dailyReturns)) {
+  const inception: GrowthPoint = { date: inceptionDate, growthFactor: '1', chainStart: inceptionDate };
+  return [inception, ...extendGrowthIndex(inception, dailyReturns)];
+}
+
+/**
+ * The points after `last` for the daily returns that follow it (each after the one before, the
+ * first after last.date): how a stored index is continued when only its newest part is
+ * recomputed (src/returns/recompute.ts), with the same result as building it whole.
+ */
+export function extendGrowthIndex(last: GrowthPoint, dailyReturns: readonly DailyReturn[]): GrowthPoint[] {
+  let growth: Decimal = toDecimal(last.growthFactor, `growthFactor of ${last.date}`);
+  let chainStart = last.chainStart;
+  return toSubPeriods(last.date, dailyReturns).map((subPeriod) => {
     if (subPeriod.returnValue === null) {
       growth = new Dec(1);
       chainStart = subPeriod.endDate;
     } else {
       growth = growth.times(subPeriod.returnValue.plus(1));
     }
-    points.push({ date: subPeriod.endDate, growthFactor: formatExact(growth), chainStart });
-  }
-  return points;
+    return { date: subPeriod.endDate, growthFactor: formatExact(growth), chainStart };
+  });
 }
 
 /** The point of the latest valuation date on or before `date` (binary search), or null when the index starts after it. */

@@ -72,6 +72,11 @@ const BOUNDARIES: Record<StandardPeriod, (asOf: string, inceptionDate: string) =
   SI: (_asOf, inceptionDate) => inceptionDate,
 };
 
+/** The boundary date of every standard period as of asOf: the dates whose index points the periods read. */
+export function periodBoundaries(asOf: string, inceptionDate: string): string[] {
+  return STANDARD_PERIODS.map((period) => BOUNDARIES[period](asOf, inceptionDate));
+}
+
 /** Every standard period as of asOf, in STANDARD_PERIODS order. asOf before the inception is a typed error. */
 export function standardPeriods(input: StandardPeriodsInput): Outcome<PeriodRow[]> {
   const { asOf, inceptionDate, index } = input;

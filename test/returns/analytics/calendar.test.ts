@@ -5,7 +5,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { linkReturns } from '../../../src/returns/dietz.ts';
-import { calendarReturns } from '../../../src/returns/analytics/calendar.ts';
+import { calendarFromIndex, calendarReturns, type CalendarRow } from '../../../src/returns/analytics/calendar.ts';
+import { buildGrowthIndex } from '../../../src/returns/analytics/growth-index.ts';
 import { Dec } from '../../../src/returns/analytics/decimal.ts';
 
 describe('calendarReturns', () => {
@@ -134,6 +135,34 @@ describe('calendarReturns', () => {
         for (const row of months) expect(new Dec(row.growthFactor as string).minus(1).toDecimalPlaces(12).toFixed(12)).toBe(row.returnValue);
       }),
       { seed: 20240331, numRuns: 150 },
+    );
+  });
+});
+
+describe('calendarFromIndex', () => {
+  it('gives the rows calendarReturns gives, from the index points at each month end (property; nulls included)', () => {
+    const dailyReturn = fc.oneof(
+      { weight: 30, arbitrary: fc.integer({ min: -300_000, max: 300_000 }).map((n) => new Dec(n).dividedBy(10_000_000).toString()) },
+      { weight: 1, arbitrary: fc.constant(null) },
+    );
+    const series = fc.array(fc.tuple(fc.integer({ min: 1, max: 9 }), dailyReturn), { minLength: 0, maxLength: 200 });
+    fc.assert(
+      fc.property(series, (steps) => {
+        let day = Date.UTC(2022, 10, 20);
+        const daily = steps.map(([gap, returnValue]) => {
+          day += gap * 86_400_000;
+          return { date: new Date(day).toISOString().slice(0, 10), returnValue };
+        });
+        const index = buildGrowthIndex('2022-11-20', daily);
+        // What the service reads: the inception and the last point of every month.
+        const monthEnds = index.filter((point, i) => i === 0 || i === index.length - 1 || index[i + 1].date.slice(0, 7) !== point.date.slice(0, 7));
+        const fromIndex = calendarFromIndex(monthEnds);
+        const fromDays = calendarReturns('2022-11-20', daily);
+        const comparable = (rows: CalendarRow[]) => rows.map(({ growthFactor: _factor, nullReason, ...row }) => ({ ...row, isNull: nullReason !== null }));
+        expect(comparable(fromIndex.months)).toEqual(comparable(fromDays.months));
+        expect(comparable(fromIndex.years)).toEqual(comparable(fromDays.years));
+      }),
+      { seed: 20261128, numRuns: 200 },
     );
   });
 });

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { linkReturns } from '../../../src/returns/dietz.ts';
-import { buildGrowthIndex, latestOnOrBefore, periodReturn } from '../../../src/returns/analytics/growth-index.ts';
+import { buildGrowthIndex, extendGrowthIndex, latestOnOrBefore, periodReturn } from '../../../src/returns/analytics/growth-index.ts';
 import { Dec } from '../../../src/returns/analytics/decimal.ts';
 
 const INCEPTION = '2024-01-31';
@@ -118,5 +118,21 @@ describe('periodReturn', () => {
       }),
       { seed: 20240331, numRuns: 200 },
     );
+  });
+});
+
+describe('extendGrowthIndex', () => {
+  it('continues a stored index from its last point exactly as building it whole (a null return included)', () => {
+    const returns = [
+      { date: '2024-01-02', returnValue: '0.01' },
+      { date: '2024-01-03', returnValue: '-0.002' },
+      { date: '2024-01-04', returnValue: null },
+      { date: '2024-01-05', returnValue: '0.003' },
+      { date: '2024-01-08', returnValue: '0.0005' },
+    ];
+    const whole = buildGrowthIndex('2024-01-01', returns);
+    for (let cut = 1; cut < whole.length; cut++) {
+      expect([...whole.slice(0, cut), ...extendGrowthIndex(whole[cut - 1], returns.slice(cut - 1))]).toEqual(whole);
+    }
   });
 });
