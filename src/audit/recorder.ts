@@ -46,6 +46,10 @@ export class AuditRecorder {
   private timer: NodeJS.Timeout | undefined;
   private waiters: (() => void)[] = [];
   private closed = false;
+  /** The heads of the chains as this writer left them (see write). */
+  private readonly heads = new Map<string, Head>();
+  /** Credentials' public prefixes: they never change, so each is read once. */
+  private readonly prefixes = new Map<string, string>();
   private readonly batchSize: number;
   /** Events written since start (the benchmark and tests read it). */
   written = 0;
@@ -136,30 +140,63 @@ export class AuditRecorder {
     while (this.waiters.length > 0 && this.queue.length < this.options.queueMax) this.waiters.shift()!();
   }
 
+  /**
+   * Appends a batch: in one statement from the heads this writer left (audit_append), or, for a
+   * chain it has not written or whose head someone else moved, in a transaction that locks and
+   * reads the heads first.
+   */
   private async write(batch: Queued[]): Promise<void> {
-    const resolved = await resolveReferences(this.options.pool, batch);
+    const resolved = await resolveReferences(this.options.pool, batch, this.prefixes);
     const rows = batch.map((queued) => toRow(queued, resolved));
+    const chains = [...new Set(rows.map((row) => row.chain))];
+    if (chains.every((chain) => this.heads.has(chain))) {
+      const expected = new Map(chains.map((chain) => [chain, this.heads.get(chain)!]));
+      try {
+        this.remember(await appendFromHeads(this.options.pool, rows, expected));
+        return;
+      } catch (error) {
+        if (!headMoved(error)) throw error;
+        for (const chain of chains) this.heads.delete(chain);
+      }
+    }
     const client = await this.options.pool.connect();
     try {
       await client.query('BEGIN');
-      await appendToChains(client, rows);
+      const heads = await appendToChains(client, rows);
       await client.query('COMMIT');
       client.release();
+      this.remember(heads);
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       client.release(error instanceof Error ? error : true);
       throw error;
     }
   }
+
+  private remember(heads: Map<string, Head>): void {
+    if (this.heads.size + heads.size > REMEMBERED_HEADS) this.heads.clear();
+    for (const [chain, head] of heads) this.heads.set(chain, head);
+  }
 }
 
-/** The memberships and credential prefixes a batch needs, read once per batch. */
+/** A chain's last event: its seq and hash. */
+interface Head {
+  seq: number;
+  hash: string;
+}
+
+/** Chains (organizations) whose heads a writer remembers; past it, it forgets them all and reads them again. */
+const REMEMBERED_HEADS = 10_000;
+
+const REMEMBERED_PREFIXES = 100_000;
+
+/** The memberships and credential prefixes a batch needs, read once per batch (a prefix once per writer). */
 interface References {
   organizationsOf: Map<string, string[]>;
   prefixOf: Map<string, string>;
 }
 
-async function resolveReferences(pool: AuditPool, batch: Queued[]): Promise<References> {
+async function resolveReferences(pool: AuditPool, batch: Queued[], knownPrefixes: Map<string, string>): Promise<References> {
   const users = new Set<string>();
   const keys = new Set<string>();
   const grants = new Set<string>();
@@ -167,7 +204,7 @@ async function resolveReferences(pool: AuditPool, batch: Queued[]): Promise<Refe
     const user = input.actorId ?? input.subjectUserId;
     if (input.organizationId === undefined && user && UUID.test(user)) users.add(user);
     const credential = input.credential;
-    if (!credential || credential.prefix !== undefined || !UUID.test(credential.id)) continue;
+    if (!credential || credential.prefix !== undefined || knownPrefixes.has(credential.id) || !UUID.test(credential.id)) continue;
     if (credential.kind === 'api_key' || credential.kind === 'access_token') keys.add(credential.id);
     if (credential.kind === 'oauth_app') grants.add(credential.id);
   }
@@ -185,9 +222,9 @@ async function resolveReferences(pool: AuditPool, batch: Queued[]): Promise<Refe
   ]);
   const organizationsOf = new Map<string, string[]>();
   for (const row of memberships.rows) organizationsOf.set(row.userId, [...(organizationsOf.get(row.userId) ?? []), row.orgId]);
-  const prefixOf = new Map<string, string>();
-  for (const row of [...keyPrefixes.rows, ...grantClients.rows]) prefixOf.set(row.id, row.prefix);
-  return { organizationsOf, prefixOf };
+  if (knownPrefixes.size > REMEMBERED_PREFIXES) knownPrefixes.clear();
+  for (const row of [...keyPrefixes.rows, ...grantClients.rows]) knownPrefixes.set(row.id, row.prefix);
+  return { organizationsOf, prefixOf: knownPrefixes };
 }
 
 type Row = Omit<HashedFields, 'seq'>;
@@ -273,40 +310,72 @@ type Queryable = Pick<AuditPool, 'query'>;
 /**
  * Appends rows to their chains inside the caller's transaction: the heads of the chains are
  * locked (in chain order, so two writers never deadlock), each row gets the next seq and its hash,
- * the rows are inserted and the heads moved. Several instances can write the same chain.
+ * the rows are inserted and the heads moved. Several instances can write the same chain. Returns
+ * the chains' new heads.
  */
-export async function appendToChains(client: Queryable, rows: Row[]): Promise<void> {
-  if (rows.length === 0) return;
+export async function appendToChains(client: Queryable, rows: Row[]): Promise<Map<string, Head>> {
+  if (rows.length === 0) return new Map();
   const chains = [...new Set(rows.map((row) => row.chain))].sort();
-  const heads = await lockHeads(client, chains);
-  const head = new Map(heads.map((row) => [row.chain, { seq: Number(row.seq), hash: row.hash }]));
-  // Each event is serialised once: the text its hash covers, then that text with the hash is the
-  // batch's JSON element (one JSON parameter, read by json_to_recordset: a quarter cheaper for the
-  // database than jsonb_to_recordset, which first builds the whole batch as jsonb; measured).
-  const elements = rows.map((row) => {
-    const last = head.get(row.chain)!;
-    const seq = last.seq + 1;
-    const text = storedText({ ...row, seq });
-    const hash = hashOfText(last.hash, text);
-    head.set(row.chain, { seq, hash });
-    return `${text.slice(0, -1)},"hash":"${hash}"}`;
-  });
+  const heads = new Map((await lockHeads(client, chains)).map((row) => [row.chain, { seq: Number(row.seq), hash: row.hash }]));
+  const { elements, moved } = hashBatch(rows, heads);
   // The events and the chains' new heads in one statement: each statement is a round trip, and on
   // the embedded database a costly one.
   await client.query(
     `WITH events AS (
-       INSERT INTO "AuditEvent" (id, chain, seq, "occurredAt", "organizationId", "actorId", "credentialKind", "credentialId", "credentialPrefix",
-         front, operation, "targetType", "targetId", outcome, "clientAddress", "userAgent", "requestId", "traceId", variables, hash)
-       SELECT id, chain, seq, "occurredAt", "organizationId", "actorId", "credentialKind", "credentialId", "credentialPrefix",
-         front, operation, "targetType", "targetId", outcome, "clientAddress", "userAgent", "requestId", "traceId", variables, hash
-       FROM json_to_recordset($1::json) AS e(id uuid, chain text, seq bigint, "occurredAt" timestamptz, "organizationId" uuid, "actorId" uuid,
-         "credentialKind" text, "credentialId" text, "credentialPrefix" text, front text, operation text, "targetType" text, "targetId" text,
-         outcome text, "clientAddress" text, "userAgent" text, "requestId" text, "traceId" text, variables jsonb, hash text)
+       INSERT INTO "AuditEvent" (${EVENT_COLUMNS}) SELECT ${EVENT_COLUMNS} FROM json_to_recordset($1::json) AS e(${EVENT_RECORD})
      )
      UPDATE "AuditChain" AS c SET seq = h.seq, hash = h.hash FROM unnest($2::text[], $3::bigint[], $4::text[]) AS h(chain, seq, hash) WHERE c.chain = h.chain`,
-    [`[${elements.join(',')}]`, [...head.keys()], [...head.values()].map((h) => h.seq), [...head.values()].map((h) => h.hash)],
+    [`[${elements.join(',')}]`, [...moved.keys()], [...moved.values()].map((h) => h.seq), [...moved.values()].map((h) => h.hash)],
   );
+  return moved;
 }
+
+/**
+ * Appends rows in one statement from heads the writer remembers (audit_append: the heads move only
+ * if they are still there, else SQLSTATE 40001 and nothing changes). Returns the new heads.
+ */
+async function appendFromHeads(pool: Queryable, rows: Row[], expected: Map<string, Head>): Promise<Map<string, Head>> {
+  const { elements, moved } = hashBatch(rows, expected);
+  const chains = [...moved.keys()];
+  await pool.query('SELECT "audit_append"($1::json, $2::text[], $3::bigint[], $4::bigint[], $5::text[])', [
+    `[${elements.join(',')}]`,
+    chains,
+    chains.map((chain) => expected.get(chain)!.seq),
+    chains.map((chain) => moved.get(chain)!.seq),
+    chains.map((chain) => moved.get(chain)!.hash),
+  ]);
+  return moved;
+}
+
+function headMoved(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '40001';
+}
+
+/**
+ * Each row's seq and hash from its chain's head, and the batch's JSON elements: each event is
+ * serialised once, as the text its hash covers, which with the hash added is its element (read by
+ * json_to_recordset: a quarter cheaper for the database than jsonb_to_recordset, which first builds
+ * the whole batch as jsonb; measured). Returns the elements and the chains' new heads.
+ */
+function hashBatch(rows: Row[], heads: ReadonlyMap<string, Head>): { elements: string[]; moved: Map<string, Head> } {
+  const moved = new Map<string, Head>();
+  const elements = rows.map((row) => {
+    const last = moved.get(row.chain) ?? heads.get(row.chain)!;
+    const seq = last.seq + 1;
+    const text = storedText({ ...row, seq });
+    const hash = hashOfText(last.hash, text);
+    moved.set(row.chain, { seq, hash });
+    return `${text.slice(0, -1)},"hash":"${hash}"}`;
+  });
+  return { elements, moved };
+}
+
+const EVENT_COLUMNS = `id, chain, seq, "occurredAt", "organizationId", "actorId", "credentialKind", "credentialId", "credentialPrefix",
+  front, operation, "targetType", "targetId", outcome, "clientAddress", "userAgent", "requestId", "traceId", variables, hash`;
+
+const EVENT_RECORD = `id uuid, chain text, seq bigint, "occurredAt" timestamptz, "organizationId" uuid, "actorId" uuid,
+  "credentialKind" text, "credentialId" text, "credentialPrefix" text, front text, operation text, "targetType" text, "targetId" text,
+  outcome text, "clientAddress" text, "userAgent" text, "requestId" text, "traceId" text, variables jsonb, hash text`;
 
 /**
  * Locks the heads of the chains (in chain order, so two writers never deadlock) and reads them.

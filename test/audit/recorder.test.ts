@@ -96,6 +96,32 @@ describe('the recorder', () => {
     expect((await verifyAuditLog(server.services.db.pool)).broken).toEqual([]);
   });
 
+  it('two writers of one chain (two instances, or the service and the CLI) each notice the other moved its head, and the chain stays whole', async () => {
+    const log = createLogger('silent');
+    const pool = server.services.db.pool;
+    const writers = [0, 1].map(() => new AuditRecorder({ pool, log, queueMax: 100, flushMs: 60_000 }));
+    const chain = randomUUID();
+    // Alternating batches: from the second round on each writer remembers a head the other has moved.
+    for (let round = 0; round < 4; round++) {
+      for (const [index, writer] of writers.entries()) {
+        for (let i = 0; i < 3; i++)
+          writer.record({ front: 'system', operation: 'test.two-writers', outcome: 'ok', organizationId: chain, variables: { round, index, i } });
+        await writer.flush();
+      }
+    }
+    // And a batch each from the remembered head (the one-statement path) after the other has not written.
+    for (const writer of writers) {
+      writer.record({ front: 'system', operation: 'test.two-writers', outcome: 'ok', organizationId: chain });
+      await writer.flush();
+      writer.record({ front: 'system', operation: 'test.two-writers', outcome: 'ok', organizationId: chain });
+      await writer.flush();
+    }
+    await Promise.all(writers.map((writer) => writer.close()));
+    const { rows } = await pool.query<{ seq: string }>('SELECT e.seq::text AS seq FROM "AuditEvent" e WHERE chain = $1 ORDER BY e.seq', [chain]);
+    expect(rows.map((row) => Number(row.seq))).toEqual(Array.from({ length: 28 }, (_, i) => i + 1));
+    expect((await verifyAuditLog(pool)).broken).toEqual([]);
+  });
+
   it('retention deletes the oldest events of a chain and leaves it verifiable', async () => {
     const log = createLogger('silent');
     const recorder = new AuditRecorder({ pool: server.services.db.pool, log, queueMax: 100, flushMs: 10 });
