@@ -307,10 +307,21 @@ describe.skipIf(!browserAvailable)('Returns page', () => {
     const daily = results.getByRole('table', { name: 'Daily Modified Dietz returns' });
     await daily.waitFor();
     await expectCount(daily.locator('tbody tr'), expected.dietzDailyReturns.days.length);
+    // The entity's period table and month-by-year heat map (test/dashboard/returns-analytics.test.ts reads them).
+    await page
+      .getByRole('table', { name: /time-weighted returns as of/ })
+      .locator('tbody tr')
+      .first()
+      .waitFor();
+    await page
+      .getByRole('table', { name: /time-weighted return of each month and year/ })
+      .locator('tbody tr')
+      .first()
+      .waitFor();
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, 'returns');
-    // The comparison, the cash flows and the daily figures: headers over their columns, nothing off a phone's screen.
-    expect((await expectSoundLayout(page, { screenshot: 'returns-layout' })).tablesChecked).toBe(3);
+    // The comparison, the cash flows, the daily figures, the periods and the heat map: headers over their columns, nothing off a phone's screen.
+    expect((await expectSoundLayout(page, { screenshot: 'returns-layout' })).tablesChecked).toBe(5);
 
     // From a row of the comparison table to that entity's chart.
     await table

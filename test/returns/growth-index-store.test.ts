@@ -24,11 +24,20 @@ afterAll(async () => {
 
 /** An entity valued every day from 2024-01-01, with a zero value on `zeroOn` (its next return is null: a zero denominator). */
 async function entityWithValues(name: string, days: number, zeroOn?: number): Promise<string> {
-  const id = (await db.pool.query<{ id: string }>(`INSERT INTO "Entity" (id, "orgId", "entityName", "accountCode") VALUES (gen_random_uuid(), $1, $2, $2) RETURNING id`, [orgId, name]))
-    .rows[0].id;
+  const id = (
+    await db.pool.query<{ id: string }>(`INSERT INTO "Entity" (id, "orgId", "entityName", "accountCode") VALUES (gen_random_uuid(), $1, $2, $2) RETURNING id`, [
+      orgId,
+      name,
+    ])
+  ).rows[0].id;
   for (let day = 0; day < days; day++) {
     const value = day === zeroOn ? '0' : (1_000_000 + ((day * 7919) % 50_000) - 25_000).toFixed(2);
-    await db.pool.query(`INSERT INTO "Valuation" (id, "entityId", date, "marketValue") VALUES (gen_random_uuid(), $1, ($2::date + $3::int), $4)`, [id, '2024-01-01', day, value]);
+    await db.pool.query(`INSERT INTO "Valuation" (id, "entityId", date, "marketValue") VALUES (gen_random_uuid(), $1, ($2::date + $3::int), $4)`, [
+      id,
+      '2024-01-01',
+      day,
+      value,
+    ]);
   }
   return id;
 }

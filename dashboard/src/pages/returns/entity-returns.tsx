@@ -5,6 +5,8 @@ import type { DietzVariables } from './queries.ts';
 import { daysBetween } from './format.ts';
 import { DietzResults } from './dietz-results.tsx';
 import { defaultRange, type EntityRange } from './entity-range.ts';
+import { PeriodReturnsPanel } from './period-panel.tsx';
+import { CalendarReturnsPanel } from './calendar-panel.tsx';
 
 /** The service's longest range for daily returns (about ten years). */
 const MAX_RANGE_DAYS = 3660;
@@ -81,72 +83,77 @@ export function EntityReturnsPanel({ entities, request }: { entities: EntityRang
   }
 
   return (
-    <Panel id="entity-returns" title="Daily returns of an entity">
-      <form className="form-row filters" onSubmit={submit} noValidate aria-describedby={invalid ? errorId : undefined}>
-        <label className="entity-field">
-          Entity
-          <input
-            value={entityName}
-            onChange={(event) => onEntityChange(event.target.value)}
-            list="entity-names"
-            autoComplete="off"
-            required
-            aria-invalid={invalid !== null && !entityName.trim()}
-          />
-        </label>
-        <datalist id="entity-names">
-          {entities.map((e) => (
-            <option key={e.entityName} value={e.entityName}>
-              {e.accountCode}
-            </option>
-          ))}
-        </datalist>
-        <label>
-          From
-          <input
-            type="date"
-            value={startDate}
-            max={endDate || undefined}
-            required
-            onChange={(event) => {
-              setStartDate(event.target.value);
-              setDatesEdited(true);
-            }}
-          />
-        </label>
-        <label>
-          To
-          <input
-            type="date"
-            value={endDate}
-            min={startDate || undefined}
-            required
-            onChange={(event) => {
-              setEndDate(event.target.value);
-              setDatesEdited(true);
-            }}
-          />
-        </label>
-        <button type="submit">Show returns</button>
-      </form>
-      {invalid && (
-        <p className="notice notice-error" role="alert" id={errorId}>
-          {invalid}
+    <>
+      <Panel id="entity-returns" title="Daily returns of an entity">
+        <form className="form-row filters" onSubmit={submit} noValidate aria-describedby={invalid ? errorId : undefined}>
+          <label className="entity-field">
+            Entity
+            <input
+              value={entityName}
+              onChange={(event) => onEntityChange(event.target.value)}
+              list="entity-names"
+              autoComplete="off"
+              required
+              aria-invalid={invalid !== null && !entityName.trim()}
+            />
+          </label>
+          <datalist id="entity-names">
+            {entities.map((e) => (
+              <option key={e.entityName} value={e.entityName}>
+                {e.accountCode}
+              </option>
+            ))}
+          </datalist>
+          <label>
+            From
+            <input
+              type="date"
+              value={startDate}
+              max={endDate || undefined}
+              required
+              onChange={(event) => {
+                setStartDate(event.target.value);
+                setDatesEdited(true);
+              }}
+            />
+          </label>
+          <label>
+            To
+            <input
+              type="date"
+              value={endDate}
+              min={startDate || undefined}
+              required
+              onChange={(event) => {
+                setEndDate(event.target.value);
+                setDatesEdited(true);
+              }}
+            />
+          </label>
+          <button type="submit">Show returns</button>
+        </form>
+        {invalid && (
+          <p className="notice notice-error" role="alert" id={errorId}>
+            {invalid}
+          </p>
+        )}
+        <p className="hint">
+          Entities suggested are those with custodian returns; any entity with valuations can be typed. Each daily return is a Modified Dietz return between two
+          daily valuations.
         </p>
-      )}
-      <p className="hint">
-        Entities suggested are those with custodian returns; any entity with valuations can be typed. Each daily return is a Modified Dietz return between two
-        daily valuations.
-      </p>
-      {applied ? (
-        <DietzResults
-          key={`${applied.entityName}|${applied.startDate}|${applied.endDate}`}
-          variables={applied}
-          known={entities.find((e) => e.entityName === applied.entityName)}
-        />
-      ) : (
-        entities.length === 0 && <EmptyState>Enter an entity and a date range to chart its daily returns.</EmptyState>
-      )}
-    </Panel>
+        {applied ? (
+          <DietzResults
+            key={`${applied.entityName}|${applied.startDate}|${applied.endDate}`}
+            variables={applied}
+            known={entities.find((e) => e.entityName === applied.entityName)}
+          />
+        ) : (
+          entities.length === 0 && <EmptyState>Enter an entity and a date range to chart its daily returns.</EmptyState>
+        )}
+      </Panel>
+      {/* The reported returns of the same entity: they follow the entity shown, not the dates. */}
+      {applied && <PeriodReturnsPanel key={`periods|${applied.entityName}`} entityName={applied.entityName} />}
+      {applied && <CalendarReturnsPanel key={`calendar|${applied.entityName}`} entityName={applied.entityName} />}
+    </>
   );
 }
