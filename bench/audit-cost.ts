@@ -3,7 +3,7 @@
  * creation, each measured with the log on and off, in interleaved rounds of one run (on, off,
  * off, on, ...) against one service, so both see the same machine, database and warmed-up code.
  *
- *   npx tsx bench/audit-cost.ts [--seconds 3] [--rounds 8] [--connections 10]
+ *   npx tsx bench/audit-cost.ts [--seconds 3] [--rounds 8] [--connections 10] [--only comparison|sticky] [--flush-interval 250ms]
  *   DATABASE_URL=postgresql://... npx tsx bench/audit-cost.ts      (on PostgreSQL)
  *
  * "Off" takes the recorder out of the service (the pipeline's hook then records nothing); "on" is
@@ -74,7 +74,15 @@ async function loadGenerator(): Promise<void> {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '8' }, connections: { type: 'string', default: '10' } },
+    options: {
+      seconds: { type: 'string', default: '3' },
+      rounds: { type: 'string', default: '8' },
+      connections: { type: 'string', default: '10' },
+      // one workload only: `comparison` or `sticky`
+      only: { type: 'string' },
+      // the service's AUDIT_FLUSH_INTERVAL for the run (default: the service's default)
+      'flush-interval': { type: 'string' },
+    },
   });
   const seconds = Number(values.seconds);
   const rounds = Number(values.rounds);
@@ -85,6 +93,7 @@ async function main(): Promise<void> {
     RATE_LIMIT_CHAT_PER_MINUTE: '100000000',
     REQUESTS_QUEUED_PER_CLIENT: '100000',
     REQUESTS_IN_FLIGHT_PER_CLIENT: '1000',
+    ...(values['flush-interval'] ? { AUDIT_FLUSH_INTERVAL: values['flush-interval'] } : {}),
   });
   const loadgen = fork(here, ['--loadgen'], { execArgv: childExecArgv, stdio: 'inherit' });
   const recorder = service.services.audit;
@@ -93,7 +102,7 @@ async function main(): Promise<void> {
     const seeded = await seedDemoData(service.services, { print: () => {} });
     const key = seeded.apiKey;
     if (!key) throw new Error('the demo seed made no API key');
-    const workloads: { name: string; job: Omit<LoadJob, 'id' | 'connections' | 'duration'> }[] = [
+    const allWorkloads: { name: string; job: Omit<LoadJob, 'id' | 'connections' | 'duration'> }[] = [
       {
         name: 'REST comparison (GET /api/returns/comparison?limit=50)',
         job: { url: `${service.url}/api/returns/comparison?limit=50`, method: 'GET', headers: { 'x-api-key': key } },
@@ -108,6 +117,8 @@ async function main(): Promise<void> {
         },
       },
     ];
+    const workloads = allWorkloads.filter((w) => !values.only || w.name.toLowerCase().includes(values.only));
+    if (workloads.length === 0) throw new Error(`--only ${values.only}: no such workload (comparison, sticky)`);
     console.log(
       `audit cost: ${service.services.db.kind}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, ${rounds} rounds of ${seconds}s, ${connections} connections`,
     );

@@ -371,10 +371,10 @@ const audit = {
     .describe('audit events held in memory before they are written; while it is full, mutations wait for room ([Audit log](audit.md#cost))'),
   AUDIT_FLUSH_INTERVAL: durationMs
     .refine((ms) => ms >= 1 && ms <= 1000, 'must be between 1ms and 1s')
-    // The longest the issue allows: each batch is a transaction, and on the embedded database a
-    // transaction costs milliseconds of the service's own thread (docs/audit.md#cost, measured).
-    .default(parseDuration('1s'))
-    .describe('how long an audit event may wait before its batch is written: the most a crash can lose ([Audit log](audit.md#cost))'),
+    .optional()
+    .describe(
+      "how long an audit event may wait before its batch is written: the most a crash can lose; unset: `250ms` on PostgreSQL, `1s` on the embedded database, where each batch costs milliseconds of the service's own thread and larger batches are cheaper, while on PostgreSQL events held longer cost the service more (both measured: [Audit log](audit.md#cost))",
+    ),
 };
 
 const metrics = {
@@ -773,7 +773,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     benchmark: { fastMs: raw.BENCHMARK_FAST_MS, goodMs: raw.BENCHMARK_GOOD_MS, slowMs: raw.BENCHMARK_SLOW_MS },
     stickies: { trashRetentionDays: raw.STICKY_TRASH_RETENTION_DAYS },
-    audit: { retentionMs: raw.AUDIT_RETENTION, queueMax: raw.AUDIT_QUEUE_MAX, flushMs: raw.AUDIT_FLUSH_INTERVAL },
+    audit: { retentionMs: raw.AUDIT_RETENTION, queueMax: raw.AUDIT_QUEUE_MAX, flushMs: raw.AUDIT_FLUSH_INTERVAL ?? (raw.DATABASE_URL ? 250 : 1000) },
     chat: { apiUrl: raw.CHAT_API_URL, apiKey: raw.CHAT_API_KEY || undefined, model: raw.CHAT_MODEL, timeoutMs: raw.CHAT_TIMEOUT },
     tasks: { provider: raw.TASK_PROVIDER, apiUrl: raw.PM_API_URL, apiKey: raw.PM_API_KEY || undefined, timeoutMs: raw.PM_API_TIMEOUT },
     generation: {
