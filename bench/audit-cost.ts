@@ -19,6 +19,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 import type { AuditRecorder } from '../src/audit/recorder.ts';
@@ -124,11 +125,17 @@ async function main(): Promise<void> {
     );
     let id = 0;
     const local = /@(localhost|127\.0\.0\.1)[:/]/.test(process.env.DATABASE_URL ?? '');
+    // The garbage collector's pauses in the service's process (it runs in this one), summed per round.
+    let gcMs = 0;
+    const gc = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) gcMs += entry.duration;
+    });
+    gc.observe({ entryTypes: ['gc'] });
     // Per request, in microseconds: the service's CPU and (on a local PostgreSQL) the database's,
     // the log's writes included (flushed inside the measurement).
     const measure = async (workload: (typeof workloads)[number], audit: boolean): Promise<LoadSummary & CpuPerRequest> => {
       services.audit = audit ? recorder : undefined;
-      const [serviceBefore, databaseSince] = [process.cpuUsage(), local ? ticksOfNamedSince(['postgres']) : undefined];
+      const [serviceBefore, databaseSince, gcBefore] = [process.cpuUsage(), local ? ticksOfNamedSince(['postgres']) : undefined, gcMs];
       const summary = await runJob(loadgen, { ...workload.job, id: ++id, connections, duration: seconds });
       services.audit = recorder;
       await recorder.flush();
@@ -138,6 +145,7 @@ async function main(): Promise<void> {
         ...summary,
         serviceCpu: perRequest(serviceUsage.user + serviceUsage.system),
         databaseCpu: databaseSince ? perRequest((databaseSince() * 1e6) / TICKS) : null,
+        gc: perRequest((gcMs - gcBefore) * 1000),
       };
     };
     // Warm-up: one short pass of each, both ways.
@@ -154,7 +162,7 @@ async function main(): Promise<void> {
           cpu.get(workload.name)![audit ? 'on' : 'off'].push(summary.serviceCpu + (summary.databaseCpu ?? 0));
           console.log(
             `round ${round + 1} ${workload.name} audit ${audit ? 'on ' : 'off'}: ${summary.rps.toFixed(0)} req/s, p50 ${summary.p50} ms, p99 ${summary.p99} ms, ` +
-              `CPU a request: service ${summary.serviceCpu.toFixed(0)} us${summary.databaseCpu === null ? '' : `, database ${summary.databaseCpu.toFixed(0)} us`}`,
+              `CPU a request: service ${summary.serviceCpu.toFixed(0)} us (of it GC pauses ${summary.gc.toFixed(0)} us)${summary.databaseCpu === null ? '' : `, database ${summary.databaseCpu.toFixed(0)} us`}`,
           );
         }
       }
@@ -185,6 +193,8 @@ interface CpuPerRequest {
   serviceCpu: number;
   /** microseconds of PostgreSQL's CPU a request (null: not a local PostgreSQL, or PGlite, which is the service's own) */
   databaseCpu: number | null;
+  /** microseconds of garbage-collection pauses a request, in the service's process */
+  gc: number;
 }
 
 function runJob(child: ChildProcess, job: LoadJob): Promise<LoadSummary> {
