@@ -10,7 +10,7 @@ import { AppError } from '../errors.ts';
 import { dayNumber, type CashFlow, type FlowTiming } from './dietz.ts';
 import { calendarFromIndex, type CalendarReturns } from './analytics/calendar.ts';
 import { moneyWeightedReturn, type MoneyWeightedResult } from './analytics/irr.ts';
-import { Dec, formatMoney } from './analytics/decimal.ts';
+import { Dec, formatMoney } from './decimal.ts';
 import type { AnalyticsError, Outcome } from './analytics/outcome.ts';
 import { periodBoundaries, standardPeriods, type PeriodRow } from './analytics/periods.ts';
 import { monthEnds, pointsOnOrBefore } from './growth-index-store.ts';

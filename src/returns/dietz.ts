@@ -33,15 +33,9 @@
  *   Returns are fractions (0.0123 means 1.23 %), never percentages.
  * - Nothing is annualized.
  */
-// Named import: under NodeNext, decimal.js's CommonJS-typed .d.ts makes the default import the
-// module namespace (no .clone / Decimal.Value); the named export exists in both types and decimal.mjs.
-import { Decimal } from 'decimal.js';
+import type { Decimal } from 'decimal.js';
+import { Dec, fixed, formatMoney as money, formatReturn as ret, toDecimal } from './decimal.ts';
 
-/** Local Decimal constructor so global Decimal settings elsewhere cannot change our results. */
-const Dec = Decimal.clone({ precision: 34, rounding: Decimal.ROUND_HALF_EVEN });
-
-const MONEY_DP = 4;
-const RETURN_DP = 12;
 const BPS_DP = 8;
 const MS_PER_DAY = 86_400_000;
 
@@ -146,17 +140,6 @@ export function daysBetween(from: string, to: string): number {
 // Decimal helpers
 // ---------------------------------------------------------------------------
 
-function toDecimal(value: Decimal.Value, label: string): Decimal {
-  let parsed: Decimal;
-  try {
-    parsed = new Dec(value);
-  } catch {
-    throw new RangeError(`${label} is not a decimal number: ${String(value)}`);
-  }
-  if (!parsed.isFinite()) throw new RangeError(`${label} must be finite, got ${String(value)}`);
-  return parsed;
-}
-
 /** Thresholds parsed so far: a page of comparisons repeats its organization's two on every row. */
 const THRESHOLDS = new Map<string, Decimal>();
 
@@ -168,15 +151,6 @@ function thresholdDecimal(value: Decimal.Value, label: string): Decimal {
   if (key !== null && THRESHOLDS.size < 1000) THRESHOLDS.set(key, parsed);
   return parsed;
 }
-
-/** Fixed-point string; a value that rounds to zero prints without a minus sign. */
-function fixed(value: Decimal, dp: number): string {
-  const rounded = value.toDecimalPlaces(dp, Decimal.ROUND_HALF_EVEN);
-  return (rounded.isZero() ? new Dec(0) : rounded).toFixed(dp);
-}
-
-const money = (value: Decimal): string => fixed(value, MONEY_DP);
-const ret = (value: Decimal): string => fixed(value, RETURN_DP);
 
 // ---------------------------------------------------------------------------
 // Modified Dietz

@@ -6,6 +6,7 @@
  */
 import type pg from 'pg';
 import { pgArray } from '../db/sql-client.ts';
+import { addMonthsClamped, endOfMonth } from './analytics/dates.ts';
 import { buildGrowthIndex, type GrowthPoint } from './analytics/growth-index.ts';
 import { lockOrganizationReturns } from './returns-lock.ts';
 
@@ -50,13 +51,8 @@ export async function pointsOnOrBefore(pool: Pool, entity: EntityRef, inceptionD
 /** The last day of every month from the inception's month to asOf's, asOf itself for the last: a calendar's points. */
 export function monthEnds(inceptionDate: string, asOf: string): string[] {
   const dates: string[] = [];
-  let year = Number(inceptionDate.slice(0, 4));
-  let month = Number(inceptionDate.slice(5, 7));
-  const [lastYear, lastMonth] = [Number(asOf.slice(0, 4)), Number(asOf.slice(5, 7))];
-  while (year < lastYear || (year === lastYear && month < lastMonth)) {
-    dates.push(new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10));
-    [year, month] = month === 12 ? [year + 1, 1] : [year, month + 1];
-  }
+  // ISO dates compare as strings.
+  for (let end = endOfMonth(inceptionDate); end < asOf; end = endOfMonth(addMonthsClamped(end, 1))) dates.push(end);
   dates.push(asOf);
   return dates;
 }

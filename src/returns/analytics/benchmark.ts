@@ -17,7 +17,7 @@
 import type { Decimal } from 'decimal.js';
 import { dayNumber } from '../dietz.ts';
 import { addMonthsClamped, calendarSpan, endOfMonth, endOfPreviousMonth, monthOf, yearsOf } from './dates.ts';
-import { Dec, formatReturn, toDecimal } from './decimal.ts';
+import { Dec, formatReturn, toDecimal } from '../decimal.ts';
 import { fail, listDates, type Outcome, reversedDates, succeed } from './outcome.ts';
 
 export interface BenchmarkLevel {

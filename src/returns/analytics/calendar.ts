@@ -19,7 +19,7 @@ import type { Decimal } from 'decimal.js';
 import { dayNumber, linkReturns } from '../dietz.ts';
 import { type DailyReturn, type SubPeriod, toSubPeriods } from './daily-returns.ts';
 import { endOfMonth, endOfPreviousMonth, endOfPreviousYear, monthOf, yearOf } from './dates.ts';
-import { Dec, formatExact, formatReturn } from './decimal.ts';
+import { Dec, formatExact, formatReturn } from '../decimal.ts';
 import { type GrowthPoint, growthRatio } from './growth-index.ts';
 
 export interface CalendarRow {

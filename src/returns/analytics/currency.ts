@@ -18,7 +18,7 @@
 import type { Decimal } from 'decimal.js';
 import { dayNumber } from '../dietz.ts';
 import { type DailyReturn, toSubPeriods } from './daily-returns.ts';
-import { Dec, formatExact, formatReturn, toDecimal } from './decimal.ts';
+import { Dec, formatExact, formatReturn, toDecimal } from '../decimal.ts';
 import { fail, listDates, type Outcome, succeed } from './outcome.ts';
 
 export interface CurrencyPair {

@@ -5,7 +5,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import { dayNumber } from '../dietz.ts';
-import { toDecimal } from './decimal.ts';
+import { toDecimal } from '../decimal.ts';
 
 export interface DailyReturn {
   /** YYYY-MM-DD: the valuation date the sub-period ends on */

@@ -3,7 +3,7 @@
  * dates are accepted everywhere): month ends, period boundaries and the span used to annualise.
  */
 import { dayNumber, daysBetween } from '../dietz.ts';
-import { Dec } from './decimal.ts';
+import { Dec } from '../decimal.ts';
 import type { Decimal } from 'decimal.js';
 
 interface CalendarDate {

@@ -21,7 +21,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import { type CashFlow, dayNumber, modifiedDietz, type SubPeriodResult, type Valuation } from '../dietz.ts';
-import { Dec, formatMoney, toDecimal } from './decimal.ts';
+import { Dec, formatMoney, toDecimal } from '../decimal.ts';
 
 export type FlowType = 'external' | 'fee' | 'income';
 

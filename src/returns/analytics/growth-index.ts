@@ -15,7 +15,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import { dayNumber } from '../dietz.ts';
-import { Dec, formatExact, formatReturn, toDecimal } from './decimal.ts';
+import { Dec, formatExact, formatReturn, toDecimal } from '../decimal.ts';
 import type { DailyReturn } from './daily-returns.ts';
 import { toSubPeriods } from './daily-returns.ts';
 import { type Outcome, reversedDates, succeed } from './outcome.ts';

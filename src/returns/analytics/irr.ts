@@ -21,7 +21,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import { type CashFlow, dayNumber } from '../dietz.ts';
-import { Dec, formatReturn, toDecimal } from './decimal.ts';
+import { Dec, formatReturn, toDecimal } from '../decimal.ts';
 import { fail, type Outcome, reversedDates, succeed } from './outcome.ts';
 
 export interface DatedAmount {

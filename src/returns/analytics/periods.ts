@@ -18,7 +18,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import { dayNumber, daysBetween } from '../dietz.ts';
-import { formatReturn } from './decimal.ts';
+import { formatReturn } from '../decimal.ts';
 import { addMonthsClamped, type CalendarSpan, calendarSpan, endOfPreviousMonth, endOfPreviousQuarter, endOfPreviousYear, yearsOf } from './dates.ts';
 import { type GrowthPoint, growthRatio, latestOnOrBefore } from './growth-index.ts';
 import { fail, type Outcome, succeed } from './outcome.ts';

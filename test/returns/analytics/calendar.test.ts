@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { linkReturns } from '../../../src/returns/dietz.ts';
 import { calendarFromIndex, calendarReturns, type CalendarRow } from '../../../src/returns/analytics/calendar.ts';
 import { buildGrowthIndex } from '../../../src/returns/analytics/growth-index.ts';
-import { Dec } from '../../../src/returns/analytics/decimal.ts';
+import { Dec } from '../../../src/returns/decimal.ts';
 
 describe('calendarReturns', () => {
   // Inception mid-January; valuations on a few days only (each return runs from the previous valuation).

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { convertAmounts, convertReturns, decomposeCurrencyReturn, invertRates } from '../../../src/returns/analytics/currency.ts';
-import { Dec } from '../../../src/returns/analytics/decimal.ts';
+import { Dec } from '../../../src/returns/decimal.ts';
 
 const EUR_USD = { local: 'EUR', reporting: 'USD' };
 const USD_EUR = { local: 'USD', reporting: 'EUR' };

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { feeSeries, feeSubPeriod, type TypedCashFlow } from '../../../src/returns/analytics/fees.ts';
-import { Dec } from '../../../src/returns/analytics/decimal.ts';
+import { Dec } from '../../../src/returns/decimal.ts';
 
 describe('feeSubPeriod', () => {
   it('one day: a 5 fee and 10 income leave D alone; gross adds the fee back', () => {

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { linkReturns } from '../../../src/returns/dietz.ts';
 import { buildGrowthIndex, extendGrowthIndex, latestOnOrBefore, periodReturn } from '../../../src/returns/analytics/growth-index.ts';
-import { Dec } from '../../../src/returns/analytics/decimal.ts';
+import { Dec } from '../../../src/returns/decimal.ts';
 
 const INCEPTION = '2024-01-31';
 // 2024-02-03/04 is a weekend: no valuation. 02-06's return is null (say, a zero Dietz denominator).

@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { moneyWeightedReturn, xirr } from '../../../src/returns/analytics/irr.ts';
-import { Dec } from '../../../src/returns/analytics/decimal.ts';
+import { Dec } from '../../../src/returns/decimal.ts';
 
 // Microsoft's XIRR documentation (support.microsoft.com, "XIRR function"): these flows give 0.373362535 (37.34 %).
 const MICROSOFT_EXAMPLE = [

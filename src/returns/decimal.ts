@@ -1,8 +1,9 @@
 /**
- * Decimal settings and output formatting shared by the analytics modules; the same rules as
- * ../dietz.ts (precision 34, ROUND_HALF_EVEN, returns 12 dp, money 4 dp, rounding only at the edge).
+ * Decimal settings and output formatting shared by the returns math (./dietz.ts, ./analytics):
+ * precision 34, ROUND_HALF_EVEN, returns 12 dp, money 4 dp, rounding only at the edge.
  */
-// Named import: see ../dietz.ts (under NodeNext the default import is the module namespace).
+// Named import: under NodeNext, decimal.js's CommonJS-typed .d.ts makes the default import the
+// module namespace (no .clone / Decimal.Value); the named export exists in both types and decimal.mjs.
 import { Decimal } from 'decimal.js';
 
 /** Local Decimal constructor so global Decimal settings elsewhere cannot change our results. */
@@ -11,7 +12,7 @@ export const Dec = Decimal.clone({ precision: 34, rounding: Decimal.ROUND_HALF_E
 const MONEY_DP = 4;
 const RETURN_DP = 12;
 
-/** A finite decimal or a RangeError naming the input: bad numbers are caller bugs, as in dietz.ts. */
+/** A finite decimal or a RangeError naming the input: bad numbers are caller bugs. */
 export function toDecimal(value: Decimal.Value, label: string): Decimal {
   let parsed: Decimal;
   try {
@@ -24,7 +25,7 @@ export function toDecimal(value: Decimal.Value, label: string): Decimal {
 }
 
 /** Fixed-point string; a value that rounds to zero prints without a minus sign. */
-function fixed(value: Decimal, dp: number): string {
+export function fixed(value: Decimal, dp: number): string {
   const rounded = value.toDecimalPlaces(dp, Decimal.ROUND_HALF_EVEN);
   return (rounded.isZero() ? new Dec(0) : rounded).toFixed(dp);
 }
