@@ -3,10 +3,10 @@ import { AppError } from '../src/errors.ts';
 import { tooLarge } from '../src/storage/blob-store.ts';
 import { forwardPage } from './pagination.ts';
 import { PAGE_SIZES } from '../src/pagination.ts';
-import { PERFORMANCE_COLUMNS, PNL_COLUMNS } from '../src/ingest/csv-formats/index.ts';
+import { COLUMN_SETS, FILE_TYPES } from '../src/ingest/csv-formats/index.ts';
 import { deprecated } from './deprecation.ts';
 
-const FileTypeEnum = builder.enumType('FileType', { values: ['pnl', 'performance'] as const });
+const FileTypeEnum = builder.enumType('FileType', { values: FILE_TYPES });
 const FileStatusEnum = builder.enumType('FileStatus', {
   description: 'uploaded -> processing -> processed | failed.',
   values: ['uploaded', 'processing', 'processed', 'failed'] as const,
@@ -85,10 +85,7 @@ const UploadLimits = builder.simpleObject('UploadLimits', {
   }),
 });
 
-const UPLOAD_FORMATS = [
-  { fileType: 'pnl' as const, columns: PNL_COLUMNS },
-  { fileType: 'performance' as const, columns: PERFORMANCE_COLUMNS },
-];
+const UPLOAD_FORMATS = FILE_TYPES.map((fileType) => ({ fileType, columns: COLUMN_SETS[fileType] }));
 
 builder.queryFields((t) => ({
   uploadLimits: t.withAuth({ authenticated: true }).field({

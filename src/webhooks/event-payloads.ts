@@ -6,6 +6,7 @@
  * what they send with these schemas.
  */
 import type { WebhookEventType } from './events.ts';
+import { FILE_TYPES } from '../ingest/csv-formats/types.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -30,7 +31,7 @@ const FILE = object({
   org_id: uuid(),
   uploader_id: nullable(uuid()),
   file_name: text(),
-  file_type: oneOf(['pnl', 'performance']),
+  file_type: oneOf([...FILE_TYPES]),
   status: oneOf(['processed', 'failed']),
   status_detail: nullable(text('Why a file failed, or what its load left aside.')),
   row_count: nullable(integer('Data rows read.')),
@@ -112,7 +113,7 @@ export const WEBHOOK_EVENT_PAYLOADS: Record<WebhookEventType, WebhookEventPayloa
   'file.failed': { data: FILE_DATA, example: fileExample('failed') },
   'reconciliation.investigate': {
     data: object({
-      file: object({ id: uuid(), file_name: text(), file_type: oneOf(['pnl', 'performance']) }, 'The file whose load made the rows `investigate`.'),
+      file: object({ id: uuid(), file_name: text(), file_type: oneOf([...FILE_TYPES]) }, 'The file whose load made the rows `investigate`.'),
       org_id: uuid(),
       rows: integer('New or changed comparison rows classified `investigate`, all accounts together.'),
       accounts: list(

@@ -11,12 +11,22 @@ export const PERFORMANCE_COLUMNS = {
   optional: [],
 } as const;
 
+export const FX_COLUMNS = {
+  required: ['date', 'base', 'quote', 'rate'],
+  optional: [],
+} as const;
+
+export const BENCHMARK_COLUMNS = {
+  required: ['date', 'benchmark', 'level'],
+  optional: [],
+} as const;
+
 export interface ColumnSet {
   readonly required: readonly string[];
   readonly optional: readonly string[];
 }
 
-export const COLUMN_SETS: Record<FileType, ColumnSet> = { pnl: PNL_COLUMNS, performance: PERFORMANCE_COLUMNS };
+export const COLUMN_SETS: Record<FileType, ColumnSet> = { pnl: PNL_COLUMNS, performance: PERFORMANCE_COLUMNS, fx: FX_COLUMNS, benchmark: BENCHMARK_COLUMNS };
 
 /** Value limits (index.ts says why: they follow the database columns). */
 export const LIMITS = {

@@ -16,10 +16,10 @@
  * A problem with the file as a whole (bad header, broken quoting, empty file) throws
  * FileFormatError; a problem with a row is yielded as a RowError and the row is left out.
  */
-export { PERFORMANCE_COLUMNS, PNL_COLUMNS } from './columns.ts';
+export { COLUMN_SETS, PERFORMANCE_COLUMNS, PNL_COLUMNS } from './columns.ts';
 export { detectFileType } from './header.ts';
 export { normaliseReturn } from './numbers.ts';
 export { parsePerformance } from './performance.ts';
 export { parsePnl } from './pnl.ts';
 export { SNIFF_BYTES, sniffCsv } from './sniff.ts';
-export { FileFormatError, type FileType, type ParseItem, type PerformanceRow, type PnlRow, type RowError } from './types.ts';
+export { FILE_TYPES, FileFormatError, type FileType, type ParseItem, type PerformanceRow, type PnlRow, type RowError } from './types.ts';

@@ -1,7 +1,9 @@
 /** What the CSV parsers read and yield (index.ts states the rules of both formats). */
 import type { FlowTiming } from '../../returns/dietz.ts';
 
-export type FileType = 'pnl' | 'performance';
+/** The upload types, stated once: the GraphQL enum, the REST `file_type` values and the column sets follow it. */
+export const FILE_TYPES = ['pnl', 'performance', 'fx', 'benchmark'] as const;
+export type FileType = (typeof FILE_TYPES)[number];
 export type ReturnUnit = 'percent' | 'fraction' | 'bps';
 
 /** The columns every row of both formats has. */
