@@ -217,10 +217,10 @@ export const TOOLS: ToolDefinition[] = [
     title: 'Returns over standard periods',
     description:
       'Time-weighted returns of an entity over MTD, QTD, YTD, 1M, 3M, 6M, 1Y, 3Y, 5Y, 10Y and since inception as of a date (default: the latest valuation), annualised only for a year or longer; complete is false when the history does not cover a period.',
-    operation: `query ToolPeriodReturns($entityName: String!, $asOf: Date) {
-      returnPeriods(entityName: $entityName, asOf: $asOf) {
-        entityName accountCode currency asOf inceptionDate
-        periods { period startValuationDate endValuationDate days complete returnValue nullReason annualizedReturn annualizedNullReason } } }`,
+    operation: `query ToolPeriodReturns($entityName: String!, $asOf: Date, $currency: String) {
+      returnPeriods(entityName: $entityName, asOf: $asOf, currency: $currency) {
+        entityName accountCode currency localCurrency asOf inceptionDate
+        periods { period startValuationDate endValuationDate days complete returnValue nullReason annualizedReturn annualizedNullReason localReturnValue currencyEffect } } }`,
     annotations: READ,
     result: value('returnPeriods'),
   },
@@ -228,10 +228,10 @@ export const TOOLS: ToolDefinition[] = [
     name: 'get_calendar_returns',
     title: 'Monthly and yearly returns',
     description: 'The time-weighted return of every month and every year of an entity, from its first valuation to its latest, and the current year to date.',
-    operation: `query ToolCalendarReturns($entityName: String!) {
-      calendarReturns(entityName: $entityName) {
-        entityName accountCode currency inceptionDate asOf
-        months { period returnValue nullReason partial } years { period returnValue nullReason partial } } }`,
+    operation: `query ToolCalendarReturns($entityName: String!, $currency: String) {
+      calendarReturns(entityName: $entityName, currency: $currency) {
+        entityName accountCode currency localCurrency inceptionDate asOf
+        months { period returnValue nullReason partial localReturnValue currencyEffect } years { period returnValue nullReason partial localReturnValue currencyEffect } } }`,
     annotations: READ,
     result: value('calendarReturns'),
   },
@@ -240,9 +240,9 @@ export const TOOLS: ToolDefinition[] = [
     title: 'Money-weighted return (IRR)',
     description:
       'The internal rate of return (XIRR convention, an annual rate) of an entity between two dates from its values and external flows, and the return over the period; null with a reason when no rate or more than one exists.',
-    operation: `query ToolMoneyWeightedReturn($entityName: String!, $startDate: Date!, $endDate: Date!) {
-      moneyWeightedReturn(entityName: $entityName, startDate: $startDate, endDate: $endDate) {
-        entityName accountCode currency startDate endDate days beginValue endValue netFlow flowCount periodReturn nullReason annualizedReturn annualizedNullReason } }`,
+    operation: `query ToolMoneyWeightedReturn($entityName: String!, $startDate: Date!, $endDate: Date!, $currency: String) {
+      moneyWeightedReturn(entityName: $entityName, startDate: $startDate, endDate: $endDate, currency: $currency) {
+        entityName accountCode currency localCurrency startDate endDate days beginValue endValue netFlow flowCount periodReturn nullReason annualizedReturn annualizedNullReason localPeriodReturn currencyEffect } }`,
     annotations: READ,
     result: value('moneyWeightedReturn'),
   },

@@ -4,11 +4,28 @@
  * everywhere (0.0123 = 1.23 %), 12 decimal places, half-even.
  */
 import { builder } from './builder.ts';
-import type { CalendarRow } from '../src/returns/analytics/calendar.ts';
-import type { PeriodRow } from '../src/returns/analytics/periods.ts';
-import type { CalendarTable, MoneyWeightedTable, PeriodTable } from '../src/returns/analytics-service.ts';
+import type { CalendarTable, MoneyWeightedTable, PeriodTable, ReportedCalendarRow, ReportedPeriodRow } from '../src/returns/analytics-service.ts';
 
-const StandardPeriodReturn = builder.objectRef<PeriodRow>('StandardPeriodReturn').implement({
+/** The local return and the currency effect beside a row's return (src/returns/currency-service.ts). */
+const LOCAL_RETURN = {
+  type: 'Decimal',
+  nullable: true,
+  description: 'The same return in the entity’s own currency (localCurrency); equal to returnValue when no other currency was asked for.',
+} as const;
+const CURRENCY_EFFECT = {
+  type: 'Decimal',
+  nullable: true,
+  description: 'returnValue - localReturnValue: what the exchange rates added, (1 + r) = (1 + r_local)(1 + r_fx).',
+} as const;
+
+const CURRENCY_FIELD = {
+  currency: {
+    description:
+      'ISO 4217: the currency to report in (default: the entity’s). Converted at the uploaded rates (file_type=fx) of the valuation dates used; a missing rate is BAD_USER_INPUT naming the pair and dates.',
+  },
+} as const;
+
+const StandardPeriodReturn = builder.objectRef<ReportedPeriodRow>('StandardPeriodReturn').implement({
   description:
     'The time-weighted return over one standard period, linked from the daily returns (the ratio of two points of the growth index). Annualised only for periods of a year or longer.',
   fields: (t) => ({
@@ -37,6 +54,8 @@ const StandardPeriodReturn = builder.objectRef<PeriodRow>('StandardPeriodReturn'
       description: '(1 + return)^(1 / years) - 1, for periods of a year or more.',
     }),
     annualizedNullReason: t.exposeString('annualizedNullReason', { nullable: true }),
+    localReturnValue: t.expose('localReturnValue', LOCAL_RETURN),
+    currencyEffect: t.expose('currencyEffect', CURRENCY_EFFECT),
   }),
 });
 
@@ -45,14 +64,15 @@ const StandardPeriodReturns = builder.objectRef<PeriodTable>('StandardPeriodRetu
   fields: (t) => ({
     entityName: t.exposeString('entityName'),
     accountCode: t.exposeString('accountCode'),
-    currency: t.exposeString('currency', { description: 'ISO 4217: the currency the returns are in (the entity’s).' }),
+    currency: t.exposeString('currency', { description: 'ISO 4217: the currency the returns are in (the one asked for, else the entity’s).' }),
+    localCurrency: t.exposeString('localCurrency', { description: 'ISO 4217: the entity’s own currency.' }),
     asOf: t.expose('asOf', { type: 'Date' }),
     inceptionDate: t.expose('inceptionDate', { type: 'Date', description: 'The first valuation date.' }),
     periods: t.field({ type: [StandardPeriodReturn], resolve: (table) => table.periods }),
   }),
 });
 
-const CalendarReturn = builder.objectRef<CalendarRow>('CalendarReturn').implement({
+const CalendarReturn = builder.objectRef<ReportedCalendarRow>('CalendarReturn').implement({
   description: "One month's or one year's time-weighted return: the daily returns whose valuation date falls in it, linked.",
   fields: (t) => ({
     period: t.exposeString('period', { description: '`YYYY-MM` for a month, `YYYY` for a year.' }),
@@ -62,6 +82,8 @@ const CalendarReturn = builder.objectRef<CalendarRow>('CalendarReturn').implemen
     nullReason: t.exposeString('nullReason', { nullable: true }),
     partial: t.exposeBoolean('partial', { description: 'True when the history starts after it began or ends before its last day.' }),
     partialReason: t.exposeString('partialReason', { nullable: true }),
+    localReturnValue: t.expose('localReturnValue', LOCAL_RETURN),
+    currencyEffect: t.expose('currencyEffect', CURRENCY_EFFECT),
   }),
 });
 
@@ -70,7 +92,8 @@ const CalendarReturns = builder.objectRef<CalendarTable>('CalendarReturns').impl
   fields: (t) => ({
     entityName: t.exposeString('entityName'),
     accountCode: t.exposeString('accountCode'),
-    currency: t.exposeString('currency'),
+    currency: t.exposeString('currency', { description: 'ISO 4217: the currency the returns are in (the one asked for, else the entity’s).' }),
+    localCurrency: t.exposeString('localCurrency', { description: 'ISO 4217: the entity’s own currency.' }),
     inceptionDate: t.expose('inceptionDate', { type: 'Date' }),
     asOf: t.expose('asOf', { type: 'Date', description: 'The latest valuation date.' }),
     months: t.field({ type: [CalendarReturn], resolve: (table) => table.months }),
@@ -85,7 +108,8 @@ const MoneyWeightedReturn = builder.objectRef<MoneyWeightedTable>('MoneyWeighted
   fields: (t) => ({
     entityName: t.exposeString('entityName'),
     accountCode: t.exposeString('accountCode'),
-    currency: t.exposeString('currency'),
+    currency: t.exposeString('currency', { description: 'ISO 4217: the currency values, flows and returns are in (the one asked for, else the entity’s).' }),
+    localCurrency: t.exposeString('localCurrency', { description: 'ISO 4217: the entity’s own currency.' }),
     requestedStartDate: t.expose('requestedStartDate', { type: 'Date' }),
     requestedEndDate: t.expose('requestedEndDate', { type: 'Date' }),
     startDate: t.expose('startDate', { type: 'Date', description: 'The valuation used for the start: the latest on or before requestedStartDate.' }),
@@ -99,6 +123,12 @@ const MoneyWeightedReturn = builder.objectRef<MoneyWeightedTable>('MoneyWeighted
     nullReason: t.exposeString('nullReason', { nullable: true, description: 'Why there is no rate: none exists, or more than one does.' }),
     annualizedReturn: t.expose('annualizedReturn', { type: 'Decimal', nullable: true, description: 'The IRR itself, for periods of 365 days or more.' }),
     annualizedNullReason: t.exposeString('annualizedNullReason', { nullable: true }),
+    localPeriodReturn: t.expose('localPeriodReturn', {
+      type: 'Decimal',
+      nullable: true,
+      description: 'The period return of the same values and flows in the entity’s own currency.',
+    }),
+    currencyEffect: t.expose('currencyEffect', { type: 'Decimal', nullable: true, description: 'periodReturn - localPeriodReturn.' }),
   }),
 });
 
@@ -110,6 +140,7 @@ builder.queryFields((t) => ({
     args: {
       entityName: t.arg.string({ required: true }),
       asOf: t.arg({ type: 'Date', required: false, description: 'Default: the latest valuation.' }),
+      currency: t.arg.string({ required: false, ...CURRENCY_FIELD.currency }),
     },
     resolve: async (_parent, args, ctx) => ctx.services.returnsAnalytics.periods({ orgIds: await ctx.organizationIds(), ...args }),
   }),
@@ -117,7 +148,7 @@ builder.queryFields((t) => ({
     type: CalendarReturns,
     description: 'The return of every month and every year of one entity, linked from its daily returns.',
     rateBudget: 'returns',
-    args: { entityName: t.arg.string({ required: true }) },
+    args: { entityName: t.arg.string({ required: true }), currency: t.arg.string({ required: false, ...CURRENCY_FIELD.currency }) },
     resolve: async (_parent, args, ctx) => ctx.services.returnsAnalytics.calendar({ orgIds: await ctx.organizationIds(), ...args }),
   }),
   moneyWeightedReturn: t.withAuth({ scope: 'read:returns' }).field({
@@ -128,6 +159,11 @@ builder.queryFields((t) => ({
       entityName: t.arg.string({ required: true }),
       startDate: t.arg({ type: 'Date', required: true }),
       endDate: t.arg({ type: 'Date', required: true }),
+      currency: t.arg.string({
+        required: false,
+        description:
+          'ISO 4217: the currency to report in (default: the entity’s). The values and each flow are converted at their own date’s uploaded rate (file_type=fx), then the IRR is solved; a missing rate is BAD_USER_INPUT naming the pair and dates.',
+      }),
     },
     resolve: async (_parent, args, ctx) => ctx.services.returnsAnalytics.irr({ orgIds: await ctx.organizationIds(), ...args }),
   }),

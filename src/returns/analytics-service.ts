@@ -8,15 +8,30 @@
 import type pg from 'pg';
 import { AppError } from '../errors.ts';
 import { dayNumber, type CashFlow, type FlowTiming } from './dietz.ts';
-import { calendarFromIndex, type CalendarReturns } from './analytics/calendar.ts';
+import { calendarFromIndex, type CalendarRow } from './analytics/calendar.ts';
+import type { CurrencyPair } from './analytics/currency.ts';
 import { moneyWeightedReturn, type MoneyWeightedResult } from './analytics/irr.ts';
 import { Dec, formatMoney } from './decimal.ts';
 import type { AnalyticsError, Outcome } from './analytics/outcome.ts';
 import { periodBoundaries, standardPeriods, type PeriodRow } from './analytics/periods.ts';
 import { monthEnds, pointsOnOrBefore } from './growth-index-store.ts';
 import { DIETZ_MAX_RANGE_DAYS, findEntity, type EntityRow } from './returns-service.ts';
+import type { GrowthPoint } from './analytics/growth-index.ts';
+import { convertAmount, convertIndex, currencyEffect, ratesOn, requestedCurrency } from './currency-service.ts';
 
 type Scope = { orgIds: ReadonlySet<string> };
+/** `currency`: the reporting currency asked for (ISO 4217); null or absent = the entity's own. */
+type CurrencyScope = { currency?: string | null };
+
+/** The local (the entity's currency) return beside the reported one, and the difference the rates made. */
+export interface CurrencyFields {
+  localReturnValue: string | null;
+  /** returnValue - localReturnValue: (1 + r) = (1 + r_local)(1 + r_fx); zero in the entity's own currency */
+  currencyEffect: string | null;
+}
+
+export type ReportedPeriodRow = PeriodRow & CurrencyFields;
+export type ReportedCalendarRow = CalendarRow & CurrencyFields;
 
 interface EntityHistory {
   entity: EntityRow;
@@ -26,27 +41,33 @@ interface EntityHistory {
   latestDate: string;
 }
 
-export interface PeriodTable {
+/** `currency` is the currency the figures are in (the one asked for, else the entity's); `localCurrency` the entity's. */
+interface Described {
   entityName: string;
   accountCode: string;
   currency: string;
-  asOf: string;
-  inceptionDate: string;
-  periods: PeriodRow[];
+  localCurrency: string;
 }
 
-export interface CalendarTable extends CalendarReturns {
-  entityName: string;
-  accountCode: string;
-  currency: string;
-  inceptionDate: string;
+export interface PeriodTable extends Described {
   asOf: string;
+  inceptionDate: string;
+  periods: ReportedPeriodRow[];
 }
 
-export interface MoneyWeightedTable extends MoneyWeightedResult {
-  entityName: string;
-  accountCode: string;
-  currency: string;
+export interface CalendarTable extends Described {
+  inceptionDate: string;
+  asOf: string;
+  months: ReportedCalendarRow[];
+  years: ReportedCalendarRow[];
+  yearToDate: ReportedCalendarRow | null;
+}
+
+export interface MoneyWeightedTable extends MoneyWeightedResult, Described {
+  /** the period return of the same values and flows in the entity's currency */
+  localPeriodReturn: string | null;
+  /** periodReturn - localPeriodReturn */
+  currencyEffect: string | null;
   /** the dates asked for; startDate/endDate are the valuation dates used (the latest on or before each) */
   requestedStartDate: string;
   requestedEndDate: string;
@@ -60,23 +81,33 @@ export class ReturnsAnalyticsService {
   constructor(private readonly pool: pg.Pool) {}
 
   /** MTD ... SI as of asOf (default: the latest valuation). */
-  async periods(scope: Scope & { entityName: string; asOf?: string | null }): Promise<PeriodTable> {
+  async periods(scope: Scope & CurrencyScope & { entityName: string; asOf?: string | null }): Promise<PeriodTable> {
     const history = await this.history(scope);
     const asOf = scope.asOf ?? history.latestDate;
     const index = await pointsOnOrBefore(this.pool, history.entity, history.inceptionDate, [...periodBoundaries(asOf, history.inceptionDate), asOf]);
-    const periods = orBadInput(standardPeriods({ asOf, inceptionDate: history.inceptionDate, index }), 'asOf');
-    return { ...describe(history), asOf, inceptionDate: history.inceptionDate, periods };
+    const rows = (points: GrowthPoint[]) => orBadInput(standardPeriods({ asOf, inceptionDate: history.inceptionDate, index: points }), 'asOf');
+    const periods = await this.reported(history, scope.currency, index, rows);
+    return { ...describe(history, scope.currency), asOf, inceptionDate: history.inceptionDate, periods };
   }
 
   /** Every month's and year's return from the inception to the latest valuation. */
-  async calendar(scope: Scope & { entityName: string }): Promise<CalendarTable> {
+  async calendar(scope: Scope & CurrencyScope & { entityName: string }): Promise<CalendarTable> {
     const history = await this.history(scope);
     const points = await pointsOnOrBefore(this.pool, history.entity, history.inceptionDate, monthEnds(history.inceptionDate, history.latestDate));
-    return { ...describe(history), inceptionDate: history.inceptionDate, asOf: history.latestDate, ...calendarFromIndex(points) };
+    // Months then years in one list, so the local and reported rows pair up by position.
+    const rows = (index: GrowthPoint[]): CalendarRow[] => {
+      const table = calendarFromIndex(index);
+      return [...table.months, ...table.years];
+    };
+    const all = await this.reported(history, scope.currency, points, rows);
+    const monthCount = all.findIndex((row) => row.period.length === 4);
+    const months = monthCount < 0 ? all : all.slice(0, monthCount);
+    const years = monthCount < 0 ? [] : all.slice(monthCount);
+    return { ...describe(history, scope.currency), inceptionDate: history.inceptionDate, asOf: history.latestDate, months, years, yearToDate: years.at(-1) ?? null };
   }
 
   /** The IRR of the value at the close of startDate, the flows after it and the value at the close of endDate. */
-  async irr(scope: Scope & { entityName: string; startDate: string; endDate: string }): Promise<MoneyWeightedTable> {
+  async irr(scope: Scope & CurrencyScope & { entityName: string; startDate: string; endDate: string }): Promise<MoneyWeightedTable> {
     const span = dayNumber(scope.endDate) - dayNumber(scope.startDate);
     if (span < 0) throw AppError.badInput('endDate', 'must not be before start_date');
     if (span > DIETZ_MAX_RANGE_DAYS) throw AppError.badInput('endDate', `the range may span at most ${DIETZ_MAX_RANGE_DAYS} days`);
@@ -90,20 +121,62 @@ export class ReturnsAnalyticsService {
         WHERE "entityId" = $1 AND date > $2::date AND date <= $3::date ORDER BY date`,
       [history.entity.id, begin.date, end.date],
     );
-    const result = orBadInput(
-      moneyWeightedReturn({ startDate: begin.date, endDate: end.date, beginValue: begin.marketValue, endValue: end.marketValue, flows }),
-      'startDate',
-    );
+    const solve = (values: { beginValue: string; endValue: string; flows: (CashFlow & { timing: FlowTiming })[] }) =>
+      orBadInput(moneyWeightedReturn({ startDate: begin.date, endDate: end.date, ...values }), 'startDate');
+    const local = { beginValue: begin.marketValue, endValue: end.marketValue, flows };
+    const pair = currencyPair(history, scope.currency);
+    // Each value and flow at its own date's rate; the IRR is then solved in the reporting currency.
+    const rates = await ratesOn(this.pool, history.entity.orgId, pair, [begin.date, end.date, ...flows.map((flow) => flow.date)]);
+    const reported =
+      pair.local === pair.reporting
+        ? local
+        : {
+            beginValue: convertAmount(begin.marketValue, begin.date, rates),
+            endValue: convertAmount(end.marketValue, end.date, rates),
+            flows: flows.map((flow) => ({ ...flow, amount: convertAmount(flow.amount, flow.date, rates) })),
+          };
+    const result = solve(reported);
+    const localPeriodReturn = reported === local ? result.periodReturn : solve(local).periodReturn;
     return {
-      ...describe(history),
+      ...describe(history, scope.currency),
       ...result,
+      localPeriodReturn,
+      currencyEffect: currencyEffect(result.periodReturn, localPeriodReturn),
       requestedStartDate: scope.startDate,
       requestedEndDate: scope.endDate,
-      beginValue: begin.marketValue,
-      endValue: end.marketValue,
-      netFlow: formatMoney(flows.reduce((sum, flow) => sum.plus(flow.amount), new Dec(0))),
+      beginValue: formatMoney(new Dec(reported.beginValue)),
+      endValue: formatMoney(new Dec(reported.endValue)),
+      netFlow: formatMoney(reported.flows.reduce((sum, flow) => sum.plus(flow.amount), new Dec(0))),
       flowCount: flows.length,
     };
+  }
+
+  /**
+   * Rows of a growth index in the reporting currency, each with its local return and the currency
+   * effect: `rows` runs once on the local index and, for another currency, once more on the index
+   * converted at the rates of the points' dates (a 400 when one is missing). Both runs make the
+   * same rows in the same order; only the figures differ.
+   */
+  private async reported<Row extends { returnValue: string | null }>(
+    history: EntityHistory,
+    currency: string | null | undefined,
+    index: GrowthPoint[],
+    rows: (points: GrowthPoint[]) => Row[],
+  ): Promise<(Row & CurrencyFields)[]> {
+    const local = rows(index);
+    const pair = currencyPair(history, currency);
+    const withLocal = (row: Row, localRow: Row | undefined) => {
+      const localReturnValue = localRow?.returnValue ?? null;
+      return { ...row, localReturnValue, currencyEffect: currencyEffect(row.returnValue, localReturnValue) };
+    };
+    if (pair.local === pair.reporting) return local.map((row) => withLocal(row, row));
+    const rates = await ratesOn(
+      this.pool,
+      history.entity.orgId,
+      pair,
+      index.map((point) => point.date),
+    );
+    return rows(convertIndex(index, rates)).map((row, position) => withLocal(row, local[position]));
   }
 
   private async history(scope: Scope & { entityName: string }): Promise<EntityHistory> {
@@ -127,8 +200,15 @@ export class ReturnsAnalyticsService {
   }
 }
 
-function describe(history: EntityHistory): { entityName: string; accountCode: string; currency: string } {
-  return { entityName: history.entity.entityName, accountCode: history.entity.accountCode, currency: history.entity.currency };
+function describe(history: EntityHistory, currency: string | null | undefined): Described {
+  const { entityName, accountCode, currency: localCurrency } = history.entity;
+  return { entityName, accountCode, currency: currencyPair(history, currency).reporting, localCurrency };
+}
+
+/** The entity's currency and the one to report in (the one asked for, else the entity's). */
+function currencyPair(history: EntityHistory, currency: string | null | undefined): CurrencyPair {
+  const local = history.entity.currency;
+  return { local, reporting: requestedCurrency(currency) ?? local };
 }
 
 /** The analytics' typed errors are the caller's: a 400 naming the argument. */

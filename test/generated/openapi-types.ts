@@ -364,15 +364,15 @@ export interface paths {
         };
         /**
          * Time-weighted returns over MTD, QTD, YTD, 1M, 3M, 6M, 1Y, 3Y, 5Y, 10Y and since inception as of `as_of` (default
-         * @description Time-weighted returns over MTD, QTD, YTD, 1M, 3M, 6M, 1Y, 3Y, 5Y, 10Y and since inception as of `as_of` (default: the latest valuation); annualised only from a year on; `complete: false` when the history does not cover a period.
+         * @description Time-weighted returns over MTD, QTD, YTD, 1M, 3M, 6M, 1Y, 3Y, 5Y, 10Y and since inception as of `as_of` (default: the latest valuation); annualised only from a year on; `complete: false` when the history does not cover a period. `currency` (ISO 4217) reports in another currency at the uploaded rates, with the local return and the currency effect beside each.
          *
          *     GraphQL operation:
          *
          *     ```graphql
-         *     query ReturnPeriods($entityName: String!, $asOf: Date) {
-         *       returnPeriods(entityName: $entityName, asOf: $asOf) {
-         *       entityName accountCode currency asOf inceptionDate
-         *       periods { period boundaryDate startValuationDate endValuationDate days years extraDays complete returnValue nullReason annualizedReturn annualizedNullReason }
+         *     query ReturnPeriods($entityName: String!, $asOf: Date, $currency: String) {
+         *       returnPeriods(entityName: $entityName, asOf: $asOf, currency: $currency) {
+         *       entityName accountCode currency localCurrency asOf inceptionDate
+         *       periods { period boundaryDate startValuationDate endValuationDate days years extraDays complete returnValue nullReason annualizedReturn annualizedNullReason localReturnValue currencyEffect }
          *       } }
          *     ```
          */
@@ -394,15 +394,15 @@ export interface paths {
         };
         /**
          * The return of every month and every year from the inception to the latest valuation, and the current year to date
-         * @description The return of every month and every year from the inception to the latest valuation, and the current year to date.
+         * @description The return of every month and every year from the inception to the latest valuation, and the current year to date; `currency` as for the periods.
          *
          *     GraphQL operation:
          *
          *     ```graphql
-         *     query CalendarReturns($entityName: String!) {
-         *       calendarReturns(entityName: $entityName) {
-         *       entityName accountCode currency inceptionDate asOf
-         *       months { period startDate endDate returnValue nullReason partial partialReason } years { period startDate endDate returnValue nullReason partial partialReason } yearToDate { period startDate endDate returnValue nullReason partial partialReason }
+         *     query CalendarReturns($entityName: String!, $currency: String) {
+         *       calendarReturns(entityName: $entityName, currency: $currency) {
+         *       entityName accountCode currency localCurrency inceptionDate asOf
+         *       months { period startDate endDate returnValue nullReason partial partialReason localReturnValue currencyEffect } years { period startDate endDate returnValue nullReason partial partialReason localReturnValue currencyEffect } yearToDate { period startDate endDate returnValue nullReason partial partialReason localReturnValue currencyEffect }
          *       } }
          *     ```
          */
@@ -424,15 +424,15 @@ export interface paths {
         };
         /**
          * The money-weighted return
-         * @description The money-weighted return: the IRR (XIRR: actual/365, annual) of the value at the close of `start_date`, the flows after it and the value at the close of `end_date` (each the latest valuation on or before), and the return over the period; null with a reason when no rate or more than one exists.
+         * @description The money-weighted return: the IRR (XIRR: actual/365, annual) of the value at the close of `start_date`, the flows after it and the value at the close of `end_date` (each the latest valuation on or before), and the return over the period; null with a reason when no rate or more than one exists. `currency` (ISO 4217) converts the values and each flow at its own date’s uploaded rate first.
          *
          *     GraphQL operation:
          *
          *     ```graphql
-         *     query MoneyWeightedReturn($entityName: String!, $startDate: Date!, $endDate: Date!) {
-         *       moneyWeightedReturn(entityName: $entityName, startDate: $startDate, endDate: $endDate) {
-         *       entityName accountCode currency requestedStartDate requestedEndDate startDate endDate days beginValue endValue netFlow flowCount
-         *       periodReturn nullReason annualizedReturn annualizedNullReason
+         *     query MoneyWeightedReturn($entityName: String!, $startDate: Date!, $endDate: Date!, $currency: String) {
+         *       moneyWeightedReturn(entityName: $entityName, startDate: $startDate, endDate: $endDate, currency: $currency) {
+         *       entityName accountCode currency localCurrency requestedStartDate requestedEndDate startDate endDate days beginValue endValue netFlow flowCount
+         *       periodReturn nullReason annualizedReturn annualizedNullReason localPeriodReturn currencyEffect
          *       } }
          *     ```
          */
@@ -2640,7 +2640,7 @@ export interface operations {
                      * @description Detected from the header row when omitted.
                      * @enum {string}
                      */
-                    file_type?: "pnl" | "performance";
+                    file_type?: "pnl" | "performance" | "fx" | "benchmark";
                 };
             };
         };
@@ -2665,7 +2665,7 @@ export interface operations {
                             /** @description The client file name, sanitised; display only, never a path. */
                             file_name: string;
                             /** @enum {string} */
-                            file_type: "pnl" | "performance";
+                            file_type: "pnl" | "performance" | "fx" | "benchmark";
                             size_bytes: number;
                             sha256: string;
                             /** @enum {string} */
@@ -2867,7 +2867,7 @@ export interface operations {
                             /** @description The client file name, sanitised; display only, never a path. */
                             file_name: string;
                             /** @enum {string} */
-                            file_type: "pnl" | "performance";
+                            file_type: "pnl" | "performance" | "fx" | "benchmark";
                             size_bytes: number;
                             sha256: string;
                             /** @enum {string} */
@@ -3582,6 +3582,8 @@ export interface operations {
                 entity_name: string;
                 /** @description Default: the latest valuation. */
                 as_of?: string;
+                /** @description ISO 4217: the currency to report in (default: the entity’s). Converted at the uploaded rates (file_type=fx) of the valuation dates used; a missing rate is BAD_USER_INPUT naming the pair and dates. */
+                currency?: string;
             };
             header?: never;
             path?: never;
@@ -3602,8 +3604,10 @@ export interface operations {
                         data: {
                             entity_name: string;
                             account_code: string;
-                            /** @description ISO 4217: the currency the returns are in (the entity’s). */
+                            /** @description ISO 4217: the currency the returns are in (the one asked for, else the entity’s). */
                             currency: string;
+                            /** @description ISO 4217: the entity’s own currency. */
+                            local_currency: string;
                             /**
                              * Format: date
                              * @description YYYY-MM-DD
@@ -3646,6 +3650,10 @@ export interface operations {
                                 /** @description (1 + return)^(1 / years) - 1, for periods of a year or more. */
                                 annualized_return: string | null;
                                 annualized_null_reason: string | null;
+                                /** @description The same return in the entity’s own currency (localCurrency); equal to returnValue when no other currency was asked for. */
+                                local_return_value: string | null;
+                                /** @description returnValue - localReturnValue: what the exchange rates added, (1 + r) = (1 + r_local)(1 + r_fx). */
+                                currency_effect: string | null;
                             }[];
                         };
                     };
@@ -3755,6 +3763,8 @@ export interface operations {
         parameters: {
             query: {
                 entity_name: string;
+                /** @description ISO 4217: the currency to report in (default: the entity’s). Converted at the uploaded rates (file_type=fx) of the valuation dates used; a missing rate is BAD_USER_INPUT naming the pair and dates. */
+                currency?: string;
             };
             header?: never;
             path?: never;
@@ -3775,7 +3785,10 @@ export interface operations {
                         data: {
                             entity_name: string;
                             account_code: string;
+                            /** @description ISO 4217: the currency the returns are in (the one asked for, else the entity’s). */
                             currency: string;
+                            /** @description ISO 4217: the entity’s own currency. */
+                            local_currency: string;
                             /**
                              * Format: date
                              * @description YYYY-MM-DD
@@ -3805,6 +3818,10 @@ export interface operations {
                                 /** @description True when the history starts after it began or ends before its last day. */
                                 partial: boolean;
                                 partial_reason: string | null;
+                                /** @description The same return in the entity’s own currency (localCurrency); equal to returnValue when no other currency was asked for. */
+                                local_return_value: string | null;
+                                /** @description returnValue - localReturnValue: what the exchange rates added, (1 + r) = (1 + r_local)(1 + r_fx). */
+                                currency_effect: string | null;
                             }[];
                             years: {
                                 /** @description `YYYY-MM` for a month, `YYYY` for a year. */
@@ -3825,6 +3842,10 @@ export interface operations {
                                 /** @description True when the history starts after it began or ends before its last day. */
                                 partial: boolean;
                                 partial_reason: string | null;
+                                /** @description The same return in the entity’s own currency (localCurrency); equal to returnValue when no other currency was asked for. */
+                                local_return_value: string | null;
+                                /** @description returnValue - localReturnValue: what the exchange rates added, (1 + r) = (1 + r_local)(1 + r_fx). */
+                                currency_effect: string | null;
                             }[];
                             /** @description The last year’s row. */
                             year_to_date: {
@@ -3846,6 +3867,10 @@ export interface operations {
                                 /** @description True when the history starts after it began or ends before its last day. */
                                 partial: boolean;
                                 partial_reason: string | null;
+                                /** @description The same return in the entity’s own currency (localCurrency); equal to returnValue when no other currency was asked for. */
+                                local_return_value: string | null;
+                                /** @description returnValue - localReturnValue: what the exchange rates added, (1 + r) = (1 + r_local)(1 + r_fx). */
+                                currency_effect: string | null;
                             } | null;
                         };
                     };
@@ -3959,6 +3984,8 @@ export interface operations {
                 start_date: string;
                 /** @description YYYY-MM-DD */
                 end_date: string;
+                /** @description ISO 4217: the currency to report in (default: the entity’s). The values and each flow are converted at their own date’s uploaded rate (file_type=fx), then the IRR is solved; a missing rate is BAD_USER_INPUT naming the pair and dates. */
+                currency?: string;
             };
             header?: never;
             path?: never;
@@ -3979,7 +4006,10 @@ export interface operations {
                         data: {
                             entity_name: string;
                             account_code: string;
+                            /** @description ISO 4217: the currency values, flows and returns are in (the one asked for, else the entity’s). */
                             currency: string;
+                            /** @description ISO 4217: the entity’s own currency. */
+                            local_currency: string;
                             /**
                              * Format: date
                              * @description YYYY-MM-DD
@@ -4015,6 +4045,10 @@ export interface operations {
                             /** @description The IRR itself, for periods of 365 days or more. */
                             annualized_return: string | null;
                             annualized_null_reason: string | null;
+                            /** @description The period return of the same values and flows in the entity’s own currency. */
+                            local_period_return: string | null;
+                            /** @description periodReturn - localPeriodReturn. */
+                            currency_effect: string | null;
                         };
                     };
                 };
@@ -11540,7 +11574,7 @@ export interface operations {
                             uploader_id: string | null;
                             file_name: string;
                             /** @enum {string} */
-                            file_type: "pnl" | "performance";
+                            file_type: "pnl" | "performance" | "fx" | "benchmark";
                             /** @enum {string} */
                             status: "processed" | "failed";
                             /** @description Why a file failed, or what its load left aside. */
@@ -11644,7 +11678,7 @@ export interface operations {
                             uploader_id: string | null;
                             file_name: string;
                             /** @enum {string} */
-                            file_type: "pnl" | "performance";
+                            file_type: "pnl" | "performance" | "fx" | "benchmark";
                             /** @enum {string} */
                             status: "processed" | "failed";
                             /** @description Why a file failed, or what its load left aside. */
@@ -11752,7 +11786,7 @@ export interface operations {
                             id: string;
                             file_name: string;
                             /** @enum {string} */
-                            file_type: "pnl" | "performance";
+                            file_type: "pnl" | "performance" | "fx" | "benchmark";
                         };
                         /** Format: uuid */
                         org_id: string;

@@ -1,0 +1,183 @@
+/**
+ * Reported returns in another currency (`currency=`), over real HTTP (REST and /graphql), with the
+ * rates stored the way the fx upload stores them. The expected figures are the textbook
+ * decomposition (CFA Institute, "Currency Management"; Solnik & McLeavey, International
+ * Investments): an asset returning 10 % in its own currency while that currency gains 5 % returns
+ * (1.10)(1.05) - 1 = 15.5 % to the investor, of which 5.5 % is the currency effect.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
+import { graphql, loadFiles } from '../helpers/returns-data.ts';
+
+const FUND = 'Sterling Fund';
+const ORG = `Currency Returns ${Date.now()}`;
+const OTHER_ORG = `Currency Other ${Date.now()}`;
+
+/** 100 -> 105 -> 110 in GBP: 10 % since inception, no flows. */
+const PNL = [
+  'account_code,entity_name,date,market_value,cash_flow,flow_timing,description',
+  `ACC-7101,${FUND},2024-12-31,100.00,,,`,
+  `ACC-7101,${FUND},2025-01-31,105.00,,,`,
+  `ACC-7101,${FUND},2025-02-28,110.00,,,`,
+].join('\n');
+
+let server: TestServer;
+let user: TestUser;
+let other: TestUser;
+const get = (path: string) => getJson(`${server.url}${path}`, { headers: { 'x-api-key': user.key } });
+const periods = (currency: string) => get(`/api/returns/periods?entity_name=${encodeURIComponent(FUND)}&currency=${encodeURIComponent(currency)}`);
+
+async function insertRates(orgId: string, base: string, quote: string, rates: [string, string][]): Promise<void> {
+  for (const [date, rate] of rates) {
+    await server.services.db.pool.query(`INSERT INTO "FxRate" ("orgId", base, quote, date, rate) VALUES ($1, $2, $3, $4::date, $5::numeric)`, [
+      orgId,
+      base,
+      quote,
+      date,
+      rate,
+    ]);
+  }
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  user = await createUser(server.services, { scopes: ['read:returns', 'read:pnl', 'write:upload'], role: 'member', org: ORG });
+  other = await createUser(server.services, { scopes: ['read:returns'], role: 'member', org: OTHER_ORG });
+  await loadFiles(server.url, user.key, user.orgId, [{ name: 'sterling.csv', content: PNL }], 60_000);
+  await server.services.db.pool.query(`UPDATE "Entity" SET currency = 'GBP' WHERE "orgId" = $1 AND "entityName" = $2`, [user.orgId, FUND]);
+  // GBP/EUR: the pound gains 5 % over the two months (1.15 -> 1.2075).
+  await insertRates(user.orgId, 'GBP', 'EUR', [
+    ['2024-12-31', '1.15'],
+    ['2025-01-31', '1.18'],
+    ['2025-02-28', '1.2075'],
+  ]);
+  // Quoted the other way round (pounds per dollar): the dollar in GBP terms 0.80 -> 0.78125, so GBP/USD 1.25 -> 1.28.
+  await insertRates(user.orgId, 'USD', 'GBP', [
+    ['2024-12-31', '0.8'],
+    ['2025-01-31', '0.8'],
+    ['2025-02-28', '0.78125'],
+  ]);
+  // CHF: one date has no rate.
+  await insertRates(user.orgId, 'GBP', 'CHF', [
+    ['2024-12-31', '1.13'],
+    ['2025-02-28', '1.12'],
+  ]);
+  // Another organization's JPY rates: never used for this one.
+  await insertRates(other.orgId, 'GBP', 'JPY', [
+    ['2024-12-31', '190'],
+    ['2025-01-31', '191'],
+    ['2025-02-28', '192'],
+  ]);
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const row = (table: { periods: { period: string }[] }, period: string) => table.periods.find((p) => p.period === period);
+
+describe('GET /api/returns/periods?currency=', () => {
+  it('reports the textbook decomposition: 10 % local and a 5 % stronger pound are 15.5 % in euros', async () => {
+    const response = await periods('EUR');
+    expect(response.status).toBe(200);
+    const table = response.body.data;
+    expect(table).toMatchObject({ entity_name: FUND, currency: 'EUR', local_currency: 'GBP', as_of: '2025-02-28' });
+    expect(row(table, 'SI')).toMatchObject({
+      return_value: '0.155000000000',
+      local_return_value: '0.100000000000',
+      currency_effect: '0.055000000000',
+      complete: true,
+    });
+    // MTD: 110 / 105 in pounds, 1.2075 / 1.18 in the rate.
+    const local = 110 / 105;
+    const fx = 1.2075 / 1.18;
+    const mtd = row(table, 'MTD') as unknown as Record<string, string>;
+    expect(Number(mtd.local_return_value)).toBeCloseTo(local - 1, 12);
+    expect(Number(mtd.return_value)).toBeCloseTo(local * fx - 1, 12);
+    expect(Number(mtd.currency_effect)).toBeCloseTo(local * fx - local, 12);
+  });
+
+  it('uses a pair quoted the other way round at its inverse', async () => {
+    const response = await periods('usd');
+    expect(response.status).toBe(200);
+    // GBP/USD 1.25 -> 1.28 (+2.4 %): 1.10 x 1.024 - 1.
+    expect(row(response.body.data, 'SI')).toMatchObject({ return_value: '0.126400000000', local_return_value: '0.100000000000' });
+    expect(response.body.data.currency).toBe('USD');
+  });
+
+  it('in the entity’s own currency, or without currency, the effect is zero', async () => {
+    for (const path of [`/api/returns/periods?entity_name=${encodeURIComponent(FUND)}`, `/api/returns/periods?entity_name=${encodeURIComponent(FUND)}&currency=GBP`]) {
+      const response = await get(path);
+      expect(response.status).toBe(200);
+      expect(response.body.data.currency).toBe('GBP');
+      expect(row(response.body.data, 'SI')).toMatchObject({ return_value: '0.100000000000', local_return_value: '0.100000000000', currency_effect: '0.000000000000' });
+    }
+  });
+
+  it('refuses a missing rate, naming the pair and the dates, and never uses another organization’s rates', async () => {
+    const chf = await periods('CHF');
+    expect(chf.status).toBe(400);
+    expect(chf.body.error).toMatch(/GBP\/CHF rate for 2025-01-31/);
+    expect(chf.body.error).toMatch(/file_type=fx/);
+    const jpy = await periods('JPY');
+    expect(jpy.status).toBe(400);
+    expect(jpy.body.error).toMatch(/GBP\/JPY rate for 2024-12-31, 2025-01-31, 2025-02-28/);
+  });
+
+  it('refuses a currency that is not an ISO 4217 code', async () => {
+    for (const bad of ['EURO', 'E1', '€']) {
+      const response = await periods(bad);
+      expect(response.status, bad).toBe(400);
+      expect(response.body.error).toMatch(/currency.*ISO 4217/);
+    }
+  });
+});
+
+describe('GET /api/returns/calendar?currency=', () => {
+  it('converts every month and year with the rates of its two valuation dates', async () => {
+    const response = await get(`/api/returns/calendar?entity_name=${encodeURIComponent(FUND)}&currency=EUR`);
+    expect(response.status).toBe(200);
+    const { months, years } = response.body.data;
+    const january = months.find((m: { period: string }) => m.period === '2025-01');
+    expect(Number(january.local_return_value)).toBeCloseTo(0.05, 12);
+    expect(Number(january.return_value)).toBeCloseTo(1.05 * (1.18 / 1.15) - 1, 12);
+    expect(years.find((y: { period: string }) => y.period === '2025')).toMatchObject({ return_value: '0.155000000000', currency_effect: '0.055000000000' });
+  });
+});
+
+describe('GET /api/returns/irr?currency=', () => {
+  it('converts the values at their dates’ rates before solving', async () => {
+    const response = await get(`/api/returns/irr?entity_name=${encodeURIComponent(FUND)}&start_date=2024-12-31&end_date=2025-02-28&currency=EUR`);
+    expect(response.status).toBe(200);
+    expect(response.body.data).toMatchObject({
+      currency: 'EUR',
+      local_currency: 'GBP',
+      begin_value: '115.0000',
+      end_value: '132.8250',
+      period_return: '0.155000000000',
+      local_period_return: '0.100000000000',
+      currency_effect: '0.055000000000',
+    });
+  });
+
+  it('refuses a missing rate', async () => {
+    const response = await get(`/api/returns/irr?entity_name=${encodeURIComponent(FUND)}&start_date=2024-12-31&end_date=2025-02-28&currency=SEK`);
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatch(/GBP\/SEK/);
+  });
+});
+
+describe('GraphQL', () => {
+  it('takes the same currency argument', async () => {
+    const response = await graphql(
+      server.url,
+      { 'x-api-key': user.key },
+      `query($name: String!) { returnPeriods(entityName: $name, currency: "EUR") { currency localCurrency periods { period returnValue localReturnValue currencyEffect } } }`,
+      { name: FUND },
+    );
+    expect(response.body.errors).toBeUndefined();
+    const si = (response.body.data?.returnPeriods as { periods: { period: string }[] }).periods.find((p) => p.period === 'SI');
+    expect(si).toMatchObject({ returnValue: '0.155000000000', localReturnValue: '0.100000000000', currencyEffect: '0.055000000000' });
+  });
+});
