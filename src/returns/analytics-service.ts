@@ -103,7 +103,14 @@ export class ReturnsAnalyticsService {
     const monthCount = all.findIndex((row) => row.period.length === 4);
     const months = monthCount < 0 ? all : all.slice(0, monthCount);
     const years = monthCount < 0 ? [] : all.slice(monthCount);
-    return { ...describe(history, scope.currency), inceptionDate: history.inceptionDate, asOf: history.latestDate, months, years, yearToDate: years.at(-1) ?? null };
+    return {
+      ...describe(history, scope.currency),
+      inceptionDate: history.inceptionDate,
+      asOf: history.latestDate,
+      months,
+      years,
+      yearToDate: years.at(-1) ?? null,
+    };
   }
 
   /** The IRR of the value at the close of startDate, the flows after it and the value at the close of endDate. */

@@ -107,11 +107,18 @@ describe('GET /api/returns/periods?currency=', () => {
   });
 
   it('in the entity’s own currency, or without currency, the effect is zero', async () => {
-    for (const path of [`/api/returns/periods?entity_name=${encodeURIComponent(FUND)}`, `/api/returns/periods?entity_name=${encodeURIComponent(FUND)}&currency=GBP`]) {
+    for (const path of [
+      `/api/returns/periods?entity_name=${encodeURIComponent(FUND)}`,
+      `/api/returns/periods?entity_name=${encodeURIComponent(FUND)}&currency=GBP`,
+    ]) {
       const response = await get(path);
       expect(response.status).toBe(200);
       expect(response.body.data.currency).toBe('GBP');
-      expect(row(response.body.data, 'SI')).toMatchObject({ return_value: '0.100000000000', local_return_value: '0.100000000000', currency_effect: '0.000000000000' });
+      expect(row(response.body.data, 'SI')).toMatchObject({
+        return_value: '0.100000000000',
+        local_return_value: '0.100000000000',
+        currency_effect: '0.000000000000',
+      });
     }
   });
 
