@@ -204,11 +204,11 @@ export const TOOLS: ToolDefinition[] = [
     title: 'Daily Modified Dietz returns',
     description:
       'Daily Modified Dietz returns of an entity over a date range, with the period return time-weighted (linked) and money-weighted (one Modified Dietz).',
-    operation: `query ToolDailyReturns($entityName: String!, $startDate: Date!, $endDate: Date!) {
-      dietzDailyReturns(entityName: $entityName, startDate: $startDate, endDate: $endDate) {
-        accountCode entityName startDate endDate
+    operation: `query ToolDailyReturns($entityName: String!, $startDate: Date!, $endDate: Date!, $currency: String) {
+      dietzDailyReturns(entityName: $entityName, startDate: $startDate, endDate: $endDate, currency: $currency) {
+        accountCode entityName currency localCurrency startDate endDate
         timeWeightedReturn { value method weighting nullReason } modifiedDietzReturn { value method weighting nullReason }
-        days { date beginValue endValue netFlow weightedFlow returnValue nullReason } } }`,
+        days { date beginValue endValue netFlow weightedFlow returnValue nullReason localReturnValue currencyEffect } } }`,
     annotations: READ,
     result: value('dietzDailyReturns'),
   },

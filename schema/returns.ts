@@ -38,6 +38,9 @@ const ReturnComparison = builder.objectRef<ComparisonRow>('ReturnComparison').im
   }),
 });
 
+const REPORTING_CURRENCY =
+  'ISO 4217: the currency to report in (default: the entity’s), at the uploaded rates (file_type=fx) of each date used; a missing rate is BAD_USER_INPUT naming the pair and dates.';
+
 const DailyReturn = builder.objectRef<DailyReturnWithCumulative>('DailyModifiedDietzReturn').implement({
   description: 'The Modified Dietz return of the sub-period (startDate, date]: one calendar day between daily valuations.',
   fields: (t) => ({
@@ -54,6 +57,16 @@ const DailyReturn = builder.objectRef<DailyReturnWithCumulative>('DailyModifiedD
       nullable: true,
       description:
         "The linked (time-weighted) return from the first day of the range up to this one; the last day's is timeWeightedReturn. Null from the first null daily return on.",
+    }),
+    localReturnValue: t.expose('localReturnValue', {
+      type: 'Decimal',
+      nullable: true,
+      description: 'The return in the entity’s own currency; equal to returnValue when no other currency was asked for.',
+    }),
+    currencyEffect: t.expose('currencyEffect', {
+      type: 'Decimal',
+      nullable: true,
+      description: 'returnValue - localReturnValue: (1 + r) = (1 + r_local)(1 + r_fx), r_fx from the rates of startDate and date.',
     }),
   }),
 });
@@ -72,6 +85,8 @@ const DietzDaily = builder.simpleObject('DietzDailyReturns', {
   fields: (t) => ({
     entityName: t.string(),
     accountCode: t.string(),
+    currency: t.string({ description: 'ISO 4217: the currency values and returns are in (the one asked for, else the entity’s).' }),
+    localCurrency: t.string({ description: 'ISO 4217: the entity’s own currency.' }),
     startDate: t.field({ type: 'Date' }),
     endDate: t.field({ type: 'Date' }),
     days: t.field({ type: [DailyReturn] }),
@@ -88,7 +103,12 @@ const CashTransaction = builder.objectRef<CashTransactionRow>('CashTransaction')
     entityName: t.exposeString('entityName'),
     accountCode: t.exposeString('accountCode'),
     date: t.expose('date', { type: 'Date' }),
-    amount: t.expose('amount', { type: 'Decimal' }),
+    amount: t.expose('amount', {
+      type: 'Decimal',
+      description: 'In `currency`: converted at the rate of the flow’s date when another currency was asked for.',
+    }),
+    currency: t.exposeString('currency', { description: 'ISO 4217: the currency of amount.' }),
+    localAmount: t.expose('localAmount', { type: 'Decimal', description: 'The amount in the entity’s own currency, as uploaded.' }),
     timing: t.field({ type: FlowTimingEnum, resolve: (row) => row.timing }),
     description: t.exposeString('description', { nullable: true }),
   }),
@@ -125,6 +145,7 @@ builder.queryFields((t) => ({
       entityName: t.arg.string({ required: true }),
       startDate: t.arg({ type: 'Date', required: true }),
       endDate: t.arg({ type: 'Date', required: true }),
+      currency: t.arg.string({ required: false, description: REPORTING_CURRENCY }),
     },
     resolve: async (_parent, args, ctx) => {
       return ctx.services.returns.dietzDaily({ orgIds: await ctx.organizationIds(), ...args });
@@ -135,10 +156,16 @@ builder.queryFields((t) => ({
     pageSize: PAGE_SIZES.cashTransactions,
     description: 'Cash flows of one entity, newest first.',
     rateBudget: 'returns',
-    args: { entityName: t.arg.string({ required: true }) },
+    args: { entityName: t.arg.string({ required: true }), currency: t.arg.string({ required: false, description: REPORTING_CURRENCY }) },
     resolve: async (_parent, args, ctx, info) => {
       const { limit, cursor } = forwardPage(args, info);
-      const page = await ctx.services.returns.cashTransactions({ orgIds: await ctx.organizationIds(), entityName: args.entityName, limit, cursor });
+      const page = await ctx.services.returns.cashTransactions({
+        orgIds: await ctx.organizationIds(),
+        entityName: args.entityName,
+        currency: args.currency,
+        limit,
+        cursor,
+      });
       return toConnection(page, cashTransactionCursor);
     },
   }),

@@ -56,24 +56,25 @@ export const dataServiceRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/returns/dietz-daily',
-    summary: 'Daily Modified Dietz returns of an entity over a date range, with linked (time-weighted) and single-period (money-weighted) returns.',
-    operation: `query DietzDaily($entityName: String!, $startDate: Date!, $endDate: Date!) {
-      dietzDailyReturns(entityName: $entityName, startDate: $startDate, endDate: $endDate) {
-        entityName accountCode startDate endDate annualized
+    summary:
+      'Daily Modified Dietz returns of an entity over a date range, with linked (time-weighted) and single-period (money-weighted) returns; `currency` (ISO 4217) reports them in another currency at the uploaded rates.',
+    operation: `query DietzDaily($entityName: String!, $startDate: Date!, $endDate: Date!, $currency: String) {
+      dietzDailyReturns(entityName: $entityName, startDate: $startDate, endDate: $endDate, currency: $currency) {
+        entityName accountCode currency localCurrency startDate endDate annualized
         timeWeightedReturn { value nullReason method weighting }
         modifiedDietzReturn { value nullReason method weighting }
-        days { date startDate beginValue endValue netFlow weightedFlow returnValue nullReason cumulativeReturn }
+        days { date startDate beginValue endValue netFlow weightedFlow returnValue nullReason cumulativeReturn localReturnValue currencyEffect }
       } }`,
     respond: single('dietzDailyReturns'),
   },
   {
     method: 'GET',
     path: '/api/returns/cash-transactions',
-    summary: 'Cash flows of an entity, newest first.',
+    summary: 'Cash flows of an entity, newest first; `currency` (ISO 4217) converts each at the rate of its date.',
     params: { limit: 'first', cursor: 'after' },
-    operation: `query CashTransactions($entityName: String!, $first: Int, $after: String) {
-      cashTransactions(entityName: $entityName, first: $first, after: $after) {
-        edges { node { id entityName accountCode date amount timing description } }
+    operation: `query CashTransactions($entityName: String!, $first: Int, $after: String, $currency: String) {
+      cashTransactions(entityName: $entityName, first: $first, after: $after, currency: $currency) {
+        edges { node { id entityName accountCode date amount currency localAmount timing description } }
         pageInfo { hasNextPage endCursor }
       } }`,
     respond: list('cashTransactions'),

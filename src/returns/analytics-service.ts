@@ -17,7 +17,7 @@ import { periodBoundaries, standardPeriods, type PeriodRow } from './analytics/p
 import { monthEnds, pointsOnOrBefore } from './growth-index-store.ts';
 import { DIETZ_MAX_RANGE_DAYS, findEntity, type EntityRow } from './returns-service.ts';
 import type { GrowthPoint } from './analytics/growth-index.ts';
-import { convertAmount, convertIndex, currencyEffect, ratesOn, requestedCurrency } from './currency-service.ts';
+import { convertAmount, convertIndex, currencyEffect, currencyPair, ratesOn } from './currency-service.ts';
 
 type Scope = { orgIds: ReadonlySet<string> };
 /** `currency`: the reporting currency asked for (ISO 4217); null or absent = the entity's own. */
@@ -131,7 +131,7 @@ export class ReturnsAnalyticsService {
     const solve = (values: { beginValue: string; endValue: string; flows: (CashFlow & { timing: FlowTiming })[] }) =>
       orBadInput(moneyWeightedReturn({ startDate: begin.date, endDate: end.date, ...values }), 'startDate');
     const local = { beginValue: begin.marketValue, endValue: end.marketValue, flows };
-    const pair = currencyPair(history, scope.currency);
+    const pair = currencyPair(history.entity, scope.currency);
     // Each value and flow at its own date's rate; the IRR is then solved in the reporting currency.
     const rates = await ratesOn(this.pool, history.entity.orgId, pair, [begin.date, end.date, ...flows.map((flow) => flow.date)]);
     const reported =
@@ -171,7 +171,7 @@ export class ReturnsAnalyticsService {
     rows: (points: GrowthPoint[]) => Row[],
   ): Promise<(Row & CurrencyFields)[]> {
     const local = rows(index);
-    const pair = currencyPair(history, currency);
+    const pair = currencyPair(history.entity, currency);
     const withLocal = (row: Row, localRow: Row | undefined) => {
       const localReturnValue = localRow?.returnValue ?? null;
       return { ...row, localReturnValue, currencyEffect: currencyEffect(row.returnValue, localReturnValue) };
@@ -209,13 +209,7 @@ export class ReturnsAnalyticsService {
 
 function describe(history: EntityHistory, currency: string | null | undefined): Described {
   const { entityName, accountCode, currency: localCurrency } = history.entity;
-  return { entityName, accountCode, currency: currencyPair(history, currency).reporting, localCurrency };
-}
-
-/** The entity's currency and the one to report in (the one asked for, else the entity's). */
-function currencyPair(history: EntityHistory, currency: string | null | undefined): CurrencyPair {
-  const local = history.entity.currency;
-  return { local, reporting: requestedCurrency(currency) ?? local };
+  return { entityName, accountCode, currency: currencyPair(history.entity, currency).reporting, localCurrency };
 }
 
 /** The analytics' typed errors are the caller's: a 400 naming the argument. */

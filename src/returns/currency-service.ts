@@ -19,7 +19,7 @@ import { pgArray } from '../db/sql-client.ts';
 import type { CurrencyPair, FxRate } from './analytics/currency.ts';
 import type { GrowthPoint } from './analytics/growth-index.ts';
 import { listDates } from './analytics/outcome.ts';
-import { Dec, formatExact, formatReturn, toDecimal } from './decimal.ts';
+import { Dec, fixed, formatExact, formatMoney, formatReturn, toDecimal } from './decimal.ts';
 
 type Pool = Pick<pg.Pool, 'query'>;
 
@@ -76,6 +76,49 @@ export function convertIndex(points: readonly GrowthPoint[], rates: RatesByDate)
 /** An amount at its date's rate, at full precision (it may feed further arithmetic). */
 export function convertAmount(amount: Decimal.Value, date: string, rates: RatesByDate): string {
   return formatExact(toDecimal(amount, 'amount').times(rateAt(rates, date)));
+}
+
+/** The entity's currency and the one to report in (the one asked for, else the entity's). */
+export function currencyPair(entity: { currency: string }, requested: string | null | undefined): CurrencyPair {
+  return { local: entity.currency, reporting: requestedCurrency(requested) ?? entity.currency };
+}
+
+interface StoredDay {
+  date: string;
+  startDate: string;
+  beginValue: string;
+  endValue: string;
+  netFlow: string;
+  weightedFlow: string;
+  returnValue: string | null;
+}
+
+/**
+ * A stored daily return in the reporting currency: its return by (1 + r)(1 + r_fx) - 1, the begin
+ * and end values at their own dates' rates, and its flows (netFlow, weightedFlow: sums over the
+ * sub-period) at the rate of its end date, which is each flow's own date with daily valuations.
+ * In the entity's own currency it is unchanged, with a zero effect.
+ */
+export function dayInCurrency<Day extends StoredDay>(
+  day: Day,
+  pair: CurrencyPair,
+  rates: RatesByDate,
+): Day & { localReturnValue: string | null; currencyEffect: string | null } {
+  if (pair.local === pair.reporting) return { ...day, localReturnValue: day.returnValue, currencyEffect: currencyEffect(day.returnValue, day.returnValue) };
+  const start = rateAt(rates, day.startDate);
+  const end = rateAt(rates, day.date);
+  const money = (amount: string, rate: Decimal) => formatMoney(toDecimal(amount, 'amount').times(rate));
+  const reported = day.returnValue === null ? null : formatReturn(new Dec(day.returnValue).plus(1).times(end.dividedBy(start)).minus(1));
+  return {
+    ...day,
+    beginValue: money(day.beginValue, start),
+    endValue: money(day.endValue, end),
+    netFlow: money(day.netFlow, end),
+    weightedFlow: fixed(toDecimal(day.weightedFlow, 'weightedFlow').times(end), 8),
+    returnValue: reported,
+    localReturnValue: day.returnValue,
+    currencyEffect: currencyEffect(reported, day.returnValue),
+  };
 }
 
 /** reporting - local, both fractions; null when either is. */

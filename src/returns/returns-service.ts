@@ -1,6 +1,9 @@
 import type pg from 'pg';
 import { AppError } from '../errors.ts';
 import { UUID, decodeCursor, encodeCursor, keysetPage, stringFields, type Page } from '../pagination.ts';
+import type { CurrencyPair } from './analytics/currency.ts';
+import { convertAmount, currencyPair, dayInCurrency, ratesOn } from './currency-service.ts';
+import { Dec, formatMoney } from './decimal.ts';
 import { classifyDifference, dayNumber, linkReturns, cumulativeLinkedReturns, periodModifiedDietz, type ComparisonStatus, type FlowTiming } from './dietz.ts';
 
 /** Longest range the daily-returns endpoint serves in one response (about ten years). */
@@ -31,9 +34,11 @@ export interface DailyReturnRow {
   nullReason: string | null;
 }
 
-/** A daily return with the linked return from the range's first day up to it. */
+/** A daily return with the linked return from the range's first day up to it, and (./currency-service.ts) its local return and currency effect. */
 export interface DailyReturnWithCumulative extends DailyReturnRow {
   cumulativeReturn: string | null;
+  localReturnValue: string | null;
+  currencyEffect: string | null;
 }
 
 export interface LabelledReturn {
@@ -47,6 +52,9 @@ export interface DietzDailyResult {
   entityId: string;
   entityName: string;
   accountCode: string;
+  /** the currency the figures are in (the one asked for, else the entity's) */
+  currency: string;
+  localCurrency: string;
   startDate: string;
   endDate: string;
   days: DailyReturnWithCumulative[];
@@ -60,12 +68,18 @@ export interface CashTransactionRow {
   entityName: string;
   accountCode: string;
   date: string;
+  /** in `currency`, at the rate of the flow's date */
   amount: string;
+  currency: string;
+  /** in the entity's own currency */
+  localAmount: string;
   timing: FlowTiming;
   description: string | null;
 }
 
 type Scope = { orgIds: ReadonlySet<string> };
+/** `currency`: the reporting currency asked for (ISO 4217); null or absent = the entity's own (./currency-service.ts). */
+type CurrencyScope = { currency?: string | null };
 
 /**
  * Read side of the returns domain. Every query is confined to the caller's organizations:
@@ -83,12 +97,13 @@ export class ReturnsService {
     return keysetPage(rows.map(toComparisonRow), scope.limit, comparisonCursor);
   }
 
-  async dietzDaily(scope: Scope & { entityName: string; startDate: string; endDate: string }): Promise<DietzDailyResult> {
+  async dietzDaily(scope: Scope & CurrencyScope & { entityName: string; startDate: string; endDate: string }): Promise<DietzDailyResult> {
     const span = dayNumber(scope.endDate) - dayNumber(scope.startDate);
     if (span < 0) throw AppError.badInput('endDate', 'must not be before start_date');
     if (span > DIETZ_MAX_RANGE_DAYS) throw AppError.badInput('endDate', `the range may span at most ${DIETZ_MAX_RANGE_DAYS} days`);
     const entity = await findEntity(this.pool, scope.orgIds, scope.entityName);
-    const days = (
+    const pair = currencyPair(entity, scope.currency);
+    const stored = (
       await this.pool.query<DailyReturnRow>(
         `SELECT date::text AS "date", "startDate"::text AS "startDate", "beginValue"::text AS "beginValue", "endValue"::text AS "endValue",
                 "netFlow"::text AS "netFlow", "weightedFlow"::text AS "weightedFlow", "returnValue"::text AS "returnValue", "nullReason"
@@ -96,12 +111,21 @@ export class ReturnsService {
         [entity.id, scope.startDate, scope.endDate],
       )
     ).rows;
+    const rates = await ratesOn(
+      this.pool,
+      entity.orgId,
+      pair,
+      stored.flatMap((day) => [day.startDate, day.date]),
+    );
+    const days = stored.map((day) => dayInCurrency(day, pair, rates));
     const linked = linkReturns(days.map((day) => day.returnValue));
     const cumulative = cumulativeLinkedReturns(days.map((day) => day.returnValue));
     return {
       entityId: entity.id,
       entityName: entity.entityName,
       accountCode: entity.accountCode,
+      currency: pair.reporting,
+      localCurrency: pair.local,
       startDate: scope.startDate,
       endDate: scope.endDate,
       days: days.map((day, index) => ({ ...day, cumulativeReturn: cumulative[index] ?? null })),
@@ -111,7 +135,7 @@ export class ReturnsService {
         weighting: 'time-weighted',
       },
       modifiedDietzReturn: {
-        ...(await this.periodReturn(entity.id, scope.startDate, scope.endDate)),
+        ...(await this.periodReturn(entity, pair, scope.startDate, scope.endDate)),
         method: 'one Modified Dietz calculation over the whole range',
         weighting: 'money-weighted',
       },
@@ -119,21 +143,43 @@ export class ReturnsService {
     };
   }
 
-  async cashTransactions(scope: Scope & { entityName: string; limit: number; cursor?: string | null }): Promise<Page<CashTransactionRow>> {
+  async cashTransactions(scope: Scope & CurrencyScope & { entityName: string; limit: number; cursor?: string | null }): Promise<Page<CashTransactionRow>> {
     const entity = await findEntity(this.pool, scope.orgIds, scope.entityName);
+    const pair = currencyPair(entity, scope.currency);
     const after = scope.cursor ? decodeCursor(scope.cursor, stringFields(['date', 'id']), 'endpoint') : null;
-    const { rows } = await this.pool.query<CashTransactionRow>(
+    const { rows } = await this.pool.query<Omit<CashTransactionRow, 'entityName' | 'accountCode' | 'currency' | 'localAmount'>>(
       `SELECT id, date::text AS "date", amount::text AS amount, timing::text AS timing, description
          FROM "CashTransaction"
         WHERE "entityId" = $1 AND ($2::date IS NULL OR (date, id) < ($2::date, $3::uuid))
         ORDER BY date DESC, id DESC LIMIT $4`,
       [entity.id, after?.date ?? null, after?.id ?? null, scope.limit + 1],
     );
-    const withEntity = rows.map((row) => ({ ...row, entityName: entity.entityName, accountCode: entity.accountCode }));
+    // The page's rows only: the rates of the dates on it (the extra row fetched to see whether there is a next page included).
+    const rates = await ratesOn(
+      this.pool,
+      entity.orgId,
+      pair,
+      rows.map((row) => row.date),
+    );
+    const withEntity = rows.map((row) => ({
+      ...row,
+      entityName: entity.entityName,
+      accountCode: entity.accountCode,
+      currency: pair.reporting,
+      localAmount: row.amount,
+      amount: formatMoney(new Dec(convertAmount(row.amount, row.date, rates))),
+    }));
     return keysetPage(withEntity, scope.limit, cashTransactionCursor);
   }
 
-  private async periodReturn(entityId: string, startDate: string, endDate: string): Promise<{ value: string | null; nullReason: string | null }> {
+  /** One Modified Dietz over the range; in another currency each valuation and flow at its own date's rate first. */
+  private async periodReturn(
+    entity: EntityRow,
+    pair: CurrencyPair,
+    startDate: string,
+    endDate: string,
+  ): Promise<{ value: string | null; nullReason: string | null }> {
+    const entityId = entity.id;
     const [valuations, flows] = await Promise.all([
       this.pool.query<{ date: string; marketValue: string }>(
         `SELECT date::text AS date, "marketValue"::text AS "marketValue" FROM "Valuation" WHERE "entityId" = $1 AND date BETWEEN $2 AND $3 ORDER BY date`,
@@ -145,7 +191,18 @@ export class ReturnsService {
       ),
     ]);
     if (valuations.rows.length < 2) return { value: null, nullReason: 'fewer than two valuations in the range' };
-    const result = periodModifiedDietz(valuations.rows, flows.rows, startDate, endDate);
+    const rates = await ratesOn(
+      this.pool,
+      entity.orgId,
+      pair,
+      [...valuations.rows, ...flows.rows].map((row) => row.date),
+    );
+    const result = periodModifiedDietz(
+      valuations.rows.map((row) => ({ ...row, marketValue: convertAmount(row.marketValue, row.date, rates) })),
+      flows.rows.map((row) => ({ ...row, amount: convertAmount(row.amount, row.date, rates) })),
+      startDate,
+      endDate,
+    );
     return { value: result.returnValue, nullReason: result.nullReason };
   }
 }

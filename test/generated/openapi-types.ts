@@ -141,17 +141,17 @@ export interface paths {
         };
         /**
          * Daily Modified Dietz returns of an entity over a date range, with linked (time-weighted) and single-period (money-weighted) returns
-         * @description Daily Modified Dietz returns of an entity over a date range, with linked (time-weighted) and single-period (money-weighted) returns.
+         * @description Daily Modified Dietz returns of an entity over a date range, with linked (time-weighted) and single-period (money-weighted) returns; `currency` (ISO 4217) reports them in another currency at the uploaded rates.
          *
          *     GraphQL operation:
          *
          *     ```graphql
-         *     query DietzDaily($entityName: String!, $startDate: Date!, $endDate: Date!) {
-         *       dietzDailyReturns(entityName: $entityName, startDate: $startDate, endDate: $endDate) {
-         *       entityName accountCode startDate endDate annualized
+         *     query DietzDaily($entityName: String!, $startDate: Date!, $endDate: Date!, $currency: String) {
+         *       dietzDailyReturns(entityName: $entityName, startDate: $startDate, endDate: $endDate, currency: $currency) {
+         *       entityName accountCode currency localCurrency startDate endDate annualized
          *       timeWeightedReturn { value nullReason method weighting }
          *       modifiedDietzReturn { value nullReason method weighting }
-         *       days { date startDate beginValue endValue netFlow weightedFlow returnValue nullReason cumulativeReturn }
+         *       days { date startDate beginValue endValue netFlow weightedFlow returnValue nullReason cumulativeReturn localReturnValue currencyEffect }
          *       } }
          *     ```
          */
@@ -173,14 +173,14 @@ export interface paths {
         };
         /**
          * Cash flows of an entity, newest first
-         * @description Cash flows of an entity, newest first.
+         * @description Cash flows of an entity, newest first; `currency` (ISO 4217) converts each at the rate of its date.
          *
          *     GraphQL operation:
          *
          *     ```graphql
-         *     query CashTransactions($entityName: String!, $first: Int, $after: String) {
-         *       cashTransactions(entityName: $entityName, first: $first, after: $after) {
-         *       edges { node { id entityName accountCode date amount timing description } }
+         *     query CashTransactions($entityName: String!, $first: Int, $after: String, $currency: String) {
+         *       cashTransactions(entityName: $entityName, first: $first, after: $after, currency: $currency) {
+         *       edges { node { id entityName accountCode date amount currency localAmount timing description } }
          *       pageInfo { hasNextPage endCursor }
          *       } }
          *     ```
@@ -2303,6 +2303,8 @@ export interface operations {
                 start_date: string;
                 /** @description YYYY-MM-DD */
                 end_date: string;
+                /** @description ISO 4217: the currency to report in (default: the entity’s), at the uploaded rates (file_type=fx) of each date used; a missing rate is BAD_USER_INPUT naming the pair and dates. */
+                currency?: string;
             };
             header?: never;
             path?: never;
@@ -2323,6 +2325,10 @@ export interface operations {
                         data: {
                             entity_name: string;
                             account_code: string;
+                            /** @description ISO 4217: the currency values and returns are in (the one asked for, else the entity’s). */
+                            currency: string;
+                            /** @description ISO 4217: the entity’s own currency. */
+                            local_currency: string;
                             /**
                              * Format: date
                              * @description YYYY-MM-DD
@@ -2374,6 +2380,10 @@ export interface operations {
                                 null_reason: string | null;
                                 /** @description The linked (time-weighted) return from the first day of the range up to this one; the last day's is timeWeightedReturn. Null from the first null daily return on. */
                                 cumulative_return: string | null;
+                                /** @description The return in the entity’s own currency; equal to returnValue when no other currency was asked for. */
+                                local_return_value: string | null;
+                                /** @description returnValue - localReturnValue: (1 + r) = (1 + r_local)(1 + r_fx), r_fx from the rates of startDate and date. */
+                                currency_effect: string | null;
                             }[];
                         };
                     };
@@ -2486,6 +2496,8 @@ export interface operations {
                 /** @description page size, 1 to 1000 (default 100) */
                 limit?: number;
                 cursor?: string;
+                /** @description ISO 4217: the currency to report in (default: the entity’s), at the uploaded rates (file_type=fx) of each date used; a missing rate is BAD_USER_INPUT naming the pair and dates. */
+                currency?: string;
             };
             header?: never;
             path?: never;
@@ -2512,8 +2524,12 @@ export interface operations {
                              * @description YYYY-MM-DD
                              */
                             date: string;
-                            /** @description decimal number as a string */
+                            /** @description In `currency`: converted at the rate of the flow’s date when another currency was asked for. */
                             amount: string;
+                            /** @description ISO 4217: the currency of amount. */
+                            currency: string;
+                            /** @description The amount in the entity’s own currency, as uploaded. */
+                            local_amount: string;
                             /** @enum {string} */
                             timing: "start_of_day" | "end_of_day";
                             description: string | null;

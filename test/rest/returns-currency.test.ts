@@ -11,6 +11,7 @@ import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
 import { graphql, loadFiles } from '../helpers/returns-data.ts';
 
 const FUND = 'Sterling Fund';
+const FLOWS = 'Sterling Flows Fund';
 const ORG = `Currency Returns ${Date.now()}`;
 const OTHER_ORG = `Currency Other ${Date.now()}`;
 
@@ -20,6 +21,9 @@ const PNL = [
   `ACC-7101,${FUND},2024-12-31,100.00,,,`,
   `ACC-7101,${FUND},2025-01-31,105.00,,,`,
   `ACC-7101,${FUND},2025-02-28,110.00,,,`,
+  `ACC-7102,${FLOWS},2024-12-31,100.00,,,`,
+  `ACC-7102,${FLOWS},2025-01-31,115.00,10.00,end_of_day,contribution`,
+  `ACC-7102,${FLOWS},2025-02-28,120.00,,,`,
 ].join('\n');
 
 let server: TestServer;
@@ -45,7 +49,7 @@ beforeAll(async () => {
   user = await createUser(server.services, { scopes: ['read:returns', 'read:pnl', 'write:upload'], role: 'member', org: ORG });
   other = await createUser(server.services, { scopes: ['read:returns'], role: 'member', org: OTHER_ORG });
   await loadFiles(server.url, user.key, user.orgId, [{ name: 'sterling.csv', content: PNL }], 60_000);
-  await server.services.db.pool.query(`UPDATE "Entity" SET currency = 'GBP' WHERE "orgId" = $1 AND "entityName" = $2`, [user.orgId, FUND]);
+  await server.services.db.pool.query(`UPDATE "Entity" SET currency = 'GBP' WHERE "orgId" = $1`, [user.orgId]);
   // GBP/EUR: the pound gains 5 % over the two months (1.15 -> 1.2075).
   await insertRates(user.orgId, 'GBP', 'EUR', [
     ['2024-12-31', '1.15'],
@@ -186,5 +190,52 @@ describe('GraphQL', () => {
     expect(response.body.errors).toBeUndefined();
     const si = (response.body.data?.returnPeriods as { periods: { period: string }[] }).periods.find((p) => p.period === 'SI');
     expect(si).toMatchObject({ returnValue: '0.155000000000', localReturnValue: '0.100000000000', currencyEffect: '0.055000000000' });
+  });
+});
+
+describe('GET /api/returns/dietz-daily?currency=', () => {
+  const path = (currency: string) =>
+    `/api/returns/dietz-daily?entity_name=${encodeURIComponent(FLOWS)}&start_date=2024-12-31&end_date=2025-02-28${currency ? `&currency=${currency}` : ''}`;
+
+  it('converts each day: values at their dates’ rates, the return by (1 + r)(1 + r_fx) - 1', async () => {
+    const response = await get(path('EUR'));
+    expect(response.status).toBe(200);
+    const result = response.body.data;
+    expect(result).toMatchObject({ currency: 'EUR', local_currency: 'GBP' });
+    const january = result.days.find((day: { date: string }) => day.date === '2025-01-31');
+    // In pounds: (115 - 100 - 10) / 100 = 5 % (an end-of-day flow has no weight in its own day).
+    expect(january).toMatchObject({ begin_value: '115.0000', end_value: '135.7000', net_flow: '11.8000', local_return_value: '0.050000000000' });
+    expect(Number(january.return_value)).toBeCloseTo(1.05 * (1.18 / 1.15) - 1, 12);
+    expect(Number(january.currency_effect)).toBeCloseTo(1.05 * (1.18 / 1.15) - 1.05, 12);
+    // Linked: the product of the converted days, i.e. the local linked return times the rate ratio over the range.
+    const local = await get(path(''));
+    const localLinked = Number(local.body.data.time_weighted_return.value);
+    expect(Number(result.time_weighted_return.value)).toBeCloseTo((1 + localLinked) * (1.2075 / 1.15) - 1, 11);
+    // One Modified Dietz over the range, in euros: values and the flow at their own dates' rates.
+    // The flow at the end of 2025-01-31 is at work for the 28 of the range's 59 days that follow.
+    const expected = (120 * 1.2075 - 100 * 1.15 - 10 * 1.18) / (100 * 1.15 + 10 * 1.18 * (28 / 59));
+    expect(Number(result.modified_dietz_return.value)).toBeCloseTo(expected, 11);
+  });
+
+  it('refuses a missing rate', async () => {
+    const response = await get(path('CHF'));
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatch(/GBP\/CHF rate for 2025-01-31/);
+  });
+});
+
+describe('GET /api/returns/cash-transactions?currency=', () => {
+  it('converts each flow at the rate of its date and keeps the amount as uploaded beside it', async () => {
+    const response = await get(`/api/returns/cash-transactions?entity_name=${encodeURIComponent(FLOWS)}&currency=EUR`);
+    expect(response.status).toBe(200);
+    expect(response.body.data).toEqual([expect.objectContaining({ date: '2025-01-31', amount: '11.8000', local_amount: '10.0000', currency: 'EUR' })]);
+    const own = await get(`/api/returns/cash-transactions?entity_name=${encodeURIComponent(FLOWS)}`);
+    expect(own.body.data).toEqual([expect.objectContaining({ amount: '10.0000', local_amount: '10.0000', currency: 'GBP' })]);
+  });
+
+  it('refuses a bad currency', async () => {
+    const response = await get(`/api/returns/cash-transactions?entity_name=${encodeURIComponent(FLOWS)}&currency=12`);
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatch(/ISO 4217/);
   });
 });
