@@ -309,6 +309,29 @@ async function measureAll(baseUrl: string, key: string, probes: readonly Probe[]
   });
 }
 
+const DECADE = 'Decade Fund';
+
+/** One entity valued every calendar day for ten years up to endDate, deterministic moves of -1.9 % to +2.1 %, a flow about every 17 days. */
+function decadeCsv(endDate: string): string {
+  const rows = ['account_code,entity_name,date,market_value,cash_flow,flow_timing,description'];
+  const end = Date.parse(`${endDate}T00:00:00Z`) / 86_400_000;
+  let value = 100_000_000n; // cents
+  let seed = 11;
+  for (let day = end - 3_652; day <= end; day++) {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    let flow = '';
+    if (day % 17 === 0) {
+      const amount = seed % 2 === 0 ? 2_500_000n : -1_500_000n;
+      value += amount;
+      flow = (Number(amount) / 100).toFixed(2);
+    }
+    value += (value * BigInt((seed % 401) - 190)) / 10_000n;
+    const date = new Date(day * 86_400_000).toISOString().slice(0, 10);
+    rows.push(`DEC-0001,${DECADE},${date},${value / 100n}.${String(value % 100n).padStart(2, '0')},${flow},,`);
+  }
+  return rows.join('\n');
+}
+
 const fmt = (n: number) => n.toLocaleString('en-US');
 const ms = (n: number) => (n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0));
 
@@ -337,6 +360,9 @@ try {
   const demoEntity = DEMO_CAPITAL_ACCOUNTS[0];
   const yearAgo = new Date(Date.parse(`${period.endDate}T00:00:00Z`) - 365 * 86_400_000).toISOString().slice(0, 10);
 
+  // Ten years of daily history for one more entity: its period table and calendar must cost a few
+  // index reads (issue 28), so they are measured beside the demo entity's one year.
+  await uploadAndIngest(context, 'growth-decade.csv', 'pnl', decadeCsv(period.endDate));
   const probes: Probe[] = [
     { label: 'comparison?limit=50', path: '/api/returns/comparison?limit=50', check: nonEmptyList },
     { label: 'comparison?limit=50&status=investigate', path: '/api/returns/comparison?limit=50&status=investigate', check: nonEmptyList },
@@ -359,6 +385,16 @@ try {
       label: 'calendar (1 entity)',
       path: `/api/returns/calendar?entity_name=${encodeURIComponent(demoEntity.entityName)}`,
       check: (body) => (isRecord(body) && isRecord(body.data) && Array.isArray(body.data.months) && body.data.months.length > 0 ? null : 'no months'),
+    },
+    {
+      label: 'periods (1 entity, 10 years daily)',
+      path: `/api/returns/periods?entity_name=${encodeURIComponent(DECADE)}`,
+      check: (body) => (isRecord(body) && isRecord(body.data) && Array.isArray(body.data.periods) && body.data.periods.length === 11 ? null : 'no periods'),
+    },
+    {
+      label: 'calendar (1 entity, 10 years daily)',
+      path: `/api/returns/calendar?entity_name=${encodeURIComponent(DECADE)}`,
+      check: (body) => (isRecord(body) && isRecord(body.data) && Array.isArray(body.data.months) && body.data.months.length >= 120 ? null : 'no months'),
     },
     {
       label: 'irr (1 entity, 1 year)',
