@@ -203,12 +203,12 @@ export const TOOLS: ToolDefinition[] = [
     name: 'get_daily_returns',
     title: 'Daily Modified Dietz returns',
     description:
-      'Daily Modified Dietz returns of an entity over a date range, with the period return time-weighted (linked) and money-weighted (one Modified Dietz).',
+      'Daily Modified Dietz returns of an entity over a date range (net of fees, with the fees and the gross-of-fee return of each day), with the period return time-weighted (linked) and money-weighted (one Modified Dietz).',
     operation: `query ToolDailyReturns($entityName: String!, $startDate: Date!, $endDate: Date!, $currency: String) {
       dietzDailyReturns(entityName: $entityName, startDate: $startDate, endDate: $endDate, currency: $currency) {
         accountCode entityName currency localCurrency startDate endDate
         timeWeightedReturn { value method weighting nullReason } modifiedDietzReturn { value method weighting nullReason }
-        days { date beginValue endValue netFlow weightedFlow returnValue nullReason localReturnValue currencyEffect } } }`,
+        days { date beginValue endValue netFlow weightedFlow returnValue nullReason localReturnValue currencyEffect fees grossReturnValue } } }`,
     annotations: READ,
     result: value('dietzDailyReturns'),
   },
@@ -216,22 +216,23 @@ export const TOOLS: ToolDefinition[] = [
     name: 'get_period_returns',
     title: 'Returns over standard periods',
     description:
-      'Time-weighted returns of an entity over MTD, QTD, YTD, 1M, 3M, 6M, 1Y, 3Y, 5Y, 10Y and since inception as of a date (default: the latest valuation), annualised only for a year or longer; complete is false when the history does not cover a period.',
+      'Time-weighted returns of an entity over MTD, QTD, YTD, 1M, 3M, 6M, 1Y, 3Y, 5Y, 10Y and since inception as of a date (default: the latest valuation), annualised only for a year or longer; complete is false when the history does not cover a period. Net of fees, with the gross-of-fee return beside.',
     operation: `query ToolPeriodReturns($entityName: String!, $asOf: Date, $currency: String) {
       returnPeriods(entityName: $entityName, asOf: $asOf, currency: $currency) {
         entityName accountCode currency localCurrency asOf inceptionDate
-        periods { period startValuationDate endValuationDate days complete returnValue nullReason annualizedReturn annualizedNullReason localReturnValue currencyEffect } } }`,
+        periods { period startValuationDate endValuationDate days complete returnValue nullReason annualizedReturn annualizedNullReason localReturnValue currencyEffect grossReturnValue grossAnnualizedReturn } } }`,
     annotations: READ,
     result: value('returnPeriods'),
   },
   {
     name: 'get_calendar_returns',
     title: 'Monthly and yearly returns',
-    description: 'The time-weighted return of every month and every year of an entity, from its first valuation to its latest, and the current year to date.',
+    description:
+      'The time-weighted return of every month and every year of an entity, from its first valuation to its latest, and the current year to date; net of fees, with the gross-of-fee return beside.',
     operation: `query ToolCalendarReturns($entityName: String!, $currency: String) {
       calendarReturns(entityName: $entityName, currency: $currency) {
         entityName accountCode currency localCurrency inceptionDate asOf
-        months { period returnValue nullReason partial localReturnValue currencyEffect } years { period returnValue nullReason partial localReturnValue currencyEffect } } }`,
+        months { period returnValue nullReason partial localReturnValue currencyEffect grossReturnValue } years { period returnValue nullReason partial localReturnValue currencyEffect grossReturnValue } } }`,
     annotations: READ,
     result: value('calendarReturns'),
   },

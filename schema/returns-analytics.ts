@@ -18,6 +18,14 @@ const CURRENCY_EFFECT = {
   description: 'returnValue - localReturnValue: what the exchange rates added, (1 + r) = (1 + r_local)(1 + r_fx).',
 } as const;
 
+/** The gross-of-fee return beside the (net-of-fee) returnValue (src/returns/analytics/fees.ts). */
+const GROSS_RETURN = {
+  type: 'Decimal',
+  nullable: true,
+  description:
+    'Gross of fees: the same return linked from the daily gross-of-fee returns (fees added back). returnValue is net of fees; they are equal when no fee was paid. Null when returnValue is.',
+} as const;
+
 const CURRENCY_FIELD = {
   currency: {
     description:
@@ -54,6 +62,12 @@ const StandardPeriodReturn = builder.objectRef<ReportedPeriodRow>('StandardPerio
       description: '(1 + return)^(1 / years) - 1, for periods of a year or more.',
     }),
     annualizedNullReason: t.exposeString('annualizedNullReason', { nullable: true }),
+    grossReturnValue: t.expose('grossReturnValue', GROSS_RETURN),
+    grossAnnualizedReturn: t.expose('grossAnnualizedReturn', {
+      type: 'Decimal',
+      nullable: true,
+      description: 'grossReturnValue annualised by the same rule: for periods of a year or more.',
+    }),
     localReturnValue: t.expose('localReturnValue', LOCAL_RETURN),
     currencyEffect: t.expose('currencyEffect', CURRENCY_EFFECT),
   }),
@@ -82,6 +96,7 @@ const CalendarReturn = builder.objectRef<ReportedCalendarRow>('CalendarReturn').
     nullReason: t.exposeString('nullReason', { nullable: true }),
     partial: t.exposeBoolean('partial', { description: 'True when the history starts after it began or ends before its last day.' }),
     partialReason: t.exposeString('partialReason', { nullable: true }),
+    grossReturnValue: t.expose('grossReturnValue', GROSS_RETURN),
     localReturnValue: t.expose('localReturnValue', LOCAL_RETURN),
     currencyEffect: t.expose('currencyEffect', CURRENCY_EFFECT),
   }),

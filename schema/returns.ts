@@ -2,6 +2,7 @@ import { builder } from './builder.ts';
 import { forwardPage, toConnection } from './pagination.ts';
 import { PAGE_SIZES } from '../src/pagination.ts';
 import { COMPARISON_STATUSES } from '../src/returns/dietz.ts';
+import { FLOW_TYPES } from '../src/returns/analytics/fees.ts';
 import {
   cashTransactionCursor,
   comparisonCursor,
@@ -15,6 +16,12 @@ const ComparisonStatusEnum = builder.enumType('ComparisonStatus', {
   description:
     'Custodian vs computed: `match` within the match threshold, `review` within the review threshold, otherwise (or a missing side, or a sign flip) `investigate`.',
   values: COMPARISON_STATUSES,
+});
+
+const FlowTypeEnum = builder.enumType('FlowType', {
+  description:
+    'What a cash flow is. `external`: money the client moves in or out, a Modified Dietz flow. `fee`: a fee paid out of the portfolio (negative; positive is a rebate); net-of-fee returns keep it as a loss, gross-of-fee returns add it back. `income`: received inside the portfolio (dividends, interest); it changes neither return.',
+  values: FLOW_TYPES,
 });
 
 const FlowTimingEnum = builder.enumType('FlowTiming', {
@@ -50,8 +57,15 @@ const DailyReturn = builder.objectRef<DailyReturnWithCumulative>('DailyModifiedD
     endValue: t.expose('endValue', { type: 'Decimal' }),
     netFlow: t.expose('netFlow', { type: 'Decimal' }),
     weightedFlow: t.expose('weightedFlow', { type: 'Decimal' }),
-    returnValue: t.expose('returnValue', { type: 'Decimal', nullable: true }),
+    returnValue: t.expose('returnValue', { type: 'Decimal', nullable: true, description: 'Net of fees: only external flows are flows.' }),
     nullReason: t.exposeString('nullReason', { nullable: true }),
+    fees: t.expose('fees', { type: 'Decimal', description: 'Fees paid in the sub-period (positive = paid), in the reporting currency.' }),
+    grossReturnValue: t.expose('grossReturnValue', {
+      type: 'Decimal',
+      nullable: true,
+      description:
+        'Gross of fees: the fees added back to the end value over the same denominator, so grossReturnValue - returnValue = fees / denominator. Null exactly when returnValue is.',
+    }),
     cumulativeReturn: t.expose('cumulativeReturn', {
       type: 'Decimal',
       nullable: true,
@@ -97,7 +111,7 @@ const DietzDaily = builder.simpleObject('DietzDailyReturns', {
 });
 
 const CashTransaction = builder.objectRef<CashTransactionRow>('CashTransaction').implement({
-  description: 'An external cash flow: positive into the portfolio, negative out of it.',
+  description: 'A cash flow: positive into the portfolio, negative out of it; external, or a fee or income inside the portfolio (flowType).',
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID' }),
     entityName: t.exposeString('entityName'),
@@ -110,6 +124,7 @@ const CashTransaction = builder.objectRef<CashTransactionRow>('CashTransaction')
     currency: t.exposeString('currency', { description: 'ISO 4217: the currency of amount.' }),
     localAmount: t.expose('localAmount', { type: 'Decimal', description: 'The amount in the entity’s own currency, as uploaded.' }),
     timing: t.field({ type: FlowTimingEnum, resolve: (row) => row.timing }),
+    flowType: t.field({ type: FlowTypeEnum, resolve: (row) => row.flowType, description: 'Only external flows are Modified Dietz flows.' }),
     description: t.exposeString('description', { nullable: true }),
   }),
 });

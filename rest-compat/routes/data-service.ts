@@ -63,7 +63,7 @@ export const dataServiceRoutes: RestRoute[] = [
         entityName accountCode currency localCurrency startDate endDate annualized
         timeWeightedReturn { value nullReason method weighting }
         modifiedDietzReturn { value nullReason method weighting }
-        days { date startDate beginValue endValue netFlow weightedFlow returnValue nullReason cumulativeReturn localReturnValue currencyEffect }
+        days { date startDate beginValue endValue netFlow weightedFlow returnValue nullReason cumulativeReturn localReturnValue currencyEffect fees grossReturnValue }
       } }`,
     respond: single('dietzDailyReturns'),
   },
@@ -74,7 +74,7 @@ export const dataServiceRoutes: RestRoute[] = [
     params: { limit: 'first', cursor: 'after' },
     operation: `query CashTransactions($entityName: String!, $first: Int, $after: String, $currency: String) {
       cashTransactions(entityName: $entityName, first: $first, after: $after, currency: $currency) {
-        edges { node { id entityName accountCode date amount currency localAmount timing description } }
+        edges { node { id entityName accountCode date amount currency localAmount timing description flowType } }
         pageInfo { hasNextPage endCursor }
       } }`,
     respond: list('cashTransactions'),

@@ -2,7 +2,7 @@ import { single, type RestRoute } from '../route.ts';
 
 const ENTITY = 'entityName accountCode currency localCurrency';
 const CURRENCY_EFFECT = 'localReturnValue currencyEffect';
-const CALENDAR_ROW = `period startDate endDate returnValue nullReason partial partialReason ${CURRENCY_EFFECT}`;
+const CALENDAR_ROW = `period startDate endDate returnValue nullReason partial partialReason ${CURRENCY_EFFECT} grossReturnValue`;
 
 /**
  * The reported returns (docs/returns-and-csv.md#reported-returns): new routes in the data service's
@@ -18,7 +18,7 @@ export const returnsAnalyticsRoutes: RestRoute[] = [
     operation: `query ReturnPeriods($entityName: String!, $asOf: Date, $currency: String) {
       returnPeriods(entityName: $entityName, asOf: $asOf, currency: $currency) {
         ${ENTITY} asOf inceptionDate
-        periods { period boundaryDate startValuationDate endValuationDate days years extraDays complete returnValue nullReason annualizedReturn annualizedNullReason ${CURRENCY_EFFECT} }
+        periods { period boundaryDate startValuationDate endValuationDate days years extraDays complete returnValue nullReason annualizedReturn annualizedNullReason ${CURRENCY_EFFECT} grossReturnValue grossAnnualizedReturn }
       } }`,
     respond: single('returnPeriods'),
   },

@@ -14,7 +14,7 @@ import { moneyWeightedReturn, type MoneyWeightedResult } from './analytics/irr.t
 import { Dec, formatMoney } from './decimal.ts';
 import type { AnalyticsError, Outcome } from './analytics/outcome.ts';
 import { periodBoundaries, standardPeriods, type PeriodRow } from './analytics/periods.ts';
-import { monthEnds, pointsOnOrBefore } from './growth-index-store.ts';
+import { grossIndex, monthEnds, pointsOnOrBefore } from './growth-index-store.ts';
 import { DIETZ_MAX_RANGE_DAYS, findEntity, type EntityRow } from './returns-service.ts';
 import type { GrowthPoint } from './analytics/growth-index.ts';
 import { convertAmount, convertIndex, currencyEffect, currencyPair, ratesOn } from './currency-service.ts';
@@ -30,8 +30,21 @@ export interface CurrencyFields {
   currencyEffect: string | null;
 }
 
-export type ReportedPeriodRow = PeriodRow & CurrencyFields;
-export type ReportedCalendarRow = CalendarRow & CurrencyFields;
+/**
+ * Gross of fees beside net (./analytics/fees.ts): the same pure functions run on the gross-of-fee
+ * growth index, so the rules (never annualised below a year, null periods) are the net ones.
+ */
+export interface GrossPeriodFields {
+  grossReturnValue: string | null;
+  grossAnnualizedReturn: string | null;
+}
+
+export interface GrossCalendarFields {
+  grossReturnValue: string | null;
+}
+
+export type ReportedPeriodRow = PeriodRow & CurrencyFields & GrossPeriodFields;
+export type ReportedCalendarRow = CalendarRow & CurrencyFields & GrossCalendarFields;
 
 interface EntityHistory {
   entity: EntityRow;
@@ -86,7 +99,15 @@ export class ReturnsAnalyticsService {
     const asOf = scope.asOf ?? history.latestDate;
     const index = await pointsOnOrBefore(this.pool, history.entity, history.inceptionDate, [...periodBoundaries(asOf, history.inceptionDate), asOf]);
     const rows = (points: GrowthPoint[]) => orBadInput(standardPeriods({ asOf, inceptionDate: history.inceptionDate, index: points }), 'asOf');
-    const periods = await this.reported(history, scope.currency, index, rows);
+    const [net, gross] = await Promise.all([
+      this.reported(history, scope.currency, index, rows),
+      this.reported(history, scope.currency, grossIndex(index), rows),
+    ]);
+    const periods = net.map((row, position) => ({
+      ...row,
+      grossReturnValue: gross[position].returnValue,
+      grossAnnualizedReturn: gross[position].annualizedReturn,
+    }));
     return { ...describe(history, scope.currency), asOf, inceptionDate: history.inceptionDate, periods };
   }
 
@@ -99,7 +120,11 @@ export class ReturnsAnalyticsService {
       const table = calendarFromIndex(index);
       return [...table.months, ...table.years];
     };
-    const all = await this.reported(history, scope.currency, points, rows);
+    const [net, gross] = await Promise.all([
+      this.reported(history, scope.currency, points, rows),
+      this.reported(history, scope.currency, grossIndex(points), rows),
+    ]);
+    const all = net.map((row, position) => ({ ...row, grossReturnValue: gross[position].returnValue }));
     const monthCount = all.findIndex((row) => row.period.length === 4);
     const months = monthCount < 0 ? all : all.slice(0, monthCount);
     const years = monthCount < 0 ? [] : all.slice(monthCount);
@@ -113,7 +138,11 @@ export class ReturnsAnalyticsService {
     };
   }
 
-  /** The IRR of the value at the close of startDate, the flows after it and the value at the close of endDate. */
+  /**
+   * The IRR of the value at the close of startDate, the external flows after it and the value at the
+   * close of endDate. Net of fees: fees (and income) are not external flows, they stay inside the
+   * portfolio and the end value already shows them.
+   */
   async irr(scope: Scope & CurrencyScope & { entityName: string; startDate: string; endDate: string }): Promise<MoneyWeightedTable> {
     const span = dayNumber(scope.endDate) - dayNumber(scope.startDate);
     if (span < 0) throw AppError.badInput('endDate', 'must not be before start_date');
@@ -125,7 +154,7 @@ export class ReturnsAnalyticsService {
     ]);
     const { rows: flows } = await this.pool.query<CashFlow & { timing: FlowTiming }>(
       `SELECT date::text AS date, amount::text AS amount, timing::text AS timing FROM "CashTransaction"
-        WHERE "entityId" = $1 AND date > $2::date AND date <= $3::date ORDER BY date`,
+        WHERE "entityId" = $1 AND date > $2::date AND date <= $3::date AND "flowType" = 'external' ORDER BY date`,
       [history.entity.id, begin.date, end.date],
     );
     const solve = (values: { beginValue: string; endValue: string; flows: (CashFlow & { timing: FlowTiming })[] }) =>

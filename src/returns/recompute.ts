@@ -17,9 +17,15 @@
  * - Each row carries the growth index (./analytics/growth-index.ts) of the returns as stored,
  *   continued from the anchor's row; an anchor without one (written before the index existed)
  *   makes the whole series recompute, so the index is never continued from a guess.
+ * - Gross and net of fees (./analytics/fees.ts): only external flows are Modified Dietz flows, so
+ *   returnValue is the net-of-fee return; each row also stores the fees paid in its sub-period,
+ *   the gross-of-fee return (null exactly when returnValue is) and the gross returns' own growth
+ *   index (grossGrowthFactor, the same chainStart), continued from the anchor's gross factor or,
+ *   on a row written before fees existed (gross = net then), from its growthFactor.
  */
-import { dailySeries, type CashFlow, type FlowTiming, type SubPeriodResult, type Valuation } from './dietz.ts';
+import { dailySeries, type SubPeriodResult, type Valuation } from './dietz.ts';
 import { pgArray, type SqlClient } from '../db/sql-client.ts';
+import { feeSeries, type TypedCashFlow } from './analytics/fees.ts';
 import { extendGrowthIndex, type GrowthPoint } from './analytics/growth-index.ts';
 
 export interface RecomputeOptions {
@@ -55,7 +61,7 @@ export async function recomputeDailyReturns(
     );
     previous = rows[0] ?? null;
   }
-  // the growth index's point the next return continues from
+  // the growth indexes' points (net and gross of fees) the next return continues from
   let point = previous ? await anchorPoint(client, entityId, previous.date) : null;
   if (previous && !point) return recomputeDailyReturns(client, entityId, null, options);
   const anchorDate = previous?.date ?? null;
@@ -72,24 +78,28 @@ export async function recomputeDailyReturns(
     );
     if (rows.length === 0) break;
     const valuations: Valuation[] = previous ? [previous, ...rows] : rows;
-    point ??= { date: valuations[0].date, growthFactor: '1', chainStart: valuations[0].date };
+    point ??= inception(valuations[0].date);
     if (valuations.length >= 2) {
       const first = valuations[0].date;
       const last = valuations[valuations.length - 1].date;
-      const flows = await client.query<{ date: string; amount: string; timing: FlowTiming }>(
-        `SELECT date, amount::text AS amount, timing::text AS timing FROM "CashTransaction"
+      const flows = await client.query<Required<Pick<TypedCashFlow, 'date' | 'amount' | 'timing' | 'flowType'>>>(
+        `SELECT date, amount::text AS amount, timing::text AS timing, "flowType"::text AS "flowType" FROM "CashTransaction"
           WHERE "entityId" = $1 AND date > $2::date AND date <= $3::date`,
         [entityId, first, last],
       );
-      const stored = dailySeries(valuations, flows.rows as CashFlow[]).periods.map(storable);
-      const points = extendGrowthIndex(
-        point,
+      const stored = withFees(valuations, flows.rows).map(storable);
+      const net = extendGrowthIndex(
+        point.net,
         stored.map((period) => ({ date: period.endDate, returnValue: period.returnValue })),
       );
-      await insertPeriods(client, entityId, stored, points);
+      const gross = extendGrowthIndex(
+        point.gross,
+        stored.map((period) => ({ date: period.endDate, returnValue: period.grossReturnValue })),
+      );
+      await insertPeriods(client, entityId, stored, net, gross);
       nullReturns += stored.filter((period) => period.returnValue === null).length;
       periods += stored.length;
-      point = points.at(-1) ?? point;
+      point = { net: net.at(-1) ?? point.net, gross: gross.at(-1) ?? point.gross };
     }
     previous = rows[rows.length - 1];
     cursor = previous.date;
@@ -98,40 +108,90 @@ export async function recomputeDailyReturns(
   return { entityId, anchorDate, periods, nullReturns };
 }
 
+/** A point of each growth index: net of fees (growthFactor) and gross of fees (grossGrowthFactor). */
+interface AnchorPoints {
+  net: GrowthPoint;
+  gross: GrowthPoint;
+}
+
+function inception(date: string): AnchorPoints {
+  const point: GrowthPoint = { date, growthFactor: '1', chainStart: date };
+  return { net: point, gross: point };
+}
+
 /**
- * The anchor's point of the growth index: its row's factor, or the inception (factor 1) when it
- * has no row (the first valuation has no return into it); null when its row has no factor yet.
+ * The anchor's points of the growth indexes: its row's factors, or the inception (factor 1) when
+ * it has no row (the first valuation has no return into it); null when its row has no factor yet.
+ * A row written before fees existed has no gross factor: gross = net there, so its net factor is
+ * the gross one (fees were not recorded before, so every earlier row is such a row too).
  */
-async function anchorPoint(client: SqlClient, entityId: string, anchorDate: string): Promise<GrowthPoint | null> {
-  const { rows } = await client.query<{ growthFactor: string | null; chainStart: string | null }>(
-    `SELECT "growthFactor"::text AS "growthFactor", "chainStart"::text AS "chainStart" FROM "DailyReturn" WHERE "entityId" = $1 AND date = $2::date`,
+async function anchorPoint(client: SqlClient, entityId: string, anchorDate: string): Promise<AnchorPoints | null> {
+  const { rows } = await client.query<{ growthFactor: string | null; grossGrowthFactor: string | null; chainStart: string | null }>(
+    `SELECT "growthFactor"::text AS "growthFactor", "grossGrowthFactor"::text AS "grossGrowthFactor", "chainStart"::text AS "chainStart"
+       FROM "DailyReturn" WHERE "entityId" = $1 AND date = $2::date`,
     [entityId, anchorDate],
   );
   const row = rows[0];
-  if (!row) return { date: anchorDate, growthFactor: '1', chainStart: anchorDate };
-  return row.growthFactor !== null && row.chainStart !== null ? { date: anchorDate, growthFactor: row.growthFactor, chainStart: row.chainStart } : null;
+  if (!row) return inception(anchorDate);
+  if (row.growthFactor === null || row.chainStart === null) return null;
+  return {
+    net: { date: anchorDate, growthFactor: row.growthFactor, chainStart: row.chainStart },
+    gross: { date: anchorDate, growthFactor: row.grossGrowthFactor ?? row.growthFactor, chainStart: row.chainStart },
+  };
 }
 
-/** The period as stored: a return too large for its column is null, with the reason. */
-function storable(period: SubPeriodResult): SubPeriodResult {
-  if (period.returnValue === null || Math.abs(Number(period.returnValue)) < RETURN_LIMIT) return period;
-  return { ...period, returnValue: null, nullReason: `return ${period.returnValue} is outside the storable range (|r| < 1e8)` };
+/** A sub-period as stored: the net-of-fee row with its fees and gross-of-fee return. */
+interface StoredPeriod extends SubPeriodResult {
+  /** F, fees paid (positive = paid) */
+  fees: string;
+  /** null exactly when returnValue is */
+  grossReturnValue: string | null;
+}
+
+/**
+ * The window's sub-periods: Modified Dietz over the external flows only (net of fees, the row as
+ * before fees existed), with fees.ts's fees and gross-of-fee return of the same sub-period. Without
+ * a fee or income flow in the window there is nothing to add back: gross = net, fees 0.
+ */
+function withFees(valuations: readonly Valuation[], flows: readonly TypedCashFlow[]): StoredPeriod[] {
+  const external = flows.filter((flow) => flow.flowType === 'external');
+  const net = dailySeries(valuations, external).periods;
+  if (external.length === flows.length) return net.map((period) => ({ ...period, fees: '0.0000', grossReturnValue: period.returnValue }));
+  const gross = feeSeries(valuations, flows).periods;
+  return net.map((period, index) => ({ ...period, fees: gross[index].fees, grossReturnValue: gross[index].grossReturn }));
+}
+
+/** The period as stored: a return too large for its column is null, with the reason; gross and net together, so either is null only with the other. */
+function storable(period: StoredPeriod): StoredPeriod {
+  const outside = [period.returnValue, period.grossReturnValue].find((value) => value !== null && Math.abs(Number(value)) >= RETURN_LIMIT);
+  if (outside === undefined) return period;
+  return { ...period, returnValue: null, grossReturnValue: null, nullReason: `return ${outside} is outside the storable range (|r| < 1e8)` };
 }
 
 const INSERT_BATCH = 1000;
 
-/** Multi-row inserts (unnest of arrays: a fixed number of parameters per statement), each period with its point of the growth index. */
-async function insertPeriods(client: SqlClient, entityId: string, periods: readonly SubPeriodResult[], points: readonly GrowthPoint[]): Promise<void> {
+/** Multi-row inserts (unnest of arrays: a fixed number of parameters per statement), each period with its points of the two growth indexes. */
+async function insertPeriods(
+  client: SqlClient,
+  entityId: string,
+  periods: readonly StoredPeriod[],
+  points: readonly GrowthPoint[],
+  grossPoints: readonly GrowthPoint[],
+): Promise<void> {
   for (let start = 0; start < periods.length; start += INSERT_BATCH) {
     const slice = periods.slice(start, start + INSERT_BATCH);
     const growth = points.slice(start, start + INSERT_BATCH);
+    const grossGrowth = grossPoints.slice(start, start + INSERT_BATCH);
     await client.query(
       `INSERT INTO "DailyReturn"
-         (id, "entityId", date, "startDate", "beginValue", "endValue", "netFlow", "weightedFlow", "returnValue", "nullReason", "growthFactor", "chainStart", "computedAt")
+         (id, "entityId", date, "startDate", "beginValue", "endValue", "netFlow", "weightedFlow", "returnValue", "nullReason", "growthFactor", "chainStart",
+          fees, "grossReturnValue", "grossGrowthFactor", "computedAt")
        SELECT gen_random_uuid(), $1::uuid, t.date, t.start_date, t.begin_value, t.end_value, t.net_flow, t.weighted_flow, t.return_value, t.null_reason,
-              t.growth_factor, t.chain_start, now()
-         FROM unnest($2::date[], $3::date[], $4::numeric[], $5::numeric[], $6::numeric[], $7::numeric[], $8::numeric[], $9::text[], $10::numeric[], $11::date[])
-           AS t(date, start_date, begin_value, end_value, net_flow, weighted_flow, return_value, null_reason, growth_factor, chain_start)`,
+              t.growth_factor, t.chain_start, t.fees, t.gross_return_value, t.gross_growth_factor, now()
+         FROM unnest($2::date[], $3::date[], $4::numeric[], $5::numeric[], $6::numeric[], $7::numeric[], $8::numeric[], $9::text[], $10::numeric[], $11::date[],
+                     $12::numeric[], $13::numeric[], $14::numeric[])
+           AS t(date, start_date, begin_value, end_value, net_flow, weighted_flow, return_value, null_reason, growth_factor, chain_start,
+                fees, gross_return_value, gross_growth_factor)`,
       [
         entityId,
         pgArray(slice.map((p) => p.endDate)),
@@ -144,6 +204,9 @@ async function insertPeriods(client: SqlClient, entityId: string, periods: reado
         pgArray(slice.map((p) => p.nullReason)),
         pgArray(growth.map((point) => point.growthFactor)),
         pgArray(growth.map((point) => point.chainStart)),
+        pgArray(slice.map((p) => p.fees)),
+        pgArray(slice.map((p) => p.grossReturnValue)),
+        pgArray(grossGrowth.map((point) => point.growthFactor)),
       ],
     );
   }

@@ -2,9 +2,10 @@ import type pg from 'pg';
 import { AppError } from '../errors.ts';
 import { UUID, decodeCursor, encodeCursor, keysetPage, stringFields, type Page } from '../pagination.ts';
 import type { CurrencyPair } from './analytics/currency.ts';
-import { convertAmount, currencyPair, dayInCurrency, ratesOn } from './currency-service.ts';
+import { convertAmount, currencyPair, dayInCurrency, ratesOn, type RatesByDate } from './currency-service.ts';
 import { Dec, formatMoney } from './decimal.ts';
 import { classifyDifference, dayNumber, linkReturns, cumulativeLinkedReturns, periodModifiedDietz, type ComparisonStatus, type FlowTiming } from './dietz.ts';
+import type { FlowType } from './analytics/fees.ts';
 
 /** Longest range the daily-returns endpoint serves in one response (about ten years). */
 export const DIETZ_MAX_RANGE_DAYS = 3_660;
@@ -32,6 +33,10 @@ export interface DailyReturnRow {
   weightedFlow: string;
   returnValue: string | null;
   nullReason: string | null;
+  /** fees paid in the sub-period (positive = paid; ./analytics/fees.ts); returnValue is net of them */
+  fees: string;
+  /** the gross-of-fee return: returnValue with the fees added back; null exactly when returnValue is */
+  grossReturnValue: string | null;
 }
 
 /** A daily return with the linked return from the range's first day up to it, and (./currency-service.ts) its local return and currency effect. */
@@ -74,6 +79,8 @@ export interface CashTransactionRow {
   /** in the entity's own currency */
   localAmount: string;
   timing: FlowTiming;
+  /** external (a Modified Dietz flow), fee or income (inside the portfolio: ./analytics/fees.ts) */
+  flowType: FlowType;
   description: string | null;
 }
 
@@ -106,7 +113,9 @@ export class ReturnsService {
     const stored = (
       await this.pool.query<DailyReturnRow>(
         `SELECT date::text AS "date", "startDate"::text AS "startDate", "beginValue"::text AS "beginValue", "endValue"::text AS "endValue",
-                "netFlow"::text AS "netFlow", "weightedFlow"::text AS "weightedFlow", "returnValue"::text AS "returnValue", "nullReason"
+                "netFlow"::text AS "netFlow", "weightedFlow"::text AS "weightedFlow", "returnValue"::text AS "returnValue", "nullReason",
+                -- rows from before fees existed have neither: no fees then, gross = net
+                COALESCE(fees, 0)::numeric(20, 4)::text AS fees, COALESCE("grossReturnValue", "returnValue")::text AS "grossReturnValue"
            FROM "DailyReturn" WHERE "entityId" = $1 AND "startDate" >= $2 AND date <= $3 ORDER BY date`,
         [entity.id, scope.startDate, scope.endDate],
       )
@@ -117,7 +126,7 @@ export class ReturnsService {
       pair,
       stored.flatMap((day) => [day.startDate, day.date]),
     );
-    const days = stored.map((day) => dayInCurrency(day, pair, rates));
+    const days = stored.map((day) => withGross(day, dayInCurrency(day, pair, rates), pair, rates));
     const linked = linkReturns(days.map((day) => day.returnValue));
     const cumulative = cumulativeLinkedReturns(days.map((day) => day.returnValue));
     return {
@@ -148,7 +157,7 @@ export class ReturnsService {
     const pair = currencyPair(entity, scope.currency);
     const after = scope.cursor ? decodeCursor(scope.cursor, stringFields(['date', 'id']), 'endpoint') : null;
     const { rows } = await this.pool.query<Omit<CashTransactionRow, 'entityName' | 'accountCode' | 'currency' | 'localAmount'>>(
-      `SELECT id, date::text AS "date", amount::text AS amount, timing::text AS timing, description
+      `SELECT id, date::text AS "date", amount::text AS amount, timing::text AS timing, "flowType"::text AS "flowType", description
          FROM "CashTransaction"
         WHERE "entityId" = $1 AND ($2::date IS NULL OR (date, id) < ($2::date, $3::uuid))
         ORDER BY date DESC, id DESC LIMIT $4`,
@@ -172,7 +181,11 @@ export class ReturnsService {
     return keysetPage(withEntity, scope.limit, cashTransactionCursor);
   }
 
-  /** One Modified Dietz over the range; in another currency each valuation and flow at its own date's rate first. */
+  /**
+   * One Modified Dietz over the range, net of fees: only external flows are flows (fees and income
+   * stay inside the portfolio, the valuations show them); in another currency each valuation and
+   * flow at its own date's rate first.
+   */
   private async periodReturn(
     entity: EntityRow,
     pair: CurrencyPair,
@@ -186,7 +199,8 @@ export class ReturnsService {
         [entityId, startDate, endDate],
       ),
       this.pool.query<{ date: string; amount: string; timing: FlowTiming }>(
-        `SELECT date::text AS date, amount::text AS amount, timing::text AS timing FROM "CashTransaction" WHERE "entityId" = $1 AND date > $2 AND date <= $3`,
+        `SELECT date::text AS date, amount::text AS amount, timing::text AS timing FROM "CashTransaction"
+          WHERE "entityId" = $1 AND date > $2 AND date <= $3 AND "flowType" = 'external'`,
         [entityId, startDate, endDate],
       ),
     ]);
@@ -205,6 +219,16 @@ export class ReturnsService {
     );
     return { value: result.returnValue, nullReason: result.nullReason };
   }
+}
+
+/**
+ * The day's fees and gross-of-fee return in the reporting currency, converted exactly as
+ * dayInCurrency converts the day's flows (at the end date's rate) and its return.
+ */
+function withGross<Day extends DailyReturnRow>(stored: DailyReturnRow, reported: Day, pair: CurrencyPair, rates: RatesByDate): Day {
+  if (pair.local === pair.reporting) return reported;
+  const gross = dayInCurrency({ ...stored, netFlow: stored.fees, returnValue: stored.grossReturnValue }, pair, rates);
+  return { ...reported, fees: gross.netFlow, grossReturnValue: gross.returnValue };
 }
 
 export interface EntityRow {

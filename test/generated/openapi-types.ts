@@ -151,7 +151,7 @@ export interface paths {
          *       entityName accountCode currency localCurrency startDate endDate annualized
          *       timeWeightedReturn { value nullReason method weighting }
          *       modifiedDietzReturn { value nullReason method weighting }
-         *       days { date startDate beginValue endValue netFlow weightedFlow returnValue nullReason cumulativeReturn localReturnValue currencyEffect }
+         *       days { date startDate beginValue endValue netFlow weightedFlow returnValue nullReason cumulativeReturn localReturnValue currencyEffect fees grossReturnValue }
          *       } }
          *     ```
          */
@@ -180,7 +180,7 @@ export interface paths {
          *     ```graphql
          *     query CashTransactions($entityName: String!, $first: Int, $after: String, $currency: String) {
          *       cashTransactions(entityName: $entityName, first: $first, after: $after, currency: $currency) {
-         *       edges { node { id entityName accountCode date amount currency localAmount timing description } }
+         *       edges { node { id entityName accountCode date amount currency localAmount timing description flowType } }
          *       pageInfo { hasNextPage endCursor }
          *       } }
          *     ```
@@ -372,7 +372,7 @@ export interface paths {
          *     query ReturnPeriods($entityName: String!, $asOf: Date, $currency: String) {
          *       returnPeriods(entityName: $entityName, asOf: $asOf, currency: $currency) {
          *       entityName accountCode currency localCurrency asOf inceptionDate
-         *       periods { period boundaryDate startValuationDate endValuationDate days years extraDays complete returnValue nullReason annualizedReturn annualizedNullReason localReturnValue currencyEffect }
+         *       periods { period boundaryDate startValuationDate endValuationDate days years extraDays complete returnValue nullReason annualizedReturn annualizedNullReason localReturnValue currencyEffect grossReturnValue grossAnnualizedReturn }
          *       } }
          *     ```
          */
@@ -402,7 +402,7 @@ export interface paths {
          *     query CalendarReturns($entityName: String!, $currency: String) {
          *       calendarReturns(entityName: $entityName, currency: $currency) {
          *       entityName accountCode currency localCurrency inceptionDate asOf
-         *       months { period startDate endDate returnValue nullReason partial partialReason localReturnValue currencyEffect } years { period startDate endDate returnValue nullReason partial partialReason localReturnValue currencyEffect } yearToDate { period startDate endDate returnValue nullReason partial partialReason localReturnValue currencyEffect }
+         *       months { period startDate endDate returnValue nullReason partial partialReason localReturnValue currencyEffect grossReturnValue } years { period startDate endDate returnValue nullReason partial partialReason localReturnValue currencyEffect grossReturnValue } yearToDate { period startDate endDate returnValue nullReason partial partialReason localReturnValue currencyEffect grossReturnValue }
          *       } }
          *     ```
          */
@@ -2375,7 +2375,7 @@ export interface operations {
                                 net_flow: string;
                                 /** @description decimal number as a string */
                                 weighted_flow: string;
-                                /** @description decimal number as a string */
+                                /** @description Net of fees: only external flows are flows. */
                                 return_value: string | null;
                                 null_reason: string | null;
                                 /** @description The linked (time-weighted) return from the first day of the range up to this one; the last day's is timeWeightedReturn. Null from the first null daily return on. */
@@ -2384,6 +2384,10 @@ export interface operations {
                                 local_return_value: string | null;
                                 /** @description returnValue - localReturnValue: (1 + r) = (1 + r_local)(1 + r_fx), r_fx from the rates of startDate and date. */
                                 currency_effect: string | null;
+                                /** @description Fees paid in the sub-period (positive = paid), in the reporting currency. */
+                                fees: string;
+                                /** @description Gross of fees: the fees added back to the end value over the same denominator, so grossReturnValue - returnValue = fees / denominator. Null exactly when returnValue is. */
+                                gross_return_value: string | null;
                             }[];
                         };
                     };
@@ -2533,6 +2537,11 @@ export interface operations {
                             /** @enum {string} */
                             timing: "start_of_day" | "end_of_day";
                             description: string | null;
+                            /**
+                             * @description Only external flows are Modified Dietz flows.
+                             * @enum {string}
+                             */
+                            flow_type: "external" | "fee" | "income";
                         }[];
                         pagination: components["schemas"]["Pagination"];
                     };
@@ -3670,6 +3679,10 @@ export interface operations {
                                 local_return_value: string | null;
                                 /** @description returnValue - localReturnValue: what the exchange rates added, (1 + r) = (1 + r_local)(1 + r_fx). */
                                 currency_effect: string | null;
+                                /** @description Gross of fees: the same return linked from the daily gross-of-fee returns (fees added back). returnValue is net of fees; they are equal when no fee was paid. Null when returnValue is. */
+                                gross_return_value: string | null;
+                                /** @description grossReturnValue annualised by the same rule: for periods of a year or more. */
+                                gross_annualized_return: string | null;
                             }[];
                         };
                     };
@@ -3838,6 +3851,8 @@ export interface operations {
                                 local_return_value: string | null;
                                 /** @description returnValue - localReturnValue: what the exchange rates added, (1 + r) = (1 + r_local)(1 + r_fx). */
                                 currency_effect: string | null;
+                                /** @description Gross of fees: the same return linked from the daily gross-of-fee returns (fees added back). returnValue is net of fees; they are equal when no fee was paid. Null when returnValue is. */
+                                gross_return_value: string | null;
                             }[];
                             years: {
                                 /** @description `YYYY-MM` for a month, `YYYY` for a year. */
@@ -3862,6 +3877,8 @@ export interface operations {
                                 local_return_value: string | null;
                                 /** @description returnValue - localReturnValue: what the exchange rates added, (1 + r) = (1 + r_local)(1 + r_fx). */
                                 currency_effect: string | null;
+                                /** @description Gross of fees: the same return linked from the daily gross-of-fee returns (fees added back). returnValue is net of fees; they are equal when no fee was paid. Null when returnValue is. */
+                                gross_return_value: string | null;
                             }[];
                             /** @description The last year’s row. */
                             year_to_date: {
@@ -3887,6 +3904,8 @@ export interface operations {
                                 local_return_value: string | null;
                                 /** @description returnValue - localReturnValue: what the exchange rates added, (1 + r) = (1 + r_local)(1 + r_fx). */
                                 currency_effect: string | null;
+                                /** @description Gross of fees: the same return linked from the daily gross-of-fee returns (fees added back). returnValue is net of fees; they are equal when no fee was paid. Null when returnValue is. */
+                                gross_return_value: string | null;
                             } | null;
                         };
                     };

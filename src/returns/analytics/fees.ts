@@ -23,7 +23,9 @@ import type { Decimal } from 'decimal.js';
 import { type CashFlow, dayNumber, modifiedDietz, type SubPeriodResult, type Valuation } from '../dietz.ts';
 import { Dec, formatMoney, toDecimal } from '../decimal.ts';
 
-export type FlowType = 'external' | 'fee' | 'income';
+/** A cash flow's type, as stored (CashTransaction.flowType) and uploaded (the pnl file's flow_type). */
+export const FLOW_TYPES = ['external', 'fee', 'income'] as const;
+export type FlowType = (typeof FLOW_TYPES)[number];
 
 export interface TypedCashFlow extends CashFlow {
   /** default 'external' */
