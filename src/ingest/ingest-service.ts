@@ -1,10 +1,14 @@
 /**
  * Ingest of an uploaded file: parse, validate every row, load idempotently, recompute returns.
+ * Four file types (FILE_TYPES): `pnl` and `performance` are per account (entity) and date; `fx`
+ * (exchange rates) and `benchmark` (index levels) are series of the organization, per currency
+ * pair or benchmark and date, and recompute nothing.
  *
  * File statuses
  *   uploaded   -> the upload stored the blob, created the row and queued an `ingest` job
  *   processing -> a worker is ingesting it (also while a failed attempt waits for its retry)
- *   processed  -> every row was loaded and the affected daily returns recomputed (rowCount, processedAt)
+ *   processed  -> every row was loaded and the affected daily returns recomputed (rowCount, processedAt;
+ *                 statusDetail "Loaded N rows for M entities" / "currency pairs" / "benchmarks")
  *   failed     -> nothing was loaded; statusDetail says why and FileRowError holds the row errors
  *
  * Warnings (a processed file only): rows that loaded but count in no return. A cash flow dated on
@@ -25,21 +29,28 @@
  *   problem; line 0 when a whole-file problem has no line) and message, ordered by line.
  *   Besides the parser's checks (csv-formats/) a row error is raised when an entity_name is
  *   already used by another account_code of the organization (entities are unique by name and by
- *   code per organization; to swap names between accounts, rename in two uploads).
+ *   code per organization; to swap names between accounts, rename in two uploads), and when a pnl
+ *   file gives an existing entity another `currency` than the stored one (reported on the first
+ *   row that gives it: changing it would silently reinterpret every stored value of the entity).
  *   Infrastructure errors (database, storage) are not the file's fault: ingestFile throws, the
  *   worker retries the job with backoff, and only when the attempts are used up is the file marked
  *   failed (`markFailed`). A missing blob fails the file at once.
  *
  * Idempotency: a file is authoritative for the (account, date) pairs it contains.
- *   - Entity: upserted by (orgId, accountCode); the file's entity_name replaces the stored one.
+ *   - Entity: upserted by (orgId, accountCode); the file's entity_name replaces the stored one. A
+ *     new entity takes the file's currency (pnl `currency`; USD when none is given); an existing
+ *     one keeps its own (a different one is a row error, above).
  *   - pnl, valuations: upserted by (entity, date) (INSERT .. ON CONFLICT DO UPDATE).
  *   - pnl, cash flows: for every (entity, date) present in the file, on any row, the stored
  *     CashTransaction rows of that (entity, date) are deleted and the file's flows inserted. So
  *     re-uploading the same file changes nothing, and a corrected file replaces the flows of the
  *     dates it contains (a flow removed from a date the file still has is removed); dates the file
  *     does not mention are left alone. A stored flow records its effective timing (the default
- *     convention resolved at load: inflows start of day, outflows end of day).
+ *     convention resolved at load: inflows start of day, outflows end of day) and its flowType
+ *     (external unless the file says fee or income).
  *   - performance: custodian returns upserted by (entity, date).
+ *   - fx: FxRate upserted by (orgId, base, quote, date); benchmark: BenchmarkLevel upserted by
+ *     (orgId, benchmark, date); both with sourceFileId and sourceLine of the row that wrote them.
  *   Valuations are never deleted by a file.
  *
  * Atomicity and speed: one pool client, one transaction (BEGIN .. COMMIT) for the whole load,
@@ -70,9 +81,13 @@ import { refreshLatestValuations } from '../returns/latest-valuation.ts';
 import { pgArray } from '../db/sql-client.ts';
 import {
   FileFormatError,
+  parseBenchmarkLevels,
+  parseFx,
   parsePerformance,
   parsePnl,
+  type BenchmarkRow,
   type FileType,
+  type FxRow,
   type ParseItem,
   type PerformanceRow,
   type PnlRow,
@@ -223,7 +238,7 @@ export class IngestService implements FileIngester {
       const result = await run.execute(this.blobs.get(file.blobKey));
       this.log.info(result, `ingest: file ${result.status}`);
       if (result.status === 'processed' && this.analyzeAfterRows !== undefined && result.rowCount >= this.analyzeAfterRows) {
-        await this.refreshStatistics(client, fileId);
+        await this.refreshStatistics(client, fileId, file.fileType);
       }
       return result;
     } catch (error) {
@@ -239,9 +254,9 @@ export class IngestService implements FileIngester {
    * The load has committed by now, so a failure here must not fail the job (a retry would find the
    * file processed and skip it anyway): it is logged and autovacuum catches up later.
    */
-  private async refreshStatistics(client: pg.PoolClient, fileId: string): Promise<void> {
+  private async refreshStatistics(client: pg.PoolClient, fileId: string, fileType: FileType): Promise<void> {
     try {
-      await client.query('ANALYZE "Entity", "Valuation", "CashTransaction", "CustodianReturn", "DailyReturn", "Reconciliation"');
+      await client.query(`ANALYZE ${ANALYZED_TABLES[fileType]}`);
     } catch (error) {
       this.log.warn({ fileId, err: error instanceof Error ? error.message : String(error) }, 'ingest: ANALYZE after the load failed');
     }
@@ -264,17 +279,51 @@ export class IngestService implements FileIngester {
   }
 }
 
+/** The tables a file type writes (or whose statistics its recompute changes), for ANALYZE after a large load. */
+const ANALYZED_TABLES: Record<FileType, string> = {
+  pnl: '"Entity", "Valuation", "CashTransaction", "CustodianReturn", "DailyReturn", "Reconciliation"',
+  performance: '"Entity", "Valuation", "CashTransaction", "CustodianReturn", "DailyReturn", "Reconciliation"',
+  fx: '"FxRate"',
+  benchmark: '"BenchmarkLevel"',
+};
+
 interface AccountState {
   entityName: string;
   /** first line of the account in the file (entity errors are reported there) */
   line: number;
+  /** the currency the file gives the account (pnl `currency`), null while no row has given one */
+  currency: string | null;
+  /** first line that gave `currency` (a currency error is reported there) */
+  currencyLine: number;
   /** set once upserted in the current transaction */
   entityId?: string;
   /** checked against the organization's other entities */
   checked: boolean;
+  /**
+   * The entity's currency as stored before this file, read when the account is checked:
+   * null when the organization had no entity of this account (the file creates it); undefined
+   * while not read yet.
+   */
+  storedCurrency?: string | null;
 }
 
-type AnyRow = PnlRow | PerformanceRow;
+type AccountRow = PnlRow | PerformanceRow;
+type AnyRow = AccountRow | FxRow | BenchmarkRow;
+
+function isAccountRow(row: AnyRow): row is AccountRow {
+  return 'accountCode' in row;
+}
+
+/** The error of an account whose stored entity is in another currency than the file gives. */
+function currencyConflict(code: string, account: AccountState): RowError | null {
+  const stored = account.storedCurrency;
+  if (account.currency === null || stored === undefined || stored === null || stored === account.currency) return null;
+  return {
+    line: account.currencyLine,
+    column: 'currency',
+    message: `entity ${JSON.stringify(account.entityName)} (account ${code}) is in ${stored}: a file cannot change its currency (this file gives ${account.currency})`,
+  };
+}
 
 /** A validated YYYY-MM-DD as the number yyyymmdd (a small set key). */
 function dayKey(date: string): number {
@@ -294,6 +343,8 @@ class IngestRun {
   private lastInvalidLine = -1;
   private formatError: FileFormatError | null = null;
   private readonly accounts = new Map<string, AccountState>();
+  /** currency pairs (fx) or benchmarks (benchmark) of the file's valid rows, for the status detail */
+  private readonly series = new Set<string>();
   /** entityId -> earliest date the file touched */
   private readonly touched = new Map<string, string>();
   /** entityId -> earliest custodian return date the file wrote */
@@ -330,7 +381,7 @@ class IngestRun {
 
   /** Streams the file through its parser, validating every row and loading batches while there is no error. */
   private async parseAndLoad(source: NodeJS.ReadableStream): Promise<void> {
-    const items: AsyncIterable<ParseItem<AnyRow>> = this.file.fileType === 'pnl' ? parsePnl(source) : parsePerformance(source);
+    const items = parserOf(this.file.fileType)(source);
     try {
       for await (const item of items) {
         if ('error' in item) {
@@ -343,9 +394,10 @@ class IngestRun {
         }
         const row = item.row;
         this.validRows++;
-        if (!this.accounts.has(row.accountCode)) {
-          this.accounts.set(row.accountCode, { entityName: row.entityName, line: row.line, checked: false });
-        }
+        if (isAccountRow(row)) {
+          const conflict = this.noteAccount(row);
+          if (conflict) await this.addError(conflict);
+        } else this.series.add('benchmark' in row ? row.benchmark : `${row.base}/${row.quote}`);
         if (!this.loading) continue;
         this.batch.push(row);
         if (this.batch.length >= this.options.batchSize) await this.flush();
@@ -355,6 +407,24 @@ class IngestRun {
       this.formatError = error;
       await this.addError({ line: error.line ?? 0, column: null, message: error.message });
     }
+  }
+
+  /**
+   * Records a valid row's account, and the currency its rows give; the currency error when the
+   * account was checked already and its stored entity is in another currency.
+   */
+  private noteAccount(row: AccountRow): RowError | null {
+    const currency = 'currency' in row ? row.currency : null;
+    const account = this.accounts.get(row.accountCode);
+    if (!account) {
+      this.accounts.set(row.accountCode, { entityName: row.entityName, line: row.line, currency, currencyLine: row.line, checked: false });
+      return null;
+    }
+    // the parser makes every row of an account that gives a currency give the same one: the first is enough
+    if (currency === null || account.currency !== null) return null;
+    account.currency = currency;
+    account.currencyLine = row.line;
+    return currencyConflict(row.accountCode, account);
   }
 
   private async begin(): Promise<void> {
@@ -381,23 +451,38 @@ class IngestRun {
   private async flush(): Promise<void> {
     const rows = this.batch;
     this.batch = [];
-    if (!(await this.resolveEntities(rows))) return;
-    if (this.file.fileType === 'pnl') await this.writePnl(rows as PnlRow[]);
-    else await this.writePerformance(rows as PerformanceRow[]);
+    switch (this.file.fileType) {
+      case 'pnl':
+        if (!(await this.resolveEntities(rows as PnlRow[]))) return;
+        await this.writePnl(rows as PnlRow[]);
+        break;
+      case 'performance':
+        if (!(await this.resolveEntities(rows as PerformanceRow[]))) return;
+        await this.writePerformance(rows as PerformanceRow[]);
+        break;
+      case 'fx':
+        await this.writeFx(rows as FxRow[]);
+        break;
+      case 'benchmark':
+        await this.writeBenchmarkLevels(rows as BenchmarkRow[]);
+        break;
+    }
     this.batchNumber++;
     await this.options.onBatch?.({ fileId: this.file.id, batch: this.batchNumber, rows: rows.length });
   }
 
-  private entityIdOf(row: AnyRow): string {
+  private entityIdOf(row: AccountRow): string {
     return this.accounts.get(row.accountCode)!.entityId!;
   }
 
   /**
    * Upserts the batch's new accounts as entities (one statement), after checking that no other
-   * account of the organization already has their entity_name. False when that check failed
-   * (the errors are recorded and loading has stopped).
+   * account of the organization already has their entity_name and that an existing entity is not
+   * given another currency. False when a check failed (the errors are recorded and loading has
+   * stopped). A new entity gets the file's currency, USD when the file gives none (yet: a later
+   * row that gives one sets it at commit, `setCreatedCurrencies`); an existing one keeps its own.
    */
-  private async resolveEntities(rows: readonly AnyRow[]): Promise<boolean> {
+  private async resolveEntities(rows: readonly AccountRow[]): Promise<boolean> {
     const pending = new Map<string, AccountState>();
     for (const row of rows) {
       const account = this.accounts.get(row.accountCode)!;
@@ -406,20 +491,27 @@ class IngestRun {
     if (pending.size === 0) return true;
     const codes = [...pending.keys()];
     const names = codes.map((code) => pending.get(code)!.entityName);
-    if (!(await this.checkEntityNames(codes, names))) return false;
+    if (!(await this.checkEntities(codes))) return false;
+    const currencies = codes.map((code) => pending.get(code)!.currency);
     const { rows: upserted } = await this.client.query<{ id: string; accountCode: string }>(
       `INSERT INTO "Entity" (id, "orgId", "accountCode", "entityName", currency, "createdAt")
-       SELECT gen_random_uuid(), $1::uuid, t.code, t.name, 'USD', now() FROM unnest($2::text[], $3::text[]) AS t(code, name)
+       SELECT gen_random_uuid(), $1::uuid, t.code, t.name, coalesce(t.currency, 'USD'), now()
+         FROM unnest($2::text[], $3::text[], $4::text[]) AS t(code, name, currency)
        ON CONFLICT ("orgId", "accountCode") DO UPDATE SET "entityName" = EXCLUDED."entityName"
        RETURNING id, "accountCode"`,
-      [this.file.orgId, pgArray(codes), pgArray(names)],
+      [this.file.orgId, pgArray(codes), pgArray(names), pgArray(currencies)],
     );
     for (const { id, accountCode } of upserted) this.accounts.get(accountCode)!.entityId = id;
     return true;
   }
 
-  /** Row errors for entity names held by another account of the organization. */
-  private async checkEntityNames(codes: string[], names: string[]): Promise<boolean> {
+  /**
+   * Checks accounts against the organization's stored entities: row errors for entity names held
+   * by another account, and for an existing entity the file gives another currency (its stored
+   * currency is remembered: a currency a later row gives is checked against it at once).
+   */
+  private async checkEntities(codes: string[]): Promise<boolean> {
+    const names = codes.map((code) => this.accounts.get(code)!.entityName);
     const { rows: conflicts } = await this.client.query<{ code: string; otherCode: string; name: string }>(
       `SELECT t.code, e."accountCode" AS "otherCode", e."entityName" AS name
          FROM "Entity" e JOIN unnest($2::text[], $3::text[]) AS t(code, name)
@@ -427,17 +519,50 @@ class IngestRun {
         WHERE e."orgId" = $1::uuid`,
       [this.file.orgId, pgArray(codes), pgArray(names)],
     );
-    for (const code of codes) this.accounts.get(code)!.checked = true;
-    if (conflicts.length === 0) return true;
-    const found = conflicts.map((c) => ({ ...c, line: this.accounts.get(c.code)!.line })).sort((a, b) => a.line - b.line);
-    for (const c of found) {
-      await this.addError({
-        line: c.line,
+    const { rows: stored } = await this.client.query<{ code: string; currency: string }>(
+      `SELECT "accountCode" AS code, currency FROM "Entity" WHERE "orgId" = $1::uuid AND "accountCode" = ANY($2::text[])`,
+      [this.file.orgId, pgArray(codes)],
+    );
+    const storedCurrency = new Map(stored.map((row) => [row.code, row.currency]));
+    const errors: RowError[] = [];
+    for (const code of codes) {
+      const account = this.accounts.get(code)!;
+      account.checked = true;
+      account.storedCurrency = storedCurrency.get(code) ?? null;
+      const conflict = currencyConflict(code, account);
+      if (conflict) errors.push(conflict);
+    }
+    for (const c of conflicts) {
+      errors.push({
+        line: this.accounts.get(c.code)!.line,
         column: 'entity_name',
         message: `entity_name ${JSON.stringify(c.name)} is already used by account ${c.otherCode} in this organization`,
       });
     }
+    if (errors.length === 0) return true;
+    errors.sort((a, b) => a.line - b.line);
+    for (const error of errors) await this.addError(error);
     return false;
+  }
+
+  /**
+   * Entities this load created before any row of theirs gave a currency (so with USD) take the
+   * currency a later row gave. One statement; only entities that did not exist before the file.
+   */
+  private async setCreatedCurrencies(): Promise<void> {
+    const ids: string[] = [];
+    const currencies: string[] = [];
+    for (const account of this.accounts.values()) {
+      if (account.storedCurrency === null && account.currency !== null && account.entityId !== undefined) {
+        ids.push(account.entityId);
+        currencies.push(account.currency);
+      }
+    }
+    if (ids.length === 0) return;
+    await this.client.query(`UPDATE "Entity" e SET currency = t.c FROM unnest($1::uuid[], $2::text[]) AS t(id, c) WHERE e.id = t.id AND e.currency <> t.c`, [
+      pgArray(ids),
+      pgArray(currencies),
+    ]);
   }
 
   private touch(entityId: string, date: string): void {
@@ -453,6 +578,7 @@ class IngestRun {
       date: [] as string[],
       amount: [] as string[],
       timing: [] as string[],
+      type: [] as string[],
       description: [] as (string | null)[],
       line: [] as number[],
     };
@@ -477,6 +603,7 @@ class IngestRun {
         flow.date.push(row.date);
         flow.amount.push(row.cashFlow);
         flow.timing.push(row.flowTiming ?? defaultTiming(row.cashFlow));
+        flow.type.push(row.flowType ?? 'external');
         flow.description.push(row.description);
         flow.line.push(row.line);
       }
@@ -499,10 +626,19 @@ class IngestRun {
     }
     if (flow.entity.length > 0) {
       await this.client.query(
-        `INSERT INTO "CashTransaction" (id, "entityId", date, amount, timing, description, "sourceFileId", "sourceLine")
-         SELECT gen_random_uuid(), t.e, t.d, t.a, t.tm, t.ds, $1::uuid, t.l
-           FROM unnest($2::uuid[], $3::date[], $4::numeric[], $5::"FlowTiming"[], $6::text[], $7::int[]) AS t(e, d, a, tm, ds, l)`,
-        [fileId, pgArray(flow.entity), pgArray(flow.date), pgArray(flow.amount), pgArray(flow.timing), pgArray(flow.description), pgArray(flow.line)],
+        `INSERT INTO "CashTransaction" (id, "entityId", date, amount, timing, "flowType", description, "sourceFileId", "sourceLine")
+         SELECT gen_random_uuid(), t.e, t.d, t.a, t.tm, t.ft, t.ds, $1::uuid, t.l
+           FROM unnest($2::uuid[], $3::date[], $4::numeric[], $5::"FlowTiming"[], $6::"FlowType"[], $7::text[], $8::int[]) AS t(e, d, a, tm, ft, ds, l)`,
+        [
+          fileId,
+          pgArray(flow.entity),
+          pgArray(flow.date),
+          pgArray(flow.amount),
+          pgArray(flow.timing),
+          pgArray(flow.type),
+          pgArray(flow.description),
+          pgArray(flow.line),
+        ],
       );
     }
   }
@@ -527,8 +663,60 @@ class IngestRun {
     );
   }
 
+  /** Exchange rates, upserted by (organization, base, quote, date); the parser allows one row per key in a file. */
+  private async writeFx(rows: readonly FxRow[]): Promise<void> {
+    await this.client.query(
+      `INSERT INTO "FxRate" ("orgId", base, quote, date, rate, "sourceFileId", "sourceLine")
+       SELECT $1::uuid, t.b, t.q, t.d, t.r, $2::uuid, t.l FROM unnest($3::text[], $4::text[], $5::date[], $6::numeric[], $7::int[]) AS t(b, q, d, r, l)
+       ON CONFLICT ("orgId", base, quote, date)
+       DO UPDATE SET rate = EXCLUDED.rate, "sourceFileId" = EXCLUDED."sourceFileId", "sourceLine" = EXCLUDED."sourceLine"`,
+      [
+        this.file.orgId,
+        this.file.id,
+        pgArray(rows.map((r) => r.base)),
+        pgArray(rows.map((r) => r.quote)),
+        pgArray(rows.map((r) => r.date)),
+        pgArray(rows.map((r) => r.rate)),
+        pgArray(rows.map((r) => r.line)),
+      ],
+    );
+  }
+
+  /** Benchmark levels, upserted by (organization, benchmark, date); the parser allows one row per key in a file. */
+  private async writeBenchmarkLevels(rows: readonly BenchmarkRow[]): Promise<void> {
+    await this.client.query(
+      `INSERT INTO "BenchmarkLevel" ("orgId", benchmark, date, level, "sourceFileId", "sourceLine")
+       SELECT $1::uuid, t.b, t.d, t.v, $2::uuid, t.l FROM unnest($3::text[], $4::date[], $5::numeric[], $6::int[]) AS t(b, d, v, l)
+       ON CONFLICT ("orgId", benchmark, date)
+       DO UPDATE SET level = EXCLUDED.level, "sourceFileId" = EXCLUDED."sourceFileId", "sourceLine" = EXCLUDED."sourceLine"`,
+      [
+        this.file.orgId,
+        this.file.id,
+        pgArray(rows.map((r) => r.benchmark)),
+        pgArray(rows.map((r) => r.date)),
+        pgArray(rows.map((r) => r.level)),
+        pgArray(rows.map((r) => r.line)),
+      ],
+    );
+  }
+
+  /** "Loaded 33 rows for 2 entities", "Loaded 4 rows for 2 currency pairs", "Loaded 20 rows for 1 benchmark". */
+  private loadedDetail(): string {
+    const rows = `Loaded ${this.validRows} row${this.validRows === 1 ? '' : 's'}`;
+    const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+    switch (this.file.fileType) {
+      case 'fx':
+        return `${rows} for ${count(this.series.size, 'currency pair', 'currency pairs')}`;
+      case 'benchmark':
+        return `${rows} for ${count(this.series.size, 'benchmark', 'benchmarks')}`;
+      default:
+        return `${rows} for ${count(this.accounts.size, 'entity', 'entities')}`;
+    }
+  }
+
   private async commitProcessed(loadMs: number): Promise<IngestResult> {
     // An empty file (header only) still gets its entities checked: there are none.
+    await this.setCreatedCurrencies();
     let dailyReturns = 0;
     const recomputeStarted = Date.now();
     // entityId -> earliest date whose comparison may have changed (null: all of them)
@@ -554,7 +742,7 @@ class IngestRun {
     const warningCount = this.file.fileType === 'pnl' ? await this.recordUncountedFlows() : 0;
     const entities = this.accounts.size;
     const detail =
-      `Loaded ${this.validRows} row${this.validRows === 1 ? '' : 's'} for ${entities} entit${entities === 1 ? 'y' : 'ies'}` +
+      this.loadedDetail() +
       (this.file.fileType === 'pnl' ? `; ${dailyReturns} daily return${dailyReturns === 1 ? '' : 's'} recomputed` : '') +
       (warningCount > 0
         ? `; ${warningCount} warning${warningCount === 1 ? '' : 's'}: ${warningCount === 1 ? 'a cash flow that counts' : 'cash flows that count'} in no return`
@@ -620,13 +808,8 @@ class IngestRun {
 
   private async recordFailure(loadMs: number): Promise<IngestResult> {
     // Accounts never checked (seen after loading stopped) are checked now, so the error list is complete.
-    const unchecked = [...this.accounts].filter(([, account]) => !account.checked);
-    if (unchecked.length > 0 && this.formatError === null) {
-      await this.checkEntityNames(
-        unchecked.map(([code]) => code),
-        unchecked.map(([, a]) => a.entityName),
-      );
-    }
+    const unchecked = [...this.accounts].filter(([, account]) => !account.checked).map(([code]) => code);
+    if (unchecked.length > 0 && this.formatError === null) await this.checkEntities(unchecked);
     const stored = [...this.errors].sort((a, b) => a.line - b.line);
     const rowCount = this.validRows + this.invalidRows;
     const first = stored[0];
@@ -669,4 +852,18 @@ function earlierOf(a: string | null, b: string | null | undefined): string | nul
   if (b === undefined) return a;
   if (a === null || b === null) return null;
   return a < b ? a : b;
+}
+
+/** The parser of a file type. */
+function parserOf(fileType: FileType): (source: NodeJS.ReadableStream) => AsyncIterable<ParseItem<AnyRow>> {
+  switch (fileType) {
+    case 'pnl':
+      return parsePnl;
+    case 'performance':
+      return parsePerformance;
+    case 'fx':
+      return parseFx;
+    case 'benchmark':
+      return parseBenchmarkLevels;
+  }
 }

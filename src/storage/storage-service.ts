@@ -9,9 +9,9 @@
  *  1. membership of `orgId`                     -> 403 FORBIDDEN `Insufficient permissions`
  *  2. the first bytes (up to 64 KiB) look like CSV text (`sniffCsv`; the client's content type
  *     is never trusted)                         -> 415 UNSUPPORTED_MEDIA_TYPE `Unsupported file content: <reason>`
- *  3. file type: detected from the header when not given; undetectable
- *                                               -> 415 naming the expected header columns;
- *     given but the header is the other type    -> 400 BAD_USER_INPUT on field `fileType`
+ *  3. file type (pnl, performance, fx, benchmark: FILE_TYPES): detected from the header when not
+ *     given (header.ts detectFileType); undetectable -> 415 naming the expected header columns;
+ *     given but the header is another type      -> 400 BAD_USER_INPUT on field `fileType`
  *  4. the whole stream into the blob store, at most `config.storage.maxUploadBytes`
  *                                               -> 413 PAYLOAD_TOO_LARGE (partial blob deleted)
  *  5. one Prisma transaction: the UploadedFile row (status `uploaded`) and its `ingest` job.
@@ -31,7 +31,7 @@ import { AppError } from '../errors.ts';
 import type { FileRowError, FileStatus, Prisma, PrismaClient, UploadedFile } from '../generated/prisma/client.ts';
 import type { PrismaSelection } from '../db/prisma-selection.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
-import { PERFORMANCE_COLUMNS, PNL_COLUMNS, SNIFF_BYTES, detectFileType, sniffCsv, type FileType } from '../ingest/csv-formats/index.ts';
+import { COLUMN_SETS, FILE_TYPES, SNIFF_BYTES, detectFileType, sniffCsv, withArticle, type FileType } from '../ingest/csv-formats/index.ts';
 import { INGEST_QUEUE, type IngestJobPayload } from '../ingest/ingest-job.ts';
 import type { BlobStore } from './blob-store.ts';
 
@@ -67,7 +67,17 @@ function columnList(columns: { readonly required: readonly string[]; readonly op
   return [...columns.required, ...columns.optional.map((c) => `${c} (optional)`)].join(', ');
 }
 
-export const EXPECTED_HEADERS = `a pnl header (${columnList(PNL_COLUMNS)}) or a performance header (${columnList(PERFORMANCE_COLUMNS)})`;
+/** "a, b, c or d" */
+function orList(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
+
+export const EXPECTED_HEADERS = orList(FILE_TYPES.map((type) => `${withArticle(type)} header (${columnList(COLUMN_SETS[type])})`));
+
+/** What a header that names no file type is not: "neither a pnl nor a performance header, nor an fx or a benchmark header". */
+const NO_KNOWN_HEADER = `neither ${withArticle(FILE_TYPES[0])} nor ${withArticle(FILE_TYPES[1])} header${
+  FILE_TYPES.length > 2 ? `, nor ${orList(FILE_TYPES.slice(2).map(withArticle))} header` : ''
+}`;
 
 /**
  * A client-supplied file name made safe to display and store: the last path component only
@@ -198,15 +208,12 @@ export class StorageService {
     const detected = detectFileType(first.toString('utf8'));
     if (requested === null) {
       if (detected === null) {
-        throw new AppError(
-          'UNSUPPORTED_MEDIA_TYPE',
-          `Unsupported file content: the header row is neither a pnl nor a performance header; expected ${EXPECTED_HEADERS}`,
-        );
+        throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Unsupported file content: the header row is ${NO_KNOWN_HEADER}; expected ${EXPECTED_HEADERS}`);
       }
       return detected;
     }
     if (detected !== null && detected !== requested) {
-      throw AppError.badInput('fileType', `is ${requested} but the file's header is a ${detected} header`);
+      throw AppError.badInput('fileType', `is ${requested} but the file's header is ${withArticle(detected)} header`);
     }
     // An incomplete header of the requested type is accepted here; ingest reports exactly what is wrong.
     return requested;

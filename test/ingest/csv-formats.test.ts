@@ -64,7 +64,18 @@ describe('parsePnl: valid files', () => {
     );
     expect(errors).toEqual([]);
     expect(rows).toEqual([
-      { line: 2, accountCode: 'A1', entityName: 'Alpha Fund', date: '2025-03-03', marketValue: '1000000', cashFlow: null, flowTiming: null, description: null },
+      {
+        line: 2,
+        accountCode: 'A1',
+        entityName: 'Alpha Fund',
+        date: '2025-03-03',
+        marketValue: '1000000',
+        cashFlow: null,
+        flowTiming: null,
+        flowType: null,
+        currency: null,
+        description: null,
+      },
       {
         line: 3,
         accountCode: 'A1',
@@ -73,6 +84,8 @@ describe('parsePnl: valid files', () => {
         marketValue: '1010000.5',
         cashFlow: '25000',
         flowTiming: 'start_of_day',
+        flowType: 'external',
+        currency: null,
         description: 'Subscription',
       },
       {
@@ -83,6 +96,8 @@ describe('parsePnl: valid files', () => {
         marketValue: null,
         cashFlow: '-5000',
         flowTiming: 'end_of_day',
+        flowType: 'external',
+        currency: null,
         description: 'Redemption, partner "B"',
       },
       {
@@ -93,6 +108,8 @@ describe('parsePnl: valid files', () => {
         marketValue: '1020000.1234',
         cashFlow: '-100',
         flowTiming: null,
+        flowType: 'external',
+        currency: null,
         description: null,
       },
       {
@@ -103,6 +120,8 @@ describe('parsePnl: valid files', () => {
         marketValue: '-2500.75',
         cashFlow: null,
         flowTiming: null,
+        flowType: null,
+        currency: null,
         description: 'Short book',
       },
     ]);
@@ -112,7 +131,18 @@ describe('parsePnl: valid files', () => {
     const { rows, errors } = await pnl(' Date ,MARKET_VALUE,Account_Code,cash_flow, Entity_Name\n2025-01-02,1.5,A1,,X\n');
     expect(errors).toEqual([]);
     expect(rows).toEqual([
-      { line: 2, accountCode: 'A1', entityName: 'X', date: '2025-01-02', marketValue: '1.5', cashFlow: null, flowTiming: null, description: null },
+      {
+        line: 2,
+        accountCode: 'A1',
+        entityName: 'X',
+        date: '2025-01-02',
+        marketValue: '1.5',
+        cashFlow: null,
+        flowTiming: null,
+        flowType: null,
+        currency: null,
+        description: null,
+      },
     ]);
   });
 
@@ -441,14 +471,14 @@ describe('header errors throw FileFormatError', () => {
     const err = await formatError(pnl('account_code,entity_name,date,market_value\nA1,Alpha,2025-03-03,1\n'));
     expect(err.message).toMatch(/missing required column: cash_flow/);
     expect(err.message).toMatch(
-      /Expected columns: account_code, entity_name, date, market_value, cash_flow, flow_timing \(optional\), description \(optional\)/,
+      /Expected columns: account_code, entity_name, date, market_value, cash_flow, flow_timing \(optional\), flow_type \(optional\), currency \(optional\), description \(optional\)/,
     );
     expect(err.line).toBe(1);
   });
 
   it('names unknown columns', async () => {
-    const err = await formatError(pnl(`${PNL_HEAD},currency,Notes\n`));
-    expect(err.message).toMatch(/unknown columns: currency, notes/);
+    const err = await formatError(pnl(`${PNL_HEAD},region,Notes\n`));
+    expect(err.message).toMatch(/unknown columns: region, notes/);
   });
 
   it('names duplicate columns (case-insensitively)', async () => {

@@ -3,7 +3,7 @@ import type { FileType } from './types.ts';
 
 export const PNL_COLUMNS = {
   required: ['account_code', 'entity_name', 'date', 'market_value', 'cash_flow'],
-  optional: ['flow_timing', 'description'],
+  optional: ['flow_timing', 'flow_type', 'currency', 'description'],
 } as const;
 
 export const PERFORMANCE_COLUMNS = {
@@ -37,6 +37,13 @@ export const LIMITS = {
   accountCodeLength: 64,
   entityNameLength: 200,
   descriptionLength: 1000,
+  /** fx rate: DECIMAL(24,12) */
+  fxRateIntegerDigits: 12,
+  fxRateFractionDigits: 12,
+  /** benchmark level: DECIMAL(24,8) */
+  benchmarkLevelIntegerDigits: 16,
+  benchmarkLevelFractionDigits: 8,
+  benchmarkNameLength: 100,
   /** longest accepted raw number text (guards the digit counting against huge strings) */
   numberTextLength: 64,
   /** one CSV record may not exceed this many characters (an unbalanced quote would otherwise buffer the file) */

@@ -4,7 +4,12 @@
  * file (FileFormatError). Also the file type a header names (detectFileType).
  */
 import { COLUMN_SETS, type ColumnSet } from './columns.ts';
-import { FileFormatError, type FileType } from './types.ts';
+import { FILE_TYPES, FileFormatError, type FileType } from './types.ts';
+
+/** The file type with its indefinite article, as a message says it: `a pnl`, `an fx`. */
+export function withArticle(type: FileType): string {
+  return `${/^(?:[aeiou]|fx)/.test(type) ? 'an' : 'a'} ${type}`;
+}
 
 function normaliseHeaderName(name: string): string {
   return name
@@ -25,7 +30,7 @@ export function validateHeader(fields: string[], type: FileType, line: number): 
     const expected = [...set.required, ...set.optional.map((c) => `${c} (optional)`)].join(', ');
     let message = `invalid ${type} file header (line ${line}): ${problems.join('; ')}. Expected columns: ${expected}`;
     const other = detectFromNames(names);
-    if (other !== null && other !== type) message += `. The header looks like a ${other} file`;
+    if (other !== null && other !== type) message += `. The header looks like ${withArticle(other)} file`;
     throw new FileFormatError(message, line);
   }
   return names;
@@ -53,13 +58,21 @@ function headerProblems(names: readonly string[], set: ColumnSet): string[] {
   return problems;
 }
 
+/**
+ * The columns that tell the file types apart: a header names a type when it has at least one of
+ * that type's columns and none of another's. (date, account_code, entity_name, currency and
+ * description are not here: they say nothing or are shared.)
+ */
+const DISTINGUISHING_COLUMNS: Record<FileType, readonly string[]> = {
+  pnl: ['market_value', 'cash_flow', 'flow_timing', 'flow_type'],
+  performance: ['return', 'return_unit'],
+  fx: ['base', 'quote', 'rate'],
+  benchmark: ['benchmark', 'level'],
+};
+
 function detectFromNames(names: readonly string[]): FileType | null {
-  const has = (c: string) => names.includes(c);
-  const pnl = has('market_value') || has('cash_flow') || has('flow_timing');
-  const perf = has('return') || has('return_unit');
-  if (pnl && !perf) return 'pnl';
-  if (perf && !pnl) return 'performance';
-  return null;
+  const matching = FILE_TYPES.filter((type) => DISTINGUISHING_COLUMNS[type].some((column) => names.includes(column)));
+  return matching.length === 1 ? matching[0] : null;
 }
 
 /** Split one header line into fields: commas, RFC 4180 quotes; enough for a header. */
@@ -88,10 +101,11 @@ function splitHeaderLine(line: string): string[] {
 
 /**
  * The file type named by a header line (or any text starting with it: only the
- * first line is read). `pnl` when it has market_value, cash_flow or flow_timing and
- * no return column; `performance` when it has return or return_unit and no pnl
- * column; otherwise null. It does not check that the header is complete: parsing
- * then reports exactly what is missing or unknown.
+ * first line is read): the one type of which it has a distinguishing column
+ * (DISTINGUISHING_COLUMNS: pnl market_value, cash_flow, flow_timing, flow_type;
+ * performance return, return_unit; fx base, quote, rate; benchmark benchmark,
+ * level); null when it has none, or columns of two types. It does not check that
+ * the header is complete: parsing then reports exactly what is missing or unknown.
  */
 export function detectFileType(headerLine: string): FileType | null {
   const text = headerLine.replace(/^\uFEFF/, '').replace(/^(?:[ \t]*(?:\r\n|\r|\n))+/, '');

@@ -4,7 +4,9 @@
  * follow the database columns so that nothing is silently rounded or overflows on insert:
  *   money (market_value, cash_flow): <= 16 integer digits, <= 4 fraction digits (NUMERIC(20,4));
  *   returns, after conversion to a fraction: <= 8 integer digits, <= 12 fraction digits
- *   (NUMERIC(20,12)); so a `percent` value may have up to 10 fraction digits and a `bps` value up to 8.
+ *   (NUMERIC(20,12)); so a `percent` value may have up to 10 fraction digits and a `bps` value up to 8;
+ *   fx rates: > 0, <= 12 integer digits, <= 12 fraction digits (NUMERIC(24,12));
+ *   benchmark levels: > 0, <= 16 integer digits, <= 8 fraction digits (NUMERIC(24,8)).
  * Trailing zeros beyond the limit are accepted (no information is lost); any other extra digit is
  * an error, never rounded.
  *
@@ -74,20 +76,43 @@ export function parsePlainDecimal(text: string): NumberResult {
   return { ok: false, message: `${shown} is not a valid number: ${why}` };
 }
 
-export function parseMoney(text: string): NumberResult {
+/** Digit limits of a DECIMAL column: integer digits (precision - scale) and fraction digits (scale). */
+export interface DigitLimits {
+  integerDigits: number;
+  fractionDigits: number;
+  /** what the never-rounded remark names ("amounts", "rates") */
+  noun: string;
+}
+
+const MONEY: DigitLimits = { integerDigits: LIMITS.moneyIntegerDigits, fractionDigits: LIMITS.moneyFractionDigits, noun: 'amounts' };
+
+/** A plain decimal within `limits`; extra digits are an error, never rounded. */
+function parseWithin(text: string, limits: DigitLimits): NumberResult {
   const parsed = parsePlainDecimal(text);
   if (!parsed.ok) return parsed;
   const digits = { integer: parsed.value.integer.length, fraction: parsed.value.fraction.length };
-  if (digits.integer > LIMITS.moneyIntegerDigits) {
-    return { ok: false, message: `${JSON.stringify(text)} has more than ${LIMITS.moneyIntegerDigits} integer digits` };
+  if (digits.integer > limits.integerDigits) {
+    return { ok: false, message: `${JSON.stringify(text)} has more than ${limits.integerDigits} integer digits` };
   }
-  if (digits.fraction > LIMITS.moneyFractionDigits) {
+  if (digits.fraction > limits.fractionDigits) {
     return {
       ok: false,
-      message: `${JSON.stringify(text)} has more than ${LIMITS.moneyFractionDigits} decimal places (amounts are not rounded)`,
+      message: `${JSON.stringify(text)} has more than ${limits.fractionDigits} decimal places (${limits.noun} are not rounded)`,
     };
   }
   return parsed;
+}
+
+export function parseMoney(text: string): NumberResult {
+  return parseWithin(text, MONEY);
+}
+
+/** A positive (> 0) plain decimal within `limits`, as a canonical string. */
+export function parsePositive(text: string, limits: DigitLimits): { ok: true; value: string } | { ok: false; message: string } {
+  const parsed = parseWithin(text, limits);
+  if (!parsed.ok) return parsed;
+  if (parsed.value.negative || isZero(parsed.value)) return { ok: false, message: `${JSON.stringify(text)} must be greater than zero` };
+  return { ok: true, value: canonical(parsed.value) };
 }
 
 const UNIT_DIVISORS: Record<ReturnUnit, Decimal> = {

@@ -3,9 +3,10 @@ import { LIMITS } from './columns.ts';
 import { canonical, isZero, parseMoney, type PlainNumber } from './numbers.ts';
 import type { RawRecord } from './records.ts';
 import { parseRows, valueOf, type RowFormat } from './row-loop.ts';
+import type { FlowType } from '../../returns/analytics/fees.ts';
 import type { FlowTiming } from '../../returns/dietz.ts';
 import type { CsvInput, ParseItem, PnlRow, RowError, RowKey } from './types.ts';
-import { checkText } from './values.ts';
+import { checkCurrency, checkText } from './values.ts';
 
 type PnlValues = Omit<PnlRow, keyof RowKey>;
 
@@ -15,6 +16,7 @@ const PNL: RowFormat<PnlValues> = {
   // several flows per (account_code, date) are allowed: only a valuation takes the slot
   slotColumn: 'market_value',
   takesSlot: (values) => values.marketValue !== null,
+  currencyOf: (values) => values.currency,
 };
 
 /**
@@ -28,7 +30,13 @@ const PNL: RowFormat<PnlValues> = {
  * (case-insensitive) or empty for the default convention, an error when
  * cash_flow is empty and ignored when cash_flow is zero; at most one
  * market_value per (account_code, date); several flows per (account_code, date)
- * are allowed, on their own rows or on the valuation row.
+ * are allowed, on their own rows or on the valuation row. flow_type is external |
+ * fee | income (case-insensitive), empty for external, with the same rules as
+ * flow_timing (an error with an empty cash_flow, ignored with a zero one).
+ * currency is an ISO 4217 code (three letters, case-insensitive, yielded upper
+ * case) or empty (the entity's currency is kept; USD for a new entity); the rows
+ * of one account that give a currency give the same one. (Whether it agrees with
+ * an entity already stored is the ingest's check.)
  */
 export function parsePnl(input: CsvInput): AsyncGenerator<ParseItem<PnlRow>> {
   return parseRows(input, PNL);
@@ -40,6 +48,8 @@ function readPnlValues(record: RawRecord, errors: RowError[]): PnlValues {
   const flow = readMoney(record, 'cash_flow', errors);
   const cashFlow = flow !== null && !isZero(flow) ? canonical(flow) : null;
   const flowTiming = readFlowTiming(record, cashFlow, errors);
+  const flowType = readFlowType(record, cashFlow, errors);
+  const currency = readCurrency(record, errors);
   const description = readDescription(record, errors);
 
   const marketEmpty = valueOf(record, 'market_value') === '';
@@ -48,7 +58,7 @@ function readPnlValues(record: RawRecord, errors: RowError[]): PnlValues {
   } else if (marketEmpty && flow !== null && cashFlow === null) {
     errors.push({ line, column: 'cash_flow', message: 'the row has no market_value and its cash_flow is zero' });
   }
-  return { marketValue: market === null ? null : canonical(market), cashFlow, flowTiming, description };
+  return { marketValue: market === null ? null : canonical(market), cashFlow, flowTiming, flowType, currency, description };
 }
 
 /** A money column's number; null when it is empty or invalid (its error pushed). */
@@ -75,6 +85,32 @@ function readFlowTiming(record: RawRecord, cashFlow: string | null, errors: RowE
     return null;
   }
   return cashFlow === null ? null : timing;
+}
+
+/** flow_type of a row with a (non-zero) flow, 'external' when empty; given without a cash_flow it is an error, with a zero one ignored. */
+function readFlowType(record: RawRecord, cashFlow: string | null, errors: RowError[]): FlowType | null {
+  const raw = valueOf(record, 'flow_type');
+  const type = raw.toLowerCase();
+  if (type !== '' && type !== 'external' && type !== 'fee' && type !== 'income') {
+    errors.push({ line: record.line, column: 'flow_type', message: `flow_type ${JSON.stringify(raw)} must be external, fee, income or empty` });
+    return null;
+  }
+  if (type !== '' && valueOf(record, 'cash_flow') === '') {
+    errors.push({ line: record.line, column: 'flow_type', message: 'flow_type is given but cash_flow is empty' });
+    return null;
+  }
+  if (cashFlow === null) return null;
+  return type === '' ? 'external' : type;
+}
+
+/** The account's currency, upper case; null when empty. */
+function readCurrency(record: RawRecord, errors: RowError[]): string | null {
+  const text = valueOf(record, 'currency');
+  if (text === '') return null;
+  const problem = checkCurrency(text, 'currency');
+  if (!problem) return text.toUpperCase();
+  errors.push({ line: record.line, column: 'currency', message: problem });
+  return null;
 }
 
 function readDescription(record: RawRecord, errors: RowError[]): string | null {

@@ -12,7 +12,7 @@
 import { Readable, pipeline } from 'node:stream';
 import { parse, CsvError, type InfoRecord } from 'csv-parse';
 import { LIMITS } from './columns.ts';
-import { validateHeader } from './header.ts';
+import { validateHeader, withArticle } from './header.ts';
 import { FileFormatError, type CsvInput, type FileType, type RowError } from './types.ts';
 
 interface LinedRecord {
@@ -147,5 +147,5 @@ export async function* readRecords(input: CsvInput, type: FileType): AsyncGenera
     // stops reading the source when the consumer leaves early
     parser.destroy();
   }
-  if (columns === null) throw new FileFormatError(`the file is empty: a ${type} header row is required`, null);
+  if (columns === null) throw new FileFormatError(`the file is empty: ${withArticle(type)} header row is required`, null);
 }

@@ -1,7 +1,8 @@
 /**
- * The row loop both formats share: each record of the file (records.ts) gets its key columns
- * (account_code, entity_name, date) checked here and its own columns read by its format; a row
- * whose fields are all valid is then checked against the rest of the file (consistency.ts).
+ * The row loop of the account formats (pnl, performance): each record of the file (records.ts)
+ * gets its key columns (account_code, entity_name, date) checked here and its own columns read by
+ * its format; a row whose fields are all valid is then checked against the rest of the file
+ * (consistency.ts). The series formats (fx, benchmark) have a loop of their own: series-loop.ts.
  * Yields `{ row }` for each valid row and `{ error }` for each problem of an invalid row (a row can
  * produce several errors and then yields no row).
  */
@@ -20,6 +21,8 @@ export interface RowFormat<Own> {
   slotColumn: string;
   /** Whether a valid row takes its (account, date) slot. */
   takesSlot(own: Own): boolean;
+  /** The account's currency a valid row gives (null: none); every row of an account that gives one must give the same. */
+  currencyOf?(own: Own): string | null;
 }
 
 export async function* parseRows<Own>(input: CsvInput, format: RowFormat<Own>): AsyncGenerator<ParseItem<RowKey & Own>> {
@@ -37,7 +40,7 @@ export async function* parseRows<Own>(input: CsvInput, format: RowFormat<Own>): 
       for (const error of errors) yield { error };
       continue;
     }
-    file.record(key.line, key.accountCode, key.entityName, format.takesSlot(own) ? key.date : null);
+    file.record(key.line, key.accountCode, key.entityName, format.takesSlot(own) ? key.date : null, format.currencyOf?.(own) ?? null);
     yield { row: { ...key, ...own } };
   }
 }
@@ -58,18 +61,20 @@ function readKey(record: RawRecord, errors: RowError[]): RowKey {
 }
 
 /** A required column's value; pushes its error: empty, or the problem `check` finds. */
-function required(record: RawRecord, column: string, check: (text: string) => string | null, errors: RowError[]): string {
+export function required(record: RawRecord, column: string, check: (text: string) => string | null, errors: RowError[]): string {
   const text = valueOf(record, column);
   const problem = text === '' ? `${column} is required` : check(text);
   if (problem) errors.push({ line: record.line, column, message: problem });
   return text;
 }
 
-/** A valid row against the rows before it: its entity name, and a second row in its (account, date) slot. */
+/** A valid row against the rows before it: its entity name, its currency, and a second row in its (account, date) slot. */
 function consistencyErrors<Own>(file: FileConsistency, format: RowFormat<Own>, key: RowKey, own: Own): RowError[] {
   const errors: RowError[] = [];
   const entityProblem = file.entityProblem(key.accountCode, key.entityName);
   if (entityProblem) errors.push({ line: key.line, column: 'entity_name', message: entityProblem });
+  const currencyProblem = file.currencyProblem(key.accountCode, format.currencyOf?.(own) ?? null);
+  if (currencyProblem) errors.push({ line: key.line, column: 'currency', message: currencyProblem });
   const earlier = format.takesSlot(own) ? file.duplicateOf(key.accountCode, key.date) : undefined;
   if (earlier !== undefined) {
     const column = format.slotColumn;

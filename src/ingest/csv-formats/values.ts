@@ -1,4 +1,4 @@
-/** Dates and text values, as both formats check them. */
+/** Dates, text values and currency codes, as the formats check them. */
 import { LIMITS } from './columns.ts';
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -31,4 +31,11 @@ export function checkText(text: string, label: string, maxLength: number, allowL
     return `${label} contains control characters`;
   }
   return null;
+}
+
+const CURRENCY_CODE = /^[A-Za-z]{3}$/;
+
+/** An ISO 4217 currency code: three letters, any case (stored upper case); the problem, or null. */
+export function checkCurrency(text: string, label: string): string | null {
+  return CURRENCY_CODE.test(text) ? null : `${label} ${JSON.stringify(text)} is not a currency code: expected three letters (ISO 4217, e.g. EUR)`;
 }
