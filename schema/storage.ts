@@ -130,7 +130,7 @@ builder.queryFields((t) => ({
 builder.mutationField('uploadFile', (t) =>
   t.withAuth({ scope: 'write:upload' }).prismaField({
     type: 'UploadedFile',
-    description: 'Upload a pnl or performance CSV (GraphQL multipart request). The file is queued for ingest.',
+    description: 'Upload a pnl, performance, fx or benchmark CSV (GraphQL multipart request). The file is queued for ingest.',
     rateBudget: 'upload',
     args: {
       file: t.arg({ type: 'Upload', required: true }),

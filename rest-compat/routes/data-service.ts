@@ -82,7 +82,7 @@ export const dataServiceRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/storage/upload',
-    summary: 'Upload a pnl or performance CSV (multipart: file, org_id, file_type); queued for ingest.',
+    summary: 'Upload a pnl, performance, fx or benchmark CSV (multipart: file, org_id, file_type); queued for ingest.',
     requires: 'write:upload',
     body: 'multipart',
     status: 201,

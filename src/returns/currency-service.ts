@@ -16,7 +16,7 @@ import type pg from 'pg';
 import type { Decimal } from 'decimal.js';
 import { AppError } from '../errors.ts';
 import { pgArray } from '../db/sql-client.ts';
-import type { CurrencyPair, FxRate } from './analytics/currency.ts';
+import type { CurrencyPair } from './analytics/currency.ts';
 import type { GrowthPoint } from './analytics/growth-index.ts';
 import { listDates } from './analytics/outcome.ts';
 import { Dec, fixed, formatExact, formatMoney, formatReturn, toDecimal } from './decimal.ts';
@@ -61,11 +61,6 @@ export async function ratesOn(pool: Pool, orgId: string, pair: CurrencyPair, dat
     );
   }
   return rates;
-}
-
-/** The rates as the pure module's list (./analytics/currency.ts), exact. */
-export function rateList(rates: RatesByDate): FxRate[] {
-  return [...rates].map(([date, rate]) => ({ date, rate: formatExact(rate) }));
 }
 
 /** The growth index in the reporting currency: each point's factor times its date's rate (see the module comment). */

@@ -28,14 +28,16 @@ describe('uploadLimits', () => {
     expect(response.body.data.uploadLimits).toEqual({
       maxBytes: 4096,
       uploadsPerMinute: 7,
-      fileTypes: ['pnl', 'performance'],
+      fileTypes: ['pnl', 'performance', 'fx', 'benchmark'],
       formats: [
         {
           fileType: 'pnl',
           requiredColumns: ['account_code', 'entity_name', 'date', 'market_value', 'cash_flow'],
-          optionalColumns: ['flow_timing', 'description'],
+          optionalColumns: ['flow_timing', 'flow_type', 'currency', 'description'],
         },
         { fileType: 'performance', requiredColumns: ['account_code', 'entity_name', 'date', 'return', 'return_unit'], optionalColumns: [] },
+        { fileType: 'fx', requiredColumns: ['date', 'base', 'quote', 'rate'], optionalColumns: [] },
+        { fileType: 'benchmark', requiredColumns: ['date', 'benchmark', 'level'], optionalColumns: [] },
       ],
     });
   });

@@ -11,6 +11,8 @@ import { useUploadQueue, type UploadItem } from './use-upload-queue.ts';
 const TYPE_LABELS: Record<FileType, string> = {
   pnl: 'pnl: valuations and cash flows',
   performance: 'performance: custodian returns',
+  fx: 'fx: exchange rates',
+  benchmark: 'benchmark: index levels',
 };
 
 const bytes = new Intl.NumberFormat();
