@@ -248,6 +248,27 @@ export const TOOLS: ToolDefinition[] = [
     result: value('moneyWeightedReturn'),
   },
   {
+    name: 'list_return_currencies',
+    title: 'Currencies to report returns in',
+    description:
+      "The currencies an entity's returns can be reported in (the currency argument of the returns tools): its own, and those one uploaded exchange-rate pair away from it.",
+    operation: `query ToolReturnCurrencies($entityName: String!) {
+      exchangeRateCurrencies(entityName: $entityName) { entityName accountCode localCurrency currencies } }`,
+    annotations: READ,
+    result: value('exchangeRateCurrencies'),
+  },
+  {
+    name: 'get_benchmark_levels',
+    title: 'Benchmark levels of an entity',
+    description:
+      "The levels of the benchmark assigned to an entity from the latest level on or before startDate up to endDate, each with the benchmark's cumulative return since that level; benchmark is null (no points) when none is assigned.",
+    operation: `query ToolBenchmarkLevels($entityName: String!, $startDate: Date!, $endDate: Date!) {
+      benchmarkLevels(entityName: $entityName, startDate: $startDate, endDate: $endDate) {
+        entityName accountCode benchmark nullReason startDate endDate baseDate baseLevel points { date level cumulativeReturn } } }`,
+    annotations: READ,
+    result: value('benchmarkLevels'),
+  },
+  {
     name: 'list_files',
     title: 'List uploaded files',
     description: 'Files uploaded to one of your organizations, newest first, with their ingest status.',

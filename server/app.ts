@@ -19,6 +19,8 @@ import { createRateLimitStore } from '../src/ratelimit/rate-limiter.ts';
 import { connectRedis } from '../src/redis/redis-client.ts';
 import { ReturnsService } from '../src/returns/returns-service.ts';
 import { ReturnsAnalyticsService } from '../src/returns/analytics-service.ts';
+import { ReturnCurrencies } from '../src/returns/fx-currencies.ts';
+import { BenchmarkLevels } from '../src/returns/benchmark-levels.ts';
 import { LocalBlobStore, type BlobStore } from '../src/storage/blob-store.ts';
 import { StorageService } from '../src/storage/storage-service.ts';
 import { JobQueue } from '../src/jobs/job-queue.ts';
@@ -317,6 +319,8 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
     rateLimits: countingRefusals(rateLimits, metrics),
     returns: new ReturnsService(db.pool),
     returnsAnalytics: new ReturnsAnalyticsService(db.pool),
+    returnCurrencies: new ReturnCurrencies(db.pool),
+    benchmarkLevels: new BenchmarkLevels(db.pool),
     reconciliation: new ReconciliationService(db.pool, config.comparison),
     blobs,
     storage: new StorageService({ prisma, blobs, jobs, config, log: log.child({ component: 'storage' }) }),

@@ -9,6 +9,8 @@ import type { OrganizationService } from './organizations.ts';
 import type { RateLimitStore } from './ratelimit/rate-limiter.ts';
 import type { ReturnsService } from './returns/returns-service.ts';
 import type { ReturnsAnalyticsService } from './returns/analytics-service.ts';
+import type { ReturnCurrencies } from './returns/fx-currencies.ts';
+import type { BenchmarkLevels } from './returns/benchmark-levels.ts';
 import type { ReconciliationService } from './returns/reconciliation.ts';
 import type { BlobStore } from './storage/blob-store.ts';
 import type { StorageService } from './storage/storage-service.ts';
@@ -56,6 +58,10 @@ export interface Services {
   returns: ReturnsService;
   /** periods, calendar and money-weighted returns over the daily returns */
   returnsAnalytics: ReturnsAnalyticsService;
+  /** the currencies an entity's returns can be reported in (one uploaded pair away) */
+  returnCurrencies: ReturnCurrencies;
+  /** an entity's assigned benchmark's levels and cumulative return over a range */
+  benchmarkLevels: BenchmarkLevels;
   /** the comparison's classification: thresholds changes re-classify */
   reconciliation: ReconciliationService;
   blobs: BlobStore;

@@ -1,6 +1,8 @@
 import type { RestRoute } from '../route.ts';
 import { dataServiceRoutes } from './data-service.ts';
 import { returnsAnalyticsRoutes } from './returns-analytics.ts';
+import { returnsCurrenciesRoutes } from './returns-currencies.ts';
+import { returnsBenchmarkLevelsRoutes } from './returns-benchmark-levels.ts';
 import { stickiesRoutes } from './stickies.ts';
 import { linksRoutes } from './links.ts';
 import { transcriptsRoutes } from './transcripts.ts';
@@ -16,6 +18,8 @@ import { webhooksRoutes } from './webhooks.ts';
 export const restRoutes: RestRoute[] = [
   ...dataServiceRoutes,
   ...returnsAnalyticsRoutes,
+  ...returnsCurrenciesRoutes,
+  ...returnsBenchmarkLevelsRoutes,
   ...stickiesRoutes,
   ...linksRoutes,
   ...transcriptsRoutes,

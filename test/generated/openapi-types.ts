@@ -204,8 +204,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Upload a pnl or performance CSV (multipart
-         * @description Upload a pnl or performance CSV (multipart: file, org_id, file_type); queued for ingest.
+         * Upload a pnl, performance, fx or benchmark CSV (multipart
+         * @description Upload a pnl, performance, fx or benchmark CSV (multipart: file, org_id, file_type); queued for ingest.
          *
          *     GraphQL operation:
          *
@@ -437,6 +437,62 @@ export interface paths {
          *     ```
          */
         get: operations["MoneyWeightedReturn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/returns/currencies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The ISO 4217 codes the returns of `entity_name` can be reported in (the `currency` parameter of /api/returns/periods, /calendar, /irr and /dietz-daily)
+         * @description The ISO 4217 codes the returns of `entity_name` can be reported in (the `currency` parameter of /api/returns/periods, /calendar, /irr and /dietz-daily): `local_currency`, the entity’s own, and `currencies`, those one uploaded pair (file_type=fx) away from it in either direction, sorted.
+         *
+         *     GraphQL operation:
+         *
+         *     ```graphql
+         *     query ExchangeRateCurrencies($entityName: String!) {
+         *       exchangeRateCurrencies(entityName: $entityName) { entityName accountCode localCurrency currencies } }
+         *     ```
+         */
+        get: operations["ExchangeRateCurrencies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/returns/benchmark-levels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The levels of the benchmark assigned to `entity_name` from the latest level on or before `start_date` up to `end_date`, each with its cumulative return since that level (`benchmark` null and no points when none is assigned)
+         * @description The levels of the benchmark assigned to `entity_name` from the latest level on or before `start_date` up to `end_date`, each with its cumulative return since that level (`benchmark` null and no points when none is assigned); the range may span at most 3660 days, as for /api/returns/dietz-daily.
+         *
+         *     GraphQL operation:
+         *
+         *     ```graphql
+         *     query BenchmarkLevels($entityName: String!, $startDate: Date!, $endDate: Date!) {
+         *       benchmarkLevels(entityName: $entityName, startDate: $startDate, endDate: $endDate) {
+         *       entityName accountCode benchmark nullReason startDate endDate baseDate baseLevel points { date level cumulativeReturn }
+         *       } }
+         *     ```
+         */
+        get: operations["BenchmarkLevels"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2679,7 +2735,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Upload a pnl or performance CSV (GraphQL multipart request). The file is queued for ingest. Rate budget: upload. */
+                        /** @description Upload a pnl, performance, fx or benchmark CSV (GraphQL multipart request). The file is queued for ingest. Rate budget: upload. */
                         data: {
                             /** Format: uuid */
                             id: string;
@@ -4084,6 +4140,303 @@ export interface operations {
                             local_period_return: string | null;
                             /** @description periodReturn - localPeriodReturn. */
                             currency_effect: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid limit: must be at most 200"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential lacks the scope, or the caller is not a member of the organization. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient permissions"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not the caller's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `returns` rate budget is spent, or the client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line or headers too large (over 16 KiB); no body. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected failure (details only in the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ExchangeRateCurrencies: {
+        parameters: {
+            query: {
+                entity_name: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The currencies the returns of one entity can be reported in: the `currency` argument of returnPeriods, calendarReturns, moneyWeightedReturn and dietzDailyReturns. Rate budget: returns. */
+                        data: {
+                            entity_name: string;
+                            account_code: string;
+                            /** @description ISO 4217: the entity’s own currency, the returns’ without a rate. */
+                            local_currency: string;
+                            /** @description ISO 4217 codes one uploaded pair (file_type=fx) away from localCurrency, in either direction, in the entity’s organization; sorted, without localCurrency. Listed when any rate of the pair was uploaded: a date a read needs without one is still BAD_USER_INPUT. */
+                            currencies: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid limit: must be at most 200"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential lacks the scope, or the caller is not a member of the organization. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient permissions"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not the caller's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `returns` rate budget is spent, or the client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line or headers too large (over 16 KiB); no body. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected failure (details only in the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    BenchmarkLevels: {
+        parameters: {
+            query: {
+                entity_name: string;
+                /** @description YYYY-MM-DD */
+                start_date: string;
+                /** @description YYYY-MM-DD */
+                end_date: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The levels of the benchmark assigned to one entity from the latest level on or before startDate up to endDate, each with its cumulative return since that level. The range may span at most 3660 days, as for dietzDailyReturns; a benchmark without a level on or before startDate is BAD_USER_INPUT. Rate budget: returns. */
+                        data: {
+                            entity_name: string;
+                            account_code: string;
+                            /** @description The assigned benchmark’s name; null when none is assigned. */
+                            benchmark: string | null;
+                            /** @description Why there are no points: no benchmark is assigned. */
+                            null_reason: string | null;
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD
+                             */
+                            start_date: string;
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD
+                             */
+                            end_date: string;
+                            /**
+                             * Format: date
+                             * @description The date of the level the cumulative return is measured from: the latest on or before startDate.
+                             */
+                            base_date: string | null;
+                            /** @description decimal number as a string */
+                            base_level: string | null;
+                            /** @description The base level first (cumulative return 0), then every level after it up to endDate, by date; empty when no benchmark is assigned. */
+                            points: {
+                                /**
+                                 * Format: date
+                                 * @description YYYY-MM-DD
+                                 */
+                                date: string;
+                                /** @description The index level, as uploaded (file_type=benchmark). */
+                                level: string;
+                                /** @description level / baseLevel - 1: 12 decimal places, half-even. */
+                                cumulative_return: string;
+                            }[];
                         };
                     };
                 };

@@ -681,6 +681,51 @@ describe.each([
     },
   );
 
+  covers(
+    ['list_return_currencies', 'get_benchmark_levels'],
+    "reported returns: the currencies one uploaded pair away; the assigned benchmark's levels and cumulative return",
+    async ({ ok }) => {
+      const pool = server.services.db.pool;
+      const orgId = owner.user.orgId;
+      await pool.query(
+        `INSERT INTO "FxRate" ("orgId", base, quote, date, rate) VALUES ($1, 'USD', 'CHF', '2025-03-03', 0.88), ($1, 'EUR', 'USD', '2025-03-03', 1.08) ON CONFLICT DO NOTHING`,
+        [orgId],
+      );
+      const currencies = await ok<{ localCurrency: string; currencies: string[] }>('list_return_currencies', { entityName: NORTHWIND });
+      expect(currencies).toMatchObject({ localCurrency: 'USD', currencies: ['CHF', 'EUR'] });
+
+      expect(
+        await ok<{ benchmark: string | null; points: unknown[] }>('get_benchmark_levels', {
+          entityName: NORTHWIND,
+          startDate: '2025-03-03',
+          endDate: '2025-03-21',
+        }),
+      ).toMatchObject({
+        benchmark: null,
+        points: [],
+      });
+      await pool.query(
+        `INSERT INTO "BenchmarkLevel" ("orgId", benchmark, date, level) VALUES ($1, 'MCP Index', '2025-02-28', 400), ($1, 'MCP Index', '2025-03-10', 410) ON CONFLICT DO NOTHING`,
+        [orgId],
+      );
+      await pool.query(`UPDATE "Entity" SET benchmark = 'MCP Index' WHERE "orgId" = $1 AND "entityName" = $2`, [orgId, NORTHWIND]);
+      try {
+        const levels = await ok<{ benchmark: string; baseDate: string; points: { date: string; cumulativeReturn: string }[] }>('get_benchmark_levels', {
+          entityName: NORTHWIND,
+          startDate: '2025-03-03',
+          endDate: '2025-03-21',
+        });
+        expect(levels).toMatchObject({ benchmark: 'MCP Index', baseDate: '2025-02-28' });
+        expect(levels.points.map((point) => [point.date, point.cumulativeReturn])).toEqual([
+          ['2025-02-28', '0.000000000000'],
+          ['2025-03-10', '0.025000000000'],
+        ]);
+      } finally {
+        await pool.query(`UPDATE "Entity" SET benchmark = NULL WHERE "orgId" = $1 AND "entityName" = $2`, [orgId, NORTHWIND]);
+      }
+    },
+  );
+
   covers(['list_files'], "files: the organization's uploaded sample files, processed", async ({ ok }) => {
     const files = await ok<Page<UploadedFile>>('list_files', { orgId: owner.user.orgId });
     expect(files.nextCursor).toBeNull();
