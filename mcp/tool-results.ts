@@ -12,12 +12,14 @@ import type { JsonSchema } from '../rest-compat/variables-schema.ts';
 
 /**
  * - `value`: the root field's value (an object) is the result;
- * - `page`: the root field is a relay connection, answered as `{ items, nextCursor }`.
+ * - `page`: the root field is a relay connection, answered as `{ items, nextCursor }`;
+ * - `items`: the root field is a short list that never pages, answered as `{ items }`.
  */
-export type ResultShape = { kind: 'value'; field: string } | { kind: 'page'; field: string };
+export type ResultShape = { kind: 'value'; field: string } | { kind: 'page'; field: string } | { kind: 'items'; field: string };
 
 export const value = (field: string): ResultShape => ({ kind: 'value', field });
 export const page = (field: string): ResultShape => ({ kind: 'page', field });
+export const items = (field: string): ResultShape => ({ kind: 'items', field });
 
 /** MCP's outputSchema: a JSON Schema of an object. */
 export type ObjectSchema = { type: 'object'; [key: string]: unknown };
@@ -31,6 +33,8 @@ export function toolResult(shape: ResultShape, data: Record<string, unknown>): R
       const { rows, nextCursor } = connectionPage(data, shape.field);
       return { items: rows, nextCursor };
     }
+    case 'items':
+      return { items: data[shape.field] as unknown[] };
   }
 }
 
@@ -53,6 +57,9 @@ export function toolOutputSchema(schema: GraphQLSchema, document: DocumentNode, 
         additionalProperties: false,
       };
     }
+    case 'items':
+      if (root.type !== 'array') throw new Error(`${shape.field} is not a non-null list (${JSON.stringify(root.type)}): it cannot be a tool's items`);
+      return { type: 'object', properties: { items: root }, required: ['items'], additionalProperties: false };
   }
 }
 

@@ -5,7 +5,7 @@
  * outputs are the operation's data, lists as `{ items, nextCursor }`. Both schemas are derived
  * from the operation (tool-catalog.ts): a row states neither.
  */
-import { page, value, type ResultShape } from './tool-results.ts';
+import { items, page, value, type ResultShape } from './tool-results.ts';
 
 export interface ToolAnnotations {
   readOnlyHint?: boolean;
@@ -40,6 +40,10 @@ const NEWS = 'id title url source summary tags publishedAt';
 const WEBHOOK_ENDPOINT = 'id url description events enabled disabledReason failingSince organizationId previousSecretExpiresAt createdAt updatedAt';
 const WEBHOOK_DELIVERY =
   'id messageId eventType status payload attemptCount nextAttemptAt lastStatusCode createdAt completedAt attempts { number startedAt durationMs statusCode error responseExcerpt }';
+/** The comparison with the entity's benchmark (docs/returns-and-csv.md#benchmarks); null when none is assigned. */
+const PERIOD_BENCHMARK =
+  'benchmark { name returnValue excessReturn geometricExcessReturn annualizedExcessReturn monthCount trackingError trackingErrorNullReason informationRatio informationRatioNullReason nullReason }';
+const CALENDAR_BENCHMARK = 'benchmark { name returnValue excessReturn geometricExcessReturn nullReason }';
 const RUN = 'id state finished degraded failedAgents summary summaryProvider references { kind id title } error lastSequence createdAt finishedAt';
 
 export const TOOLS: ToolDefinition[] = [
@@ -216,11 +220,11 @@ export const TOOLS: ToolDefinition[] = [
     name: 'get_period_returns',
     title: 'Returns over standard periods',
     description:
-      'Time-weighted returns of an entity over MTD, QTD, YTD, 1M, 3M, 6M, 1Y, 3Y, 5Y, 10Y and since inception as of a date (default: the latest valuation), annualised only for a year or longer; complete is false when the history does not cover a period. Net of fees, with the gross-of-fee return beside.',
+      'Time-weighted returns of an entity over MTD, QTD, YTD, 1M, 3M, 6M, 1Y, 3Y, 5Y, 10Y and since inception as of a date (default: the latest valuation), annualised only for a year or longer; complete is false when the history does not cover a period. Net of fees, with the gross-of-fee return beside. With a benchmark assigned (set_entity_benchmark), each period carries the benchmark return, the excess, and from a year on the tracking error and information ratio.',
     operation: `query ToolPeriodReturns($entityName: String!, $asOf: Date, $currency: String) {
       returnPeriods(entityName: $entityName, asOf: $asOf, currency: $currency) {
-        entityName accountCode currency localCurrency asOf inceptionDate
-        periods { period startValuationDate endValuationDate days complete returnValue nullReason annualizedReturn annualizedNullReason localReturnValue currencyEffect grossReturnValue grossAnnualizedReturn } } }`,
+        entityName accountCode currency localCurrency asOf inceptionDate benchmark
+        periods { ${PERIOD_BENCHMARK} period startValuationDate endValuationDate days complete returnValue nullReason annualizedReturn annualizedNullReason localReturnValue currencyEffect grossReturnValue grossAnnualizedReturn } } }`,
     annotations: READ,
     result: value('returnPeriods'),
   },
@@ -228,11 +232,11 @@ export const TOOLS: ToolDefinition[] = [
     name: 'get_calendar_returns',
     title: 'Monthly and yearly returns',
     description:
-      'The time-weighted return of every month and every year of an entity, from its first valuation to its latest, and the current year to date; net of fees, with the gross-of-fee return beside.',
+      'The time-weighted return of every month and every year of an entity, from its first valuation to its latest, and the current year to date; net of fees, with the gross-of-fee return beside, and the benchmark return and the excess when one is assigned.',
     operation: `query ToolCalendarReturns($entityName: String!, $currency: String) {
       calendarReturns(entityName: $entityName, currency: $currency) {
-        entityName accountCode currency localCurrency inceptionDate asOf
-        months { period returnValue nullReason partial localReturnValue currencyEffect grossReturnValue } years { period returnValue nullReason partial localReturnValue currencyEffect grossReturnValue } } }`,
+        entityName accountCode currency localCurrency inceptionDate asOf benchmark
+        months { ${CALENDAR_BENCHMARK} period returnValue nullReason partial localReturnValue currencyEffect grossReturnValue } years { ${CALENDAR_BENCHMARK} period returnValue nullReason partial localReturnValue currencyEffect grossReturnValue } } }`,
     annotations: READ,
     result: value('calendarReturns'),
   },
@@ -267,6 +271,25 @@ export const TOOLS: ToolDefinition[] = [
         entityName accountCode benchmark nullReason startDate endDate baseDate baseLevel points { date level cumulativeReturn } } }`,
     annotations: READ,
     result: value('benchmarkLevels'),
+  },
+  {
+    name: 'set_entity_benchmark',
+    title: "Set an entity's benchmark",
+    description:
+      'Gives an entity a benchmark: the name of a series uploaded to its organization (file_type=benchmark; list_benchmarks lists them), or null to remove it. get_period_returns and get_calendar_returns then compare with it (benchmark return, excess, and from a year on tracking error and information ratio).',
+    operation: `mutation ToolSetEntityBenchmark($entityName: String!, $benchmark: String) {
+      setEntityBenchmark(entityName: $entityName, benchmark: $benchmark) { id organizationId entityName accountCode benchmark } }`,
+    annotations: UPDATE,
+    result: value('setEntityBenchmark'),
+  },
+  {
+    name: 'list_benchmarks',
+    title: 'List benchmark series',
+    description: 'The benchmark series uploaded to your organizations (or one of them): name, first and last level date, level count.',
+    operation: `query ToolListBenchmarks($organizationId: UUID) {
+      benchmarkSeries(organizationId: $organizationId) { organizationId name firstDate lastDate levelCount } }`,
+    annotations: READ,
+    result: items('benchmarkSeries'),
   },
   {
     name: 'list_files',

@@ -6,6 +6,7 @@ import './connected-apps.ts';
 import './health.ts';
 import './returns.ts';
 import './returns-analytics.ts';
+import './returns-benchmark.ts';
 import './returns-currencies.ts';
 import './returns-benchmark-levels.ts';
 import './storage.ts';

@@ -33,7 +33,7 @@ const CURRENCY_FIELD = {
   },
 } as const;
 
-const StandardPeriodReturn = builder.objectRef<ReportedPeriodRow>('StandardPeriodReturn').implement({
+export const StandardPeriodReturn = builder.objectRef<ReportedPeriodRow>('StandardPeriodReturn').implement({
   description:
     'The time-weighted return over one standard period, linked from the daily returns (the ratio of two points of the growth index). Annualised only for periods of a year or longer.',
   fields: (t) => ({
@@ -73,7 +73,7 @@ const StandardPeriodReturn = builder.objectRef<ReportedPeriodRow>('StandardPerio
   }),
 });
 
-const StandardPeriodReturns = builder.objectRef<PeriodTable>('StandardPeriodReturns').implement({
+export const StandardPeriodReturns = builder.objectRef<PeriodTable>('StandardPeriodReturns').implement({
   description: 'The standard periods of one entity as of a date.',
   fields: (t) => ({
     entityName: t.exposeString('entityName'),
@@ -86,7 +86,7 @@ const StandardPeriodReturns = builder.objectRef<PeriodTable>('StandardPeriodRetu
   }),
 });
 
-const CalendarReturn = builder.objectRef<ReportedCalendarRow>('CalendarReturn').implement({
+export const CalendarReturn = builder.objectRef<ReportedCalendarRow>('CalendarReturn').implement({
   description: "One month's or one year's time-weighted return: the daily returns whose valuation date falls in it, linked.",
   fields: (t) => ({
     period: t.exposeString('period', { description: '`YYYY-MM` for a month, `YYYY` for a year.' }),
@@ -102,7 +102,7 @@ const CalendarReturn = builder.objectRef<ReportedCalendarRow>('CalendarReturn').
   }),
 });
 
-const CalendarReturns = builder.objectRef<CalendarTable>('CalendarReturns').implement({
+export const CalendarReturns = builder.objectRef<CalendarTable>('CalendarReturns').implement({
   description: 'Every month and year from the inception to the latest valuation.',
   fields: (t) => ({
     entityName: t.exposeString('entityName'),

@@ -19,6 +19,7 @@ import { createRateLimitStore } from '../src/ratelimit/rate-limiter.ts';
 import { connectRedis } from '../src/redis/redis-client.ts';
 import { ReturnsService } from '../src/returns/returns-service.ts';
 import { ReturnsAnalyticsService } from '../src/returns/analytics-service.ts';
+import { EntityBenchmarks } from '../src/returns/benchmark-service.ts';
 import { ReturnCurrencies } from '../src/returns/fx-currencies.ts';
 import { BenchmarkLevels } from '../src/returns/benchmark-levels.ts';
 import { LocalBlobStore, type BlobStore } from '../src/storage/blob-store.ts';
@@ -319,6 +320,7 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
     rateLimits: countingRefusals(rateLimits, metrics),
     returns: new ReturnsService(db.pool),
     returnsAnalytics: new ReturnsAnalyticsService(db.pool),
+    entityBenchmarks: new EntityBenchmarks(db.pool),
     returnCurrencies: new ReturnCurrencies(db.pool),
     benchmarkLevels: new BenchmarkLevels(db.pool),
     reconciliation: new ReconciliationService(db.pool, config.comparison),

@@ -9,6 +9,7 @@ import type { OrganizationService } from './organizations.ts';
 import type { RateLimitStore } from './ratelimit/rate-limiter.ts';
 import type { ReturnsService } from './returns/returns-service.ts';
 import type { ReturnsAnalyticsService } from './returns/analytics-service.ts';
+import type { EntityBenchmarks } from './returns/benchmark-service.ts';
 import type { ReturnCurrencies } from './returns/fx-currencies.ts';
 import type { BenchmarkLevels } from './returns/benchmark-levels.ts';
 import type { ReconciliationService } from './returns/reconciliation.ts';
@@ -58,6 +59,8 @@ export interface Services {
   returns: ReturnsService;
   /** periods, calendar and money-weighted returns over the daily returns */
   returnsAnalytics: ReturnsAnalyticsService;
+  /** assigning an entity's benchmark and listing the organizations' benchmark series */
+  entityBenchmarks: EntityBenchmarks;
   /** the currencies an entity's returns can be reported in (one uploaded pair away) */
   returnCurrencies: ReturnCurrencies;
   /** an entity's assigned benchmark's levels and cumulative return over a range */

@@ -1,6 +1,7 @@
 import type { RestRoute } from '../route.ts';
 import { dataServiceRoutes } from './data-service.ts';
 import { returnsAnalyticsRoutes } from './returns-analytics.ts';
+import { returnsBenchmarkRoutes } from './returns-benchmark.ts';
 import { returnsCurrenciesRoutes } from './returns-currencies.ts';
 import { returnsBenchmarkLevelsRoutes } from './returns-benchmark-levels.ts';
 import { stickiesRoutes } from './stickies.ts';
@@ -18,6 +19,7 @@ import { webhooksRoutes } from './webhooks.ts';
 export const restRoutes: RestRoute[] = [
   ...dataServiceRoutes,
   ...returnsAnalyticsRoutes,
+  ...returnsBenchmarkRoutes,
   ...returnsCurrenciesRoutes,
   ...returnsBenchmarkLevelsRoutes,
   ...stickiesRoutes,

@@ -2,6 +2,10 @@ import { single, type RestRoute } from '../route.ts';
 
 const ENTITY = 'entityName accountCode currency localCurrency';
 const CURRENCY_EFFECT = 'localReturnValue currencyEffect';
+/** The comparison with the entity's benchmark (docs/returns-and-csv.md#benchmarks): null when none is assigned. */
+const PERIOD_BENCHMARK =
+  'benchmark { name startLevelDate endLevelDate returnValue excessReturn geometricExcessReturn annualizedExcessReturn monthCount trackingError trackingErrorNullReason informationRatio informationRatioNullReason nullReason }';
+const CALENDAR_BENCHMARK = 'benchmark { name startLevelDate endLevelDate returnValue excessReturn geometricExcessReturn nullReason }';
 const CALENDAR_ROW = `period startDate endDate returnValue nullReason partial partialReason ${CURRENCY_EFFECT} grossReturnValue`;
 
 /**
@@ -17,8 +21,8 @@ export const returnsAnalyticsRoutes: RestRoute[] = [
       'Time-weighted returns over MTD, QTD, YTD, 1M, 3M, 6M, 1Y, 3Y, 5Y, 10Y and since inception as of `as_of` (default: the latest valuation); annualised only from a year on; `complete: false` when the history does not cover a period. `currency` (ISO 4217) reports in another currency at the uploaded rates, with the local return and the currency effect beside each.',
     operation: `query ReturnPeriods($entityName: String!, $asOf: Date, $currency: String) {
       returnPeriods(entityName: $entityName, asOf: $asOf, currency: $currency) {
-        ${ENTITY} asOf inceptionDate
-        periods { period boundaryDate startValuationDate endValuationDate days years extraDays complete returnValue nullReason annualizedReturn annualizedNullReason ${CURRENCY_EFFECT} grossReturnValue grossAnnualizedReturn }
+        ${ENTITY} asOf inceptionDate benchmark
+        periods { period boundaryDate startValuationDate endValuationDate days years extraDays complete returnValue nullReason annualizedReturn annualizedNullReason ${CURRENCY_EFFECT} grossReturnValue grossAnnualizedReturn ${PERIOD_BENCHMARK} }
       } }`,
     respond: single('returnPeriods'),
   },
@@ -29,8 +33,8 @@ export const returnsAnalyticsRoutes: RestRoute[] = [
       'The return of every month and every year from the inception to the latest valuation, and the current year to date; `currency` as for the periods.',
     operation: `query CalendarReturns($entityName: String!, $currency: String) {
       calendarReturns(entityName: $entityName, currency: $currency) {
-        ${ENTITY} inceptionDate asOf
-        months { ${CALENDAR_ROW} } years { ${CALENDAR_ROW} } yearToDate { ${CALENDAR_ROW} }
+        ${ENTITY} inceptionDate asOf benchmark
+        months { ${CALENDAR_ROW} ${CALENDAR_BENCHMARK} } years { ${CALENDAR_ROW} ${CALENDAR_BENCHMARK} } yearToDate { ${CALENDAR_ROW} ${CALENDAR_BENCHMARK} }
       } }`,
     respond: single('calendarReturns'),
   },

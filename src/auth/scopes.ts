@@ -23,7 +23,7 @@ export function scopesForRole(role: 'admin' | 'member'): Scope[] {
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'read:pnl': 'List uploaded files and read cash transactions',
   'read:returns': 'Read return comparisons, daily returns and the benchmark',
-  'write:upload': 'Upload pnl and performance CSV files',
+  'write:upload': "Upload CSV files and set entities' benchmarks: both change how the organization's returns are reported",
   'read:workspace': 'Read your stickies, links, transcripts, tasks, news and summaries',
   'write:workspace': 'Change your workspace, chat, and start or cancel summaries',
   'write:webhooks': 'Manage your webhook endpoints, and those of the organizations you manage',

@@ -18,6 +18,8 @@ export const load = {
   log: () => import('../log.ts'),
   seed: () => import('../seed/demo-seed.ts'),
   reconciliation: () => import('../returns/reconciliation.ts'),
+  entityBenchmarks: () => import('../returns/benchmark-service.ts'),
+  errors: () => import('../errors.ts'),
   auditRecorder: () => import('../audit/recorder.ts'),
   auditRedaction: () => import('../audit/redaction.ts'),
 };

@@ -32,6 +32,10 @@ Commands:
         Set an organization's comparison thresholds in basis points (inclusive; 0 <= match <=
         review), or with --clear go back to the service's (COMPARISON_MATCH_BPS/_REVIEW_BPS).
         The organization's comparison rows are re-classified in the same transaction.
+  returns:benchmark --entity NAME (--benchmark NAME | --clear) [--org NAME]
+        Give an entity a benchmark: the name of a series uploaded to its organization
+        (file_type=benchmark), compared in its period and calendar returns; --clear removes
+        it. --org when the entity's name exists in several organizations.
   db:migrate
         Apply the pending migrations of prisma/migrations and report what was applied.
   db:url

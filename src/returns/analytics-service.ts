@@ -18,6 +18,13 @@ import { grossIndex, monthEnds, pointsOnOrBefore } from './growth-index-store.ts
 import { DIETZ_MAX_RANGE_DAYS, findEntity, type EntityRow } from './returns-service.ts';
 import type { GrowthPoint } from './analytics/growth-index.ts';
 import { convertAmount, convertIndex, currencyEffect, currencyPair, ratesOn } from './currency-service.ts';
+import {
+  withCalendarBenchmark,
+  withPeriodBenchmark,
+  type BenchmarkCalendarFields,
+  type BenchmarkPeriodFields,
+  type BenchmarkTableFields,
+} from './benchmark-service.ts';
 
 type Scope = { orgIds: ReadonlySet<string> };
 /** `currency`: the reporting currency asked for (ISO 4217); null or absent = the entity's own. */
@@ -43,8 +50,8 @@ export interface GrossCalendarFields {
   grossReturnValue: string | null;
 }
 
-export type ReportedPeriodRow = PeriodRow & CurrencyFields & GrossPeriodFields;
-export type ReportedCalendarRow = CalendarRow & CurrencyFields & GrossCalendarFields;
+export type ReportedPeriodRow = PeriodRow & CurrencyFields & GrossPeriodFields & BenchmarkPeriodFields;
+export type ReportedCalendarRow = CalendarRow & CurrencyFields & GrossCalendarFields & BenchmarkCalendarFields;
 
 interface EntityHistory {
   entity: EntityRow;
@@ -62,13 +69,13 @@ interface Described {
   localCurrency: string;
 }
 
-export interface PeriodTable extends Described {
+export interface PeriodTable extends Described, BenchmarkTableFields {
   asOf: string;
   inceptionDate: string;
   periods: ReportedPeriodRow[];
 }
 
-export interface CalendarTable extends Described {
+export interface CalendarTable extends Described, BenchmarkTableFields {
   inceptionDate: string;
   asOf: string;
   months: ReportedCalendarRow[];
@@ -108,7 +115,8 @@ export class ReturnsAnalyticsService {
       grossReturnValue: gross[position].returnValue,
       grossAnnualizedReturn: gross[position].annualizedReturn,
     }));
-    return { ...describe(history, scope.currency), asOf, inceptionDate: history.inceptionDate, periods };
+    const table = { ...describe(history, scope.currency), asOf, inceptionDate: history.inceptionDate, periods };
+    return withPeriodBenchmark(this.pool, history.entity, history.inceptionDate, scope.currency, table);
   }
 
   /** Every month's and year's return from the inception to the latest valuation. */
@@ -128,14 +136,14 @@ export class ReturnsAnalyticsService {
     const monthCount = all.findIndex((row) => row.period.length === 4);
     const months = monthCount < 0 ? all : all.slice(0, monthCount);
     const years = monthCount < 0 ? [] : all.slice(monthCount);
-    return {
+    return withCalendarBenchmark(this.pool, history.entity, {
       ...describe(history, scope.currency),
       inceptionDate: history.inceptionDate,
       asOf: history.latestDate,
       months,
       years,
       yearToDate: years.at(-1) ?? null,
-    };
+    });
   }
 
   /**

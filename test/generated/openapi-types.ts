@@ -371,8 +371,8 @@ export interface paths {
          *     ```graphql
          *     query ReturnPeriods($entityName: String!, $asOf: Date, $currency: String) {
          *       returnPeriods(entityName: $entityName, asOf: $asOf, currency: $currency) {
-         *       entityName accountCode currency localCurrency asOf inceptionDate
-         *       periods { period boundaryDate startValuationDate endValuationDate days years extraDays complete returnValue nullReason annualizedReturn annualizedNullReason localReturnValue currencyEffect grossReturnValue grossAnnualizedReturn }
+         *       entityName accountCode currency localCurrency asOf inceptionDate benchmark
+         *       periods { period boundaryDate startValuationDate endValuationDate days years extraDays complete returnValue nullReason annualizedReturn annualizedNullReason localReturnValue currencyEffect grossReturnValue grossAnnualizedReturn benchmark { name startLevelDate endLevelDate returnValue excessReturn geometricExcessReturn annualizedExcessReturn monthCount trackingError trackingErrorNullReason informationRatio informationRatioNullReason nullReason } }
          *       } }
          *     ```
          */
@@ -401,8 +401,8 @@ export interface paths {
          *     ```graphql
          *     query CalendarReturns($entityName: String!, $currency: String) {
          *       calendarReturns(entityName: $entityName, currency: $currency) {
-         *       entityName accountCode currency localCurrency inceptionDate asOf
-         *       months { period startDate endDate returnValue nullReason partial partialReason localReturnValue currencyEffect grossReturnValue } years { period startDate endDate returnValue nullReason partial partialReason localReturnValue currencyEffect grossReturnValue } yearToDate { period startDate endDate returnValue nullReason partial partialReason localReturnValue currencyEffect grossReturnValue }
+         *       entityName accountCode currency localCurrency inceptionDate asOf benchmark
+         *       months { period startDate endDate returnValue nullReason partial partialReason localReturnValue currencyEffect grossReturnValue benchmark { name startLevelDate endLevelDate returnValue excessReturn geometricExcessReturn nullReason } } years { period startDate endDate returnValue nullReason partial partialReason localReturnValue currencyEffect grossReturnValue benchmark { name startLevelDate endLevelDate returnValue excessReturn geometricExcessReturn nullReason } } yearToDate { period startDate endDate returnValue nullReason partial partialReason localReturnValue currencyEffect grossReturnValue benchmark { name startLevelDate endLevelDate returnValue excessReturn geometricExcessReturn nullReason } }
          *       } }
          *     ```
          */
@@ -437,6 +437,60 @@ export interface paths {
          *     ```
          */
         get: operations["MoneyWeightedReturn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/returns/benchmark": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Give an entity (`entity_name`) a benchmark
+         * @description Give an entity (`entity_name`) a benchmark: `benchmark` is the name of a series uploaded to its organization (file_type=benchmark), or null to remove it; answers the entity with its benchmark. The period and calendar returns then compare with it.
+         *
+         *     GraphQL operation:
+         *
+         *     ```graphql
+         *     mutation SetEntityBenchmark($entityName: String!, $benchmark: String) {
+         *       setEntityBenchmark(entityName: $entityName, benchmark: $benchmark) { id organizationId entityName accountCode benchmark } }
+         *     ```
+         */
+        put: operations["SetEntityBenchmark"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/returns/benchmarks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The benchmark series uploaded to your organizations (`org_id`
+         * @description The benchmark series uploaded to your organizations (`org_id`: one of them), by organization and name: name, first and last date, level count.
+         *
+         *     GraphQL operation:
+         *
+         *     ```graphql
+         *     query BenchmarkSeries($organizationId: UUID) {
+         *       benchmarkSeries(organizationId: $organizationId) { organizationId name firstDate lastDate levelCount } }
+         *     ```
+         */
+        get: operations["BenchmarkSeries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3699,6 +3753,8 @@ export interface operations {
                              * @description The first valuation date.
                              */
                             inception_date: string;
+                            /** @description The benchmark assigned to the entity (setEntityBenchmark); null: none, and every comparison is null. */
+                            benchmark: string | null;
                             periods: {
                                 /** @description MTD, QTD, YTD, 1M, 3M, 6M, 1Y, 3Y, 5Y, 10Y or SI (since inception). */
                                 period: string;
@@ -3739,6 +3795,39 @@ export interface operations {
                                 gross_return_value: string | null;
                                 /** @description grossReturnValue annualised by the same rule: for periods of a year or more. */
                                 gross_annualized_return: string | null;
+                                /** @description The period against the entity’s benchmark; null when none is assigned. */
+                                benchmark: {
+                                    /** @description The name of the benchmark series (the `benchmark` column of its file_type=benchmark upload). */
+                                    name: string;
+                                    /**
+                                     * Format: date
+                                     * @description The level used for the start: the latest on or before startValuationDate.
+                                     */
+                                    start_level_date: string | null;
+                                    /**
+                                     * Format: date
+                                     * @description The level used for the end: the latest on or before endValuationDate.
+                                     */
+                                    end_level_date: string | null;
+                                    /** @description The benchmark’s return: endLevel / startLevel - 1. */
+                                    return_value: string | null;
+                                    /** @description Arithmetic: the period’s return - the benchmark’s. */
+                                    excess_return: string | null;
+                                    /** @description Geometric: (1 + the period’s return) / (1 + the benchmark’s) - 1. */
+                                    geometric_excess_return: string | null;
+                                    /** @description For a year or more: the difference of the two returns annualised over the period’s years (what the information ratio divides). */
+                                    annualized_excess_return: string | null;
+                                    /** @description The whole calendar months inside the period: the tracking error’s sample. */
+                                    month_count: number | null;
+                                    /** @description For a year or more: the sample standard deviation (n - 1) of the monthly return differences over the whole calendar months inside the period, x sqrt(12). */
+                                    tracking_error: string | null;
+                                    tracking_error_null_reason: string | null;
+                                    /** @description annualizedExcessReturn / trackingError. */
+                                    information_ratio: string | null;
+                                    information_ratio_null_reason: string | null;
+                                    /** @description Why there is no comparison: the period has no return, or the benchmark has no level on or before a date it needs. */
+                                    null_reason: string | null;
+                                } | null;
                             }[];
                         };
                     };
@@ -3884,6 +3973,8 @@ export interface operations {
                              * @description The latest valuation date.
                              */
                             as_of: string;
+                            /** @description The benchmark assigned to the entity (setEntityBenchmark); null: none, and every comparison is null. */
+                            benchmark: string | null;
                             months: {
                                 /** @description `YYYY-MM` for a month, `YYYY` for a year. */
                                 period: string;
@@ -3909,6 +4000,28 @@ export interface operations {
                                 currency_effect: string | null;
                                 /** @description Gross of fees: the same return linked from the daily gross-of-fee returns (fees added back). returnValue is net of fees; they are equal when no fee was paid. Null when returnValue is. */
                                 gross_return_value: string | null;
+                                /** @description The month or year against the entity’s benchmark; null when none is assigned. */
+                                benchmark: {
+                                    /** @description The name of the benchmark series (the `benchmark` column of its file_type=benchmark upload). */
+                                    name: string;
+                                    /**
+                                     * Format: date
+                                     * @description YYYY-MM-DD
+                                     */
+                                    start_level_date: string | null;
+                                    /**
+                                     * Format: date
+                                     * @description YYYY-MM-DD
+                                     */
+                                    end_level_date: string | null;
+                                    /** @description The benchmark’s return: endLevel / startLevel - 1. */
+                                    return_value: string | null;
+                                    /** @description The row’s return - the benchmark’s. */
+                                    excess_return: string | null;
+                                    /** @description (1 + the row’s return) / (1 + the benchmark’s) - 1. */
+                                    geometric_excess_return: string | null;
+                                    null_reason: string | null;
+                                } | null;
                             }[];
                             years: {
                                 /** @description `YYYY-MM` for a month, `YYYY` for a year. */
@@ -3935,6 +4048,28 @@ export interface operations {
                                 currency_effect: string | null;
                                 /** @description Gross of fees: the same return linked from the daily gross-of-fee returns (fees added back). returnValue is net of fees; they are equal when no fee was paid. Null when returnValue is. */
                                 gross_return_value: string | null;
+                                /** @description The month or year against the entity’s benchmark; null when none is assigned. */
+                                benchmark: {
+                                    /** @description The name of the benchmark series (the `benchmark` column of its file_type=benchmark upload). */
+                                    name: string;
+                                    /**
+                                     * Format: date
+                                     * @description YYYY-MM-DD
+                                     */
+                                    start_level_date: string | null;
+                                    /**
+                                     * Format: date
+                                     * @description YYYY-MM-DD
+                                     */
+                                    end_level_date: string | null;
+                                    /** @description The benchmark’s return: endLevel / startLevel - 1. */
+                                    return_value: string | null;
+                                    /** @description The row’s return - the benchmark’s. */
+                                    excess_return: string | null;
+                                    /** @description (1 + the row’s return) / (1 + the benchmark’s) - 1. */
+                                    geometric_excess_return: string | null;
+                                    null_reason: string | null;
+                                } | null;
                             }[];
                             /** @description The last year’s row. */
                             year_to_date: {
@@ -3962,6 +4097,28 @@ export interface operations {
                                 currency_effect: string | null;
                                 /** @description Gross of fees: the same return linked from the daily gross-of-fee returns (fees added back). returnValue is net of fees; they are equal when no fee was paid. Null when returnValue is. */
                                 gross_return_value: string | null;
+                                /** @description The month or year against the entity’s benchmark; null when none is assigned. */
+                                benchmark: {
+                                    /** @description The name of the benchmark series (the `benchmark` column of its file_type=benchmark upload). */
+                                    name: string;
+                                    /**
+                                     * Format: date
+                                     * @description YYYY-MM-DD
+                                     */
+                                    start_level_date: string | null;
+                                    /**
+                                     * Format: date
+                                     * @description YYYY-MM-DD
+                                     */
+                                    end_level_date: string | null;
+                                    /** @description The benchmark’s return: endLevel / startLevel - 1. */
+                                    return_value: string | null;
+                                    /** @description The row’s return - the benchmark’s. */
+                                    excess_return: string | null;
+                                    /** @description (1 + the row’s return) / (1 + the benchmark’s) - 1. */
+                                    geometric_excess_return: string | null;
+                                    null_reason: string | null;
+                                } | null;
                             } | null;
                         };
                     };
@@ -4141,6 +4298,332 @@ export interface operations {
                             /** @description periodReturn - localPeriodReturn. */
                             currency_effect: string | null;
                         };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid limit: must be at most 200"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential lacks the scope, or the caller is not a member of the organization. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient permissions"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not the caller's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `returns` rate budget is spent, or the client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line or headers too large (over 16 KiB); no body. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected failure (details only in the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    SetEntityBenchmark: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    entity_name: string;
+                    /** @description The series’ name; null removes the benchmark (it must be given either way). */
+                    benchmark?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Give an entity a benchmark: the name of a series uploaded to its organization (file_type=benchmark; else BAD_USER_INPUT), or null to remove it. The period and calendar returns then carry the comparison. Scope write:upload: it changes how the organization’s returns are reported. Rate budget: returns. */
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description The entity’s id.
+                             */
+                            id: string;
+                            /** Format: uuid */
+                            organization_id: string;
+                            entity_name: string;
+                            account_code: string;
+                            /** @description The assigned benchmark’s name; null: none. */
+                            benchmark: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid limit: must be at most 200"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential lacks the scope, or the caller is not a member of the organization. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient permissions"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or not the caller's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Without a valid credential, the body did not arrive within ANONYMOUS_BODY_TIMEOUT (the connection closes). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the record's state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Content-Type must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `returns` rate budget is spent, or the client has REQUESTS_QUEUED_PER_CLIENT requests waiting for their turn already. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line or headers too large (over 16 KiB); no body. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected failure (details only in the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    BenchmarkSeries: {
+        parameters: {
+            query?: {
+                /** @description Only this organization’s (one of yours). */
+                org_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The benchmark series uploaded to your organizations (or to one of them), by organization and name: what setEntityBenchmark accepts. Rate budget: returns. */
+                        data: {
+                            /** Format: uuid */
+                            organization_id: string;
+                            /** @description The name of the benchmark series (the `benchmark` column of its file_type=benchmark upload). */
+                            name: string;
+                            /**
+                             * Format: date
+                             * @description The date of its first level.
+                             */
+                            first_date: string;
+                            /**
+                             * Format: date
+                             * @description The date of its last level.
+                             */
+                            last_date: string;
+                            level_count: number;
+                        }[];
                     };
                 };
             };

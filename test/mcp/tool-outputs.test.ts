@@ -102,13 +102,17 @@ function mismatches(node: Json, type: GraphQLOutputType, selection: SelectionSet
   return problems;
 }
 
-/** The outputSchema of a tool read against its operation: the root field's value, or a connection's nodes as `items`. */
+/** The outputSchema of a tool read against its operation: the root field's value, a list as `items`, or a connection's nodes as `items`. */
 function toolMismatches(tool: ToolDefinition, output: Json): string[] {
   const operation = operationOf(tool);
   const rootType = getSchema().getRootType(operation.operation)!;
   const root = selectedField(operation.selectionSet, tool.result.field);
   const rootFieldType = rootType.getFields()[root.name.value]!.type;
   if (tool.result.kind === 'value') return mismatches(output, rootFieldType, root.selectionSet, tool.name);
+  if (tool.result.kind === 'items') {
+    expect(output.required, tool.name).toEqual(['items']);
+    return mismatches((output.properties as Record<string, Json>).items, rootFieldType, root.selectionSet, `${tool.name}.items`);
+  }
   const edges = selectedField(root.selectionSet, 'edges');
   const node = selectedField(edges.selectionSet, 'node');
   const nodeType = fieldType(getNullableType(fieldType(rootFieldType, 'edges')), 'node');

@@ -33,7 +33,7 @@ import { TOOLS } from '../../mcp/tools.ts';
 import { JSON_RPC_BY_CODE } from '../../src/errors.ts';
 import { listedOutputCheck, type ListedTool, type OutputCheck } from './listed-output-schemas.ts';
 
-const SCOPES = ['read:workspace', 'write:workspace', 'read:returns', 'read:pnl', 'write:webhooks'];
+const SCOPES = ['read:workspace', 'write:workspace', 'read:returns', 'read:pnl', 'write:webhooks', 'write:upload'];
 const HARBOR = 'Bayview Growth Fund LP';
 const NORTHWIND = 'Northwind Family Trust';
 const pnl = parsePnl(readSample(SAMPLE_PNL));
@@ -722,6 +722,44 @@ describe.each([
         ]);
       } finally {
         await pool.query(`UPDATE "Entity" SET benchmark = NULL WHERE "orgId" = $1 AND "entityName" = $2`, [orgId, NORTHWIND]);
+      }
+    },
+  );
+
+  covers(
+    ['list_benchmarks', 'set_entity_benchmark'],
+    "benchmarks: the organization's series listed, one assigned, the period and calendar returns compared with it, then removed",
+    async ({ ok }) => {
+      const orgId = owner.user.orgId;
+      // 500 at the close before the history starts, 505 at its last day: the benchmark gained exactly 1 %.
+      await server.services.db.pool.query(
+        `INSERT INTO "BenchmarkLevel" ("orgId", benchmark, date, level) VALUES ($1, 'MCP Tools Index', '2025-02-28', 500), ($1, 'MCP Tools Index', '2025-03-21', 505) ON CONFLICT DO NOTHING`,
+        [orgId],
+      );
+      const listed = await ok<{ items: { organizationId: string; name: string; firstDate: string; lastDate: string; levelCount: number }[] }>(
+        'list_benchmarks',
+        {},
+      );
+      expect(listed.items).toContainEqual({ organizationId: orgId, name: 'MCP Tools Index', firstDate: '2025-02-28', lastDate: '2025-03-21', levelCount: 2 });
+      const set = await ok<{ entityName: string; benchmark: string | null }>('set_entity_benchmark', { entityName: HARBOR, benchmark: 'MCP Tools Index' });
+      expect(set).toMatchObject({ entityName: HARBOR, benchmark: 'MCP Tools Index' });
+      try {
+        type Comparison = { name: string; returnValue: string | null; excessReturn: string | null; nullReason: string | null };
+        const periods = await ok<{ benchmark: string | null; periods: { period: string; returnValue: string | null; benchmark: Comparison | null }[] }>(
+          'get_period_returns',
+          { entityName: HARBOR },
+        );
+        expect(periods.benchmark).toBe('MCP Tools Index');
+        const si = periods.periods.find((row) => row.period === 'SI')!;
+        expect(si.benchmark).toMatchObject({ name: 'MCP Tools Index', returnValue: '0.010000000000', nullReason: null });
+        expect(Math.abs(Number(si.benchmark!.excessReturn) - (Number(si.returnValue) - 0.01))).toBeLessThan(1e-11);
+        const calendar = await ok<{ benchmark: string | null; months: { period: string; benchmark: Comparison | null }[] }>('get_calendar_returns', {
+          entityName: HARBOR,
+        });
+        expect(calendar.benchmark).toBe('MCP Tools Index');
+        expect(calendar.months.find((row) => row.period === '2025-03')?.benchmark).toMatchObject({ returnValue: '0.010000000000', nullReason: null });
+      } finally {
+        expect(await ok<{ benchmark: string | null }>('set_entity_benchmark', { entityName: HARBOR, benchmark: null })).toMatchObject({ benchmark: null });
       }
     },
   );

@@ -9,6 +9,7 @@ import { credentialCommands } from './credentials.ts';
 import { databaseCommands } from './database.ts';
 import { demoCommands } from './demo.ts';
 import { organizationCommands } from './organizations.ts';
+import { returnsCommands } from './returns.ts';
 import { transcriptCommands } from './transcripts.ts';
 import { userCommands } from './users.ts';
 import { auditCommands } from './audit.ts';
@@ -18,6 +19,7 @@ export const COMMANDS: Record<string, Command> = {
   ...credentialCommands('api_key'),
   ...credentialCommands('access_token'),
   ...organizationCommands,
+  ...returnsCommands,
   ...databaseCommands,
   ...demoCommands,
   ...transcriptCommands,

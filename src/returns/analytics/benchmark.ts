@@ -59,6 +59,13 @@ export interface BenchmarkComparisonInput {
   portfolioMonthly: readonly MonthlyReturn[];
   /** sorted by date */
   levels: readonly BenchmarkLevel[];
+  /**
+   * The reported period when it differs from (startDate, endDate]: a standard period runs from its
+   * boundary to as_of while its returns are measured between the valuations on or before them.
+   * It decides "a year or more", the years the excess is annualised over and the whole months of
+   * the tracking error. Default: startDate and endDate.
+   */
+  period?: { startDate: string; endDate: string };
 }
 
 export interface Statistic {
@@ -135,6 +142,27 @@ export function benchmarkReturn(levels: readonly BenchmarkLevel[], fromDate: str
   return succeed({ fromDate, toDate, startLevelDate: start.date, endLevelDate: end.date, returnValue: formatReturn(growthOf(found.value[0]).minus(1)) });
 }
 
+/**
+ * The benchmark's return from the close of fromDate to the close of toDate and the portfolio's
+ * excess over it, the excess computed from the unrounded benchmark return.
+ */
+export function benchmarkExcess(
+  levels: readonly BenchmarkLevel[],
+  fromDate: string,
+  toDate: string,
+  portfolioReturn: Decimal.Value,
+): Outcome<{ benchmark: BenchmarkPeriodReturn; excess: ExcessReturn }> {
+  if (dayNumber(toDate, 'toDate') < dayNumber(fromDate, 'fromDate')) return reversedDates(fromDate, toDate);
+  const found = levelPairs(parseLevels(levels), [[fromDate, toDate]]);
+  if (!found.ok) return found;
+  const [start, end] = found.value[0];
+  const growth = growthOf(found.value[0]);
+  return succeed({
+    benchmark: { fromDate, toDate, startLevelDate: start.date, endLevelDate: end.date, returnValue: formatReturn(growth.minus(1)) },
+    excess: excessReturn(portfolioReturn, growth.minus(1)),
+  });
+}
+
 /** Arithmetic and geometric excess of a portfolio return over a benchmark return. */
 export function excessReturn(portfolioReturn: Decimal.Value, benchmarkReturn: Decimal.Value): ExcessReturn {
   const portfolio = toDecimal(portfolioReturn, 'portfolioReturn');
@@ -190,7 +218,7 @@ export function informationRatio(annualizedExcess: Decimal.Value | null, trackin
 }
 
 /** The whole calendar months inside (startDate, endDate], as 'YYYY-MM'. */
-function wholeMonths(startDate: string, endDate: string): string[] {
+export function wholeMonths(startDate: string, endDate: string): string[] {
   const months: string[] = [];
   const startDay = dayNumber(startDate);
   for (let date = endOfMonth(startDate); dayNumber(date) <= dayNumber(endDate); date = endOfMonth(addMonthsClamped(date, 1))) {
@@ -207,15 +235,17 @@ function wholeMonths(startDate: string, endDate: string): string[] {
 export function compareToBenchmark(input: BenchmarkComparisonInput): Outcome<BenchmarkComparison> {
   const { startDate, endDate } = input;
   if (dayNumber(endDate, 'endDate') < dayNumber(startDate, 'startDate')) return reversedDates(startDate, endDate);
+  const period = input.period ?? { startDate, endDate };
+  if (dayNumber(period.endDate, 'period.endDate') < dayNumber(period.startDate, 'period.startDate')) return reversedDates(period.startDate, period.endDate);
   const levels = parseLevels(input.levels);
-  const months = wholeMonths(startDate, endDate);
+  const months = wholeMonths(period.startDate, period.endDate);
   const monthPairs = months.map((month): [string, string] => [endOfPreviousMonth(`${month}-01`), endOfMonth(`${month}-01`)]);
   const found = levelPairs(levels, [[startDate, endDate], ...monthPairs]);
   if (!found.ok) return found;
   const [periodLevels, ...monthLevels] = found.value;
   const portfolio = toDecimal(input.portfolioReturn, 'portfolioReturn');
   const benchmarkGrowth = growthOf(periodLevels);
-  const span = calendarSpan(startDate, endDate);
+  const span = calendarSpan(period.startDate, period.endDate);
   const yearOrMore = span.years >= 1;
   const annualizedExcess = yearOrMore ? annualizedDifference(portfolio.plus(1), benchmarkGrowth, yearsOf(span)) : shortPeriod();
   const te = yearOrMore ? monthlyTrackingError(input.portfolioMonthly, months, monthLevels.map(growthOf)) : shortPeriod();

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  benchmarkExcess,
   benchmarkReturn,
   compareToBenchmark,
   excessReturn,
@@ -73,6 +74,34 @@ describe('benchmarkReturn', () => {
   it('throws for unsorted or non-positive levels (bad data upstream)', () => {
     expect(() => benchmarkReturn([LEVELS[1], LEVELS[0]], '2023-01-31', '2023-01-31')).toThrow(RangeError);
     expect(() => benchmarkReturn([{ date: '2023-01-31', level: 0 }], '2023-01-31', '2023-01-31')).toThrow(RangeError);
+  });
+});
+
+describe('benchmarkExcess', () => {
+  it('computes the excess from the unrounded benchmark return', () => {
+    // 31 Dec 2022 -> 31 Mar 2023: R_b = 1.01^3 - 1 = 0.030301 exactly; 0.05 - 0.030301 = 0.019699;
+    // 1.05 / 1.030301 - 1 = 0.0191196553240266679...
+    expect(value(benchmarkExcess(LEVELS, '2022-12-31', '2023-03-31', '0.05'))).toEqual({
+      benchmark: { fromDate: '2022-12-31', toDate: '2023-03-31', startLevelDate: '2022-12-30', endLevelDate: '2023-03-31', returnValue: '0.030301000000' },
+      excess: { arithmetic: '0.019699000000', geometric: '0.019119655324', geometricNullReason: null },
+    });
+    const thirds = [
+      { date: '2023-01-03', level: '300' },
+      { date: '2023-03-31', level: '303.0301' },
+    ];
+    // R_b = 303.0301 / 300 - 1 = 0.0101003333...; 1.02 / 1.0101003333... - 1 = 0.0098006765664533...
+    // (from the return rounded to 12 places, 1.02 / 1.010100333333 - 1 = 0.0098006765667865...: one more in the last place).
+    const result = value(benchmarkExcess(thirds, '2023-01-03', '2023-03-31', '0.02'));
+    expect(result.benchmark.returnValue).toBe('0.010100333333');
+    expect(result.excess).toEqual({ arithmetic: '0.009899666667', geometric: '0.009800676566', geometricNullReason: null });
+  });
+
+  it('returns typed errors for a date before the first level and for reversed dates', () => {
+    expect(benchmarkExcess(LEVELS, '2022-12-01', '2023-01-31', '0')).toMatchObject({
+      ok: false,
+      error: { code: 'missing_benchmark_level', dates: ['2022-12-01'] },
+    });
+    expect(benchmarkExcess(LEVELS, '2023-01-31', '2022-12-31', '0')).toMatchObject({ ok: false, error: { code: 'reversed_dates' } });
   });
 });
 
@@ -166,6 +195,28 @@ describe('compareToBenchmark', () => {
     expect(result.trackingError).toEqual({ value: null, nullReason: 'no portfolio return for 2023-05, 2023-07' });
     expect(result.informationRatio).toEqual({ value: null, nullReason: 'no tracking error: no portfolio return for 2023-05, 2023-07' });
     expect(result.annualizedExcess.value).not.toBeNull();
+  });
+
+  it('takes "a year or more", the annualisation and the months from the reported period when given', () => {
+    // A 1Y period from the close of Saturday 31 Dec 2022 to Sunday 31 Dec 2023, measured between the
+    // Friday valuations 30 Dec 2022 and 29 Dec 2023: 364 days apart, but the period is one year.
+    const input = { startDate: '2022-12-30', endDate: '2023-12-29', portfolioReturn: PORTFOLIO_RETURN, portfolioMonthly: PORTFOLIO_MONTHLY, levels: LEVELS };
+    const measured = value(compareToBenchmark(input));
+    expect(measured.trackingError.nullReason).toContain('shorter than one year');
+    const reported = value(compareToBenchmark({ ...input, period: { startDate: '2022-12-31', endDate: '2023-12-31' } }));
+    expect(reported).toMatchObject({
+      startDate: '2022-12-30',
+      endDate: '2023-12-29',
+      benchmark: { startLevelDate: '2022-12-30', endLevelDate: '2023-12-29', returnValue: '0.126825030132' },
+      months: PORTFOLIO_MONTHLY.map((m) => m.month),
+      annualizedExcess: { value: '0.026995170612' },
+      trackingError: { value: '0.012000000000', nullReason: null },
+      informationRatio: { value: '2.249597550967', nullReason: null },
+    });
+    expect(compareToBenchmark({ ...input, period: { startDate: '2023-12-31', endDate: '2022-12-31' } })).toMatchObject({
+      ok: false,
+      error: { code: 'reversed_dates' },
+    });
   });
 
   it('returns typed errors for reversed dates and missing levels', () => {
