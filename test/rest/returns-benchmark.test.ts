@@ -1,8 +1,9 @@
 /**
  * An entity's benchmark over real HTTP (REST, and /graphql once): assigned with PUT
  * /api/returns/benchmark, compared in /api/returns/periods and /api/returns/calendar, listed by
- * GET /api/returns/benchmarks. Levels are inserted with SQL, as the benchmark upload would store
- * them (BenchmarkLevel); the portfolio is a pnl upload.
+ * GET /api/returns/benchmarks. The portfolio is a pnl upload, the index levels a benchmark upload
+ * (date,benchmark,level), both ingested by the worker; another organization's series is inserted
+ * with SQL.
  *
  * The data are a published textbook example: Fabozzi, "Bond Markets, Analysis, and Strategies",
  * chapter 25 (indexing), exercise "compute the tracking error", which states twelve monthly returns
@@ -112,12 +113,26 @@ async function insertLevels(orgId: string, name: string, levels: [string, string
   );
 }
 
+/** Both series as one benchmark upload: the index from its base, and a late copy of it from 30 June 2022. */
+const LEVELS_CSV = [
+  'date,benchmark,level',
+  ...LEVELS.map(([date, level]) => `${date},${INDEX},${level}`),
+  ...LEVELS.slice(6).map(([date, level]) => `${date},${LATE},${level}`),
+].join('\n');
+
 beforeAll(async () => {
   server = await startTestServer({ RATE_LIMIT_RETURNS_PER_MINUTE: '1000' });
   user = await createUser(server.services, { scopes: ['read:returns', 'read:pnl', 'write:upload'], role: 'member', org: ORG });
-  await loadFiles(server.url, user.key, user.orgId, [{ name: 'fabozzi.csv', content: PNL_CSV }], 60_000);
-  await insertLevels(user.orgId, INDEX, LEVELS);
-  await insertLevels(user.orgId, LATE, LEVELS.slice(6));
+  await loadFiles(
+    server.url,
+    user.key,
+    user.orgId,
+    [
+      { name: 'fabozzi.csv', content: PNL_CSV },
+      { name: 'fabozzi-index.csv', content: LEVELS_CSV },
+    ],
+    60_000,
+  );
 }, 120_000);
 
 afterAll(async () => {
