@@ -18,6 +18,7 @@ import { Chart } from 'react-chartjs-2';
 import type { CashTransaction } from './queries.ts';
 import { formatMoney, formatShortDate } from './format.ts';
 import type { ReturnDay } from './series.ts';
+import type { BenchmarkLine } from './benchmark-series.ts';
 
 // Only what this chart draws: bars, a line with points, two linear axes over date categories.
 ChartJS.register(BarController, BarElement, LineController, LineElement, PointElement, CategoryScale, LinearScale, Tooltip, Legend);
@@ -26,6 +27,7 @@ const COLORS = {
   bar: '#2450d6b3',
   cumulative: '#1b6b34',
   flow: '#b35c00',
+  benchmark: '#6a3d9a',
   grid: '#e3e6ec',
   text: '#525c6e',
 };
@@ -35,11 +37,12 @@ type MixedType = 'bar' | 'line';
 
 /**
  * Daily Modified Dietz returns as bars (left axis) and their geometric linking as a line (right
- * axis), with a marker on the line for every day that had an external cash flow. The canvas is
- * described by its aria-label; the same figures are in the table beside it.
+ * axis), with a marker on the line for every day that had an external cash flow, and the assigned
+ * benchmark's cumulative return over the same dates as a dashed line on the same axis. The canvas
+ * is described by its aria-label; the same figures are in the table beside it.
  */
-export function DietzChart({ days, flows, label }: { days: ReturnDay[]; flows: CashTransaction[]; label: string }) {
-  const { data, options } = useMemo(() => build(days, flows), [days, flows]);
+export function DietzChart({ days, flows, benchmark, label }: { days: ReturnDay[]; flows: CashTransaction[]; benchmark: BenchmarkLine | null; label: string }) {
+  const { data, options } = useMemo(() => build(days, flows, benchmark), [days, flows, benchmark]);
   return (
     <div className="chart-box">
       <Chart<MixedType, Value[], string> type="bar" data={data} options={options} role="img" aria-label={label} fallbackContent={<p>{label}</p>} />
@@ -47,7 +50,7 @@ export function DietzChart({ days, flows, label }: { days: ReturnDay[]; flows: C
   );
 }
 
-function build(days: ReturnDay[], flows: CashTransaction[]) {
+function build(days: ReturnDay[], flows: CashTransaction[], benchmark: BenchmarkLine | null) {
   const percent = (value: number | null) => (value === null ? null : value * 100);
   const data: ChartData<MixedType, Value[], string> = {
     labels: days.map((day) => formatShortDate(day.date)),
@@ -91,8 +94,26 @@ function build(days: ReturnDay[], flows: CashTransaction[]) {
       },
     ],
   };
+  if (benchmark) {
+    data.datasets.push({
+      type: 'line',
+      label: `Benchmark: ${benchmark.name}`,
+      data: benchmark.values.map(percent),
+      yAxisID: 'cumulative',
+      borderColor: COLORS.benchmark,
+      backgroundColor: COLORS.benchmark,
+      borderWidth: 2,
+      borderDash: [6, 4],
+      pointRadius: 0,
+      pointHoverRadius: 4,
+      pointStyle: 'line',
+      tension: 0,
+      order: 1,
+    });
+  }
 
-  const [daily, cumulative] = alignZero([data.datasets[2].data, data.datasets[0].data]);
+  const cumulativeValues = [...data.datasets[0].data, ...(benchmark ? benchmark.values.map(percent) : [])];
+  const [daily, cumulative] = alignZero([data.datasets[2].data, cumulativeValues]);
   const reducedMotion = window.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
   // includeBounds: false keeps the zero-aligned bounds from showing up as odd tick labels.
   const axisTicks = { color: COLORS.text, includeBounds: false, callback: (value: string | number) => `${Number(value).toFixed(2)} %` };

@@ -8,6 +8,8 @@ import { formatMoney, signedPercent } from './format.ts';
 import { toSeries, type ReturnDay } from './series.ts';
 import { DietzChart } from './dietz-chart.tsx';
 import type { EntityRange } from './entity-range.ts';
+import { BENCHMARK_READS, BenchmarkLevelsQuery } from './analytics-queries.ts';
+import { benchmarkSeries, type BenchmarkLine } from './benchmark-series.ts';
 
 /** The most cash flows read for the descriptions (the API's largest page). */
 const FLOWS_READ = 1000;
@@ -19,6 +21,15 @@ export function DietzResults({ variables, known }: { variables: DietzVariables; 
   const [flowsResult] = useQuery({ query: CashTransactionsQuery, variables: { entityName: variables.entityName, first: FLOWS_READ }, pause: !canReadFlows });
   const result = data?.dietzDailyReturns;
   const days = useMemo(() => toSeries(result?.days ?? []), [result]);
+  // The assigned benchmark over the chart's dates: from its level at the close the first daily return starts from.
+  const span = days.length > 0 ? { startDate: days[0].startDate, endDate: days[days.length - 1].date } : null;
+  const [benchmarkResult] = useQuery({
+    query: BenchmarkLevelsQuery,
+    variables: { entityName: variables.entityName, startDate: span?.startDate ?? variables.startDate, endDate: span?.endDate ?? variables.endDate },
+    pause: !span,
+    context: BENCHMARK_READS,
+  });
+  const benchmark = useMemo<BenchmarkLine | null>(() => benchmarkSeries(days, benchmarkResult.data?.benchmarkLevels), [days, benchmarkResult.data]);
   const flows = useMemo(() => {
     const first = days[0];
     const last = days[days.length - 1];
@@ -48,7 +59,9 @@ export function DietzResults({ variables, known }: { variables: DietzVariables; 
   const chartLabel =
     `Chart of the daily Modified Dietz returns of ${result.entityName} from ${formatDate(first.startDate)} to ${formatDate(last.date)}: ` +
     `${days.length} daily returns as bars, the cumulative linked return as a line ending at ${signedPercent(last.cumulative, 2)}, ` +
-    `${flowDays.length} ${flowDays.length === 1 ? 'day' : 'days'} with cash flows marked. The figures are in the table below the chart.`;
+    `${flowDays.length} ${flowDays.length === 1 ? 'day' : 'days'} with cash flows marked` +
+    (benchmark ? `, and the cumulative return of the benchmark ${benchmark.name} as a dashed line ending at ${signedPercent(benchmark.last, 2)}` : '') +
+    '. The figures are in the table below the chart.';
 
   return (
     <div className="dietz-results" aria-busy={fetching}>
@@ -67,7 +80,7 @@ export function DietzResults({ variables, known }: { variables: DietzVariables; 
           </span>
         </div>
       </div>
-      <DietzChart days={days} flows={flows} label={chartLabel} />
+      <DietzChart days={days} flows={flows} benchmark={benchmark} label={chartLabel} />
       <p className="hint chart-legend-note">
         <span className="flow-key" aria-hidden="true">
           ▲
@@ -77,7 +90,22 @@ export function DietzResults({ variables, known }: { variables: DietzVariables; 
           ▼
         </span>{' '}
         outflow on the cumulative line; hover or focus the chart for each day’s figures.
+        {benchmark && (
+          <span className="benchmark-key">
+            {' '}
+            <span className="benchmark-swatch" aria-hidden="true" /> Benchmark: {benchmark.name}, its cumulative return from its level of{' '}
+            {formatDate(benchmark.baseDate)} (the last one published on or before {formatDate(span?.startDate ?? variables.startDate)}), ending at{' '}
+            {signedPercent(benchmark.last, 2)}.
+          </span>
+        )}
+        {!benchmark && benchmarkResult.data?.benchmarkLevels.nullReason && ` No benchmark line: ${benchmarkResult.data.benchmarkLevels.nullReason}.`}
       </p>
+      {benchmarkResult.error && (
+        <p className="notice notice-warning">
+          <strong>No benchmark line: </strong>
+          {benchmarkResult.error.graphQLErrors[0]?.message ?? benchmarkResult.error.message}
+        </p>
+      )}
       <ErrorNotice error={flowsResult.error} title="The cash flow descriptions could not be loaded" />
       {flows.length > 0 && <CashFlows flows={flows} />}
       <details className="daily-figures">

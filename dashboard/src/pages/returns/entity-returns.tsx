@@ -18,6 +18,9 @@ export function EntityReturnsPanel({ entities, request }: { entities: EntityRang
   const [datesEdited, setDatesEdited] = useState(false);
   const [invalid, setInvalid] = useState<string | null>(null);
   const [applied, setApplied] = useState<DietzVariables | null>(null);
+  // The reported returns' currency (null: the entity's own), for the entity it was chosen for.
+  const [reporting, setReporting] = useState<{ entityName: string; currency: string | null }>({ entityName: '', currency: null });
+  const currency = applied && reporting.entityName === applied.entityName ? reporting.currency : null;
   const latest = useRef({ entities, startDate, endDate });
   latest.current = { entities, startDate, endDate };
   const errorId = useId();
@@ -152,8 +155,15 @@ export function EntityReturnsPanel({ entities, request }: { entities: EntityRang
         )}
       </Panel>
       {/* The reported returns of the same entity: they follow the entity shown, not the dates. */}
-      {applied && <PeriodReturnsPanel key={`periods|${applied.entityName}`} entityName={applied.entityName} />}
-      {applied && <CalendarReturnsPanel key={`calendar|${applied.entityName}`} entityName={applied.entityName} />}
+      {applied && (
+        <PeriodReturnsPanel
+          key={`periods|${applied.entityName}`}
+          entityName={applied.entityName}
+          currency={currency}
+          onCurrencyChange={(chosen) => setReporting({ entityName: applied.entityName, currency: chosen })}
+        />
+      )}
+      {applied && <CalendarReturnsPanel key={`calendar|${applied.entityName}`} entityName={applied.entityName} currency={currency} />}
     </>
   );
 }

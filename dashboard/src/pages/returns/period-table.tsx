@@ -19,16 +19,30 @@ const PERIOD_NAMES: Record<string, string> = {
 };
 
 /**
- * The time-weighted return of each standard period, as the service lists them (MTD … SI): the
- * return, the annualised return from a year on, the two valuations it runs between, and a period
- * the history does not cover marked as such, with the reason.
+ * The time-weighted return of each standard period, as the service lists them (MTD … SI): net of
+ * fees and gross of fees, each with its annualised return from a year on, the benchmark's return
+ * and the excess over it when one is assigned, the valuation it starts from (every period ends at
+ * the as-of valuation, which the caption names), and a period the history does not cover marked
+ * as such, with the reason. In
+ * another currency than the entity's (`localCurrency` set), each net return carries the return in
+ * the entity's currency and the currency effect on two short lines below it.
  */
-export function PeriodTable({ caption, periods }: { caption: string; periods: StandardPeriod[] }) {
+export function PeriodTable({
+  caption,
+  periods,
+  localCurrency,
+  benchmark,
+}: {
+  caption: string;
+  periods: StandardPeriod[];
+  localCurrency: string | null;
+  benchmark: string | null;
+}) {
   return (
     <>
       {/* Its caption, where a narrow screen does not scroll it out of sight (the table's own caption is for assistive technology). */}
       <h3 className="analytics-title">{caption}</h3>
-      <p className="hint scroll-hint">Scroll the table sideways for the valuation dates and notes.</p>
+      <p className="hint scroll-hint">Scroll the table sideways for the gross and benchmark returns, the start valuations and notes.</p>
       <div className="table-wrap" tabIndex={0} role="region" aria-label={`${caption} (scrolls sideways)`}>
         <table className="data period-table">
           <caption className="visually-hidden">{caption}</caption>
@@ -36,13 +50,28 @@ export function PeriodTable({ caption, periods }: { caption: string; periods: St
             <tr>
               <th scope="col">Period</th>
               <th scope="col" className="num">
-                Return
+                Return, net of fees
               </th>
               <th scope="col" className="num">
-                Annualised
+                Return, gross of fees
               </th>
+              <th scope="col" className="num">
+                Annualised, net
+              </th>
+              <th scope="col" className="num">
+                Annualised, gross
+              </th>
+              {benchmark && (
+                <>
+                  <th scope="col" className="num">
+                    Benchmark return
+                  </th>
+                  <th scope="col" className="num">
+                    Excess, net
+                  </th>
+                </>
+              )}
               <th scope="col">Start valuation</th>
-              <th scope="col">End valuation</th>
               <th scope="col">Note</th>
             </tr>
           </thead>
@@ -58,7 +87,17 @@ export function PeriodTable({ caption, periods }: { caption: string; periods: St
                   ) : row.returnValue === null ? (
                     <Missing reason={row.nullReason} label="no return" />
                   ) : (
-                    signedPercent(row.returnValue, 2)
+                    <>
+                      <span className="period-value">{signedPercent(row.returnValue, 2)}</span>
+                      {localCurrency && <CurrencySplit row={row} localCurrency={localCurrency} />}
+                    </>
+                  )}
+                </td>
+                <td className="num period-gross">
+                  {row.grossReturnValue === null ? (
+                    <Missing reason={row.complete ? row.nullReason : `not covered: ${row.nullReason}`} label="no gross return" />
+                  ) : (
+                    signedPercent(row.grossReturnValue, 2)
                   )}
                 </td>
                 <td className="num period-annualized">
@@ -68,10 +107,15 @@ export function PeriodTable({ caption, periods }: { caption: string; periods: St
                     signedPercent(row.annualizedReturn, 2)
                   )}
                 </td>
-                <td className="nowrap">{row.startValuationDate ? <time dateTime={row.startValuationDate}>{formatDate(row.startValuationDate)}</time> : '—'}</td>
-                <td className="nowrap">
-                  <time dateTime={row.endValuationDate}>{formatDate(row.endValuationDate)}</time>
+                <td className="num period-gross-annualized">
+                  {row.grossAnnualizedReturn === null ? (
+                    <Missing reason={row.annualizedNullReason} label="not annualised" />
+                  ) : (
+                    signedPercent(row.grossAnnualizedReturn, 2)
+                  )}
                 </td>
+                {benchmark && <BenchmarkCells row={row} />}
+                <td className="nowrap">{row.startValuationDate ? <time dateTime={row.startValuationDate}>{formatDate(row.startValuationDate)}</time> : '—'}</td>
                 <td className="period-note">{row.nullReason ?? (row.days === null ? '' : plural(row.days, 'day'))}</td>
               </tr>
             ))}
@@ -79,5 +123,40 @@ export function PeriodTable({ caption, periods }: { caption: string; periods: St
         </table>
       </div>
     </>
+  );
+}
+
+/** The benchmark's return over the period and the net return's arithmetic excess (the geometric one in the tooltip). */
+function BenchmarkCells({ row }: { row: StandardPeriod }) {
+  const comparison = row.benchmark;
+  const reason = comparison?.nullReason ?? (comparison ? null : 'no benchmark');
+  return (
+    <>
+      <td className="num period-benchmark">
+        {comparison?.returnValue ? signedPercent(comparison.returnValue, 2) : <Missing reason={reason} label="no benchmark return" />}
+      </td>
+      <td
+        className="num period-excess"
+        title={comparison?.geometricExcessReturn ? `Geometric excess: ${signedPercent(comparison.geometricExcessReturn, 2)}` : undefined}
+      >
+        {comparison?.excessReturn ? signedPercent(comparison.excessReturn, 2) : <Missing reason={reason} label="no excess return" />}
+      </td>
+    </>
+  );
+}
+
+/** The net return in the entity's own currency and what the exchange rates added, under the converted one. */
+function CurrencySplit({ row, localCurrency }: { row: StandardPeriod; localCurrency: string }) {
+  return (
+    <span className="currency-split">
+      <span className="split-line split-local">
+        <span className="visually-hidden">in </span>
+        {localCurrency} {signedPercent(row.localReturnValue, 2)}
+      </span>
+      <span className="split-line split-fx">
+        <span aria-hidden="true">FX</span>
+        <span className="visually-hidden">currency effect</span> {signedPercent(row.currencyEffect, 2)}
+      </span>
+    </span>
   );
 }
