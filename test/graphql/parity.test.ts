@@ -22,14 +22,14 @@ const COMPARISON = `query Comparison($accountCode: String, $status: ComparisonSt
   } }`;
 const DIETZ = `query Dietz($entityName: String!, $startDate: Date!, $endDate: Date!) {
   dietzDailyReturns(entityName: $entityName, startDate: $startDate, endDate: $endDate) {
-    entityName accountCode startDate endDate annualized
+    entityName accountCode currency localCurrency startDate endDate annualized
     timeWeightedReturn { value nullReason method weighting }
     modifiedDietzReturn { value nullReason method weighting }
-    days { date startDate beginValue endValue netFlow weightedFlow returnValue nullReason cumulativeReturn }
+    days { date startDate beginValue endValue netFlow weightedFlow returnValue nullReason cumulativeReturn localReturnValue currencyEffect fees grossReturnValue }
   } }`;
 const CASH = `query Cash($entityName: String!, $first: Int, $after: String) {
   cashTransactions(entityName: $entityName, first: $first, after: $after) {
-    edges { node { id entityName accountCode date amount timing description } }
+    edges { node { id entityName accountCode date amount currency localAmount timing description flowType } }
     pageInfo { hasNextPage endCursor }
   } }`;
 
