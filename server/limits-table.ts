@@ -309,7 +309,12 @@ function limits(): Limit[] {
       default: `${APQ_MAX_DOCUMENTS} documents (least recently used forgotten)`,
       past: '`PERSISTED_QUERY_NOT_FOUND`: the client sends the document again',
     },
-    { limit: 'daily returns, IRR and benchmark levels range (`dietz-daily`, `irr`, `benchmark-levels`)', per: 'request', default: `${DIETZ_MAX_RANGE_DAYS} days`, past: '400 naming `end_date`' },
+    {
+      limit: 'daily returns, IRR and benchmark levels range (`dietz-daily`, `irr`, `benchmark-levels`)',
+      per: 'request',
+      default: `${DIETZ_MAX_RANGE_DAYS} days`,
+      past: '400 naming `end_date`',
+    },
     {
       limit: 'page size of each list (`limit`, `first`)',
       per: 'request',
