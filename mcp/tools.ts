@@ -197,9 +197,9 @@ export const TOOLS: ToolDefinition[] = [
     title: 'Compare custodian and computed returns',
     description:
       'Custodian-reported vs computed daily returns with the difference in basis points and a status (match, review, investigate), for the accounts of your organizations.',
-    operation: `query ToolReturnsComparison($accountCode: String, $status: ComparisonStatus, $first: Int, $after: String) {
-      returnComparison(accountCode: $accountCode, status: $status, first: $first, after: $after) {
-        edges { node { accountCode entityName date custodianReturn computedReturn differenceBps status reason } } ${PAGE_INFO} } }`,
+    operation: `query ToolReturnsComparison($accountCode: String, $status: ComparisonStatus, $first: Int, $after: String, $currency: String) {
+      returnComparison(accountCode: $accountCode, status: $status, first: $first, after: $after, currency: $currency) {
+        edges { node { accountCode entityName date currency localCurrency custodianReturn computedReturn differenceBps status reason } } ${PAGE_INFO} } }`,
     annotations: READ,
     result: page('returnComparison'),
   },

@@ -35,11 +35,23 @@ const ReturnComparison = builder.objectRef<ComparisonRow>('ReturnComparison').im
     accountCode: t.exposeString('accountCode'),
     entityName: t.exposeString('entityName'),
     date: t.expose('date', { type: 'Date' }),
+    currency: t.exposeString('currency', { description: 'ISO 4217: the currency the returns are in (the one asked for, else the entity’s).' }),
+    localCurrency: t.exposeString('localCurrency', { description: 'ISO 4217: the entity’s own currency, the one both sources were reconciled in.' }),
     custodianReturn: t.expose('custodianReturn', { type: 'Decimal', nullable: true }),
     computedReturn: t.expose('computedReturn', { type: 'Decimal', nullable: true }),
-    differenceBps: t.expose('differenceBps', { type: 'Decimal', nullable: true, description: '(computed - custodian) * 10000, signed.' }),
-    status: t.field({ type: ComparisonStatusEnum, resolve: (row) => row.status }),
-    reason: t.exposeString('reason'),
+    localCustodianReturn: t.expose('localCustodianReturn', { type: 'Decimal', nullable: true, description: 'The custodian’s return in localCurrency.' }),
+    localComputedReturn: t.expose('localComputedReturn', { type: 'Decimal', nullable: true, description: 'The computed return in localCurrency.' }),
+    differenceBps: t.expose('differenceBps', {
+      type: 'Decimal',
+      nullable: true,
+      description: '(computed - custodian) * 10000, signed, in currency (converted returns: both over the same day, so the difference scales with 1 + r_fx).',
+    }),
+    status: t.field({
+      type: ComparisonStatusEnum,
+      description: 'The reconciliation’s verdict, classified in localCurrency at load (what the status filter selects on); a conversion cannot change it.',
+      resolve: (row) => row.status,
+    }),
+    reason: t.exposeString('reason', { description: 'Why the status, in localCurrency.' }),
     matchThresholdBps: t.expose('matchThresholdBps', { type: 'Decimal' }),
     reviewThresholdBps: t.expose('reviewThresholdBps', { type: 'Decimal' }),
   }),
@@ -138,6 +150,11 @@ builder.queryFields((t) => ({
     args: {
       accountCode: t.arg.string({ required: false }),
       status: t.arg({ type: ComparisonStatusEnum, required: false }),
+      currency: t.arg.string({
+        required: false,
+        description:
+          'ISO 4217: report both returns in this currency, each row over its own day at the uploaded rates (file_type=fx) of its previous valuation and its date; status and reason stay those of the reconciliation in the entity’s currency.',
+      }),
     },
     resolve: async (_parent, args, ctx, info) => {
       const { limit, cursor } = forwardPage(args, info);
@@ -145,6 +162,7 @@ builder.queryFields((t) => ({
         orgIds: await ctx.organizationIds(),
         accountCode: args.accountCode,
         status: args.status,
+        currency: args.currency,
         limit,
         cursor,
       });

@@ -44,11 +44,12 @@ export const dataServiceRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/returns/comparison',
-    summary: 'Custodian vs computed daily returns, newest first.',
+    summary:
+      'Custodian vs computed daily returns, newest first; `currency` (ISO 4217) reports both returns in another currency, each over its own day (status and reason stay the reconciliation’s in the entity’s currency).',
     params: { limit: 'first', cursor: 'after' },
-    operation: `query Comparison($accountCode: String, $status: ComparisonStatus, $first: Int, $after: String) {
-      returnComparison(accountCode: $accountCode, status: $status, first: $first, after: $after) {
-        edges { node { accountCode entityName date custodianReturn computedReturn differenceBps status reason matchThresholdBps reviewThresholdBps } }
+    operation: `query Comparison($accountCode: String, $status: ComparisonStatus, $first: Int, $after: String, $currency: String) {
+      returnComparison(accountCode: $accountCode, status: $status, first: $first, after: $after, currency: $currency) {
+        edges { node { accountCode entityName date currency localCurrency custodianReturn computedReturn localCustodianReturn localComputedReturn differenceBps status reason matchThresholdBps reviewThresholdBps } }
         pageInfo { hasNextPage endCursor }
       } }`,
     respond: list('returnComparison'),

@@ -2,7 +2,8 @@ import type pg from 'pg';
 import { AppError } from '../errors.ts';
 import { UUID, decodeCursor, encodeCursor, keysetPage, stringFields, type Page } from '../pagination.ts';
 import type { CurrencyPair } from './analytics/currency.ts';
-import { convertAmount, currencyPair, dayInCurrency, ratesOn, type RatesByDate } from './currency-service.ts';
+import { comparisonInCurrency } from './comparison-currency.ts';
+import { convertAmount, currencyPair, dayInCurrency, ratesOn, requestedCurrency, type RatesByDate } from './currency-service.ts';
 import { Dec, formatMoney } from './decimal.ts';
 import { classifyDifference, dayNumber, linkReturns, cumulativeLinkedReturns, periodModifiedDietz, type ComparisonStatus, type FlowTiming } from './dietz.ts';
 import type { FlowType } from './analytics/fees.ts';
@@ -12,11 +13,18 @@ export const DIETZ_MAX_RANGE_DAYS = 3_660;
 
 export interface ComparisonRow {
   entityId: string;
+  orgId: string;
   accountCode: string;
   entityName: string;
   date: string;
+  /** the currency the returns are in (the one asked for, else the entity's); localCurrency the entity's */
+  currency: string;
+  localCurrency: string;
   custodianReturn: string | null;
   computedReturn: string | null;
+  /** both returns in the entity's own currency, as reconciled (./comparison-currency.ts) */
+  localCustodianReturn: string | null;
+  localComputedReturn: string | null;
   differenceBps: string | null;
   status: ComparisonStatus;
   reason: string;
@@ -96,12 +104,15 @@ export class ReturnsService {
   constructor(private readonly pool: pg.Pool) {}
 
   async comparison(
-    scope: Scope & { accountCode?: string | null; status?: ComparisonStatus | null; limit: number; cursor?: string | null },
+    scope: Scope & CurrencyScope & { accountCode?: string | null; status?: ComparisonStatus | null; limit: number; cursor?: string | null },
   ): Promise<Page<ComparisonRow>> {
     const after = scope.cursor ? decodeCursor(scope.cursor, stringFields(['date', 'accountCode']), 'endpoint') : null;
     const query = comparisonQuery({ ...scope, orgIds: [...scope.orgIds], after: after && { ...after, entityId: cursorEntityId(after) } });
     const { rows } = await this.pool.query<RawComparison>(query.text, query.values);
-    return keysetPage(rows.map(toComparisonRow), scope.limit, comparisonCursor);
+    // Validated before the read, so a bad currency is a 400 even on an empty page.
+    requestedCurrency(scope.currency);
+    const page = keysetPage(rows.map(toComparisonRow), scope.limit, comparisonCursor);
+    return { ...page, rows: await comparisonInCurrency(this.pool, page.rows, scope.currency) };
   }
 
   async dietzDaily(scope: Scope & CurrencyScope & { entityName: string; startDate: string; endDate: string }): Promise<DietzDailyResult> {
@@ -254,6 +265,8 @@ export async function findEntity(pool: Pick<pg.Pool, 'query'>, orgIds: ReadonlyS
 
 export interface RawComparison {
   entityId: string;
+  orgId: string;
+  currency: string;
   accountCode: string;
   entityName: string;
   date: string;
@@ -307,7 +320,7 @@ export function comparisonQuery(scope: ComparisonScope): { text: string; values:
 }
 
 const COMPARISON_SQL = `
-SELECT r."entityId", r."accountCode", e."entityName", r.date::text AS date, r."custodianReturn"::text AS custodian,
+SELECT r."entityId", r."orgId", e.currency, r."accountCode", e."entityName", r.date::text AS date, r."custodianReturn"::text AS custodian,
        r."computedReturn"::text AS computed, r."computedNullReason", r.status,
        trim_scale(o."reconciledMatchBps")::text AS "matchBps", trim_scale(o."reconciledReviewBps")::text AS "reviewBps"
   FROM unnest($1::uuid[]) AS org(id)
@@ -341,11 +354,16 @@ function toComparisonRow(raw: RawComparison): ComparisonRow {
   const reason = raw.computed === null && raw.computedNullReason ? `computed return undefined: ${raw.computedNullReason}` : classification.reason;
   return {
     entityId: raw.entityId,
+    orgId: raw.orgId,
     accountCode: raw.accountCode,
     entityName: raw.entityName,
     date: raw.date,
+    currency: raw.currency,
+    localCurrency: raw.currency,
     custodianReturn: raw.custodian,
     computedReturn: raw.computed,
+    localCustodianReturn: raw.custodian,
+    localComputedReturn: raw.computed,
     differenceBps: classification.differenceBps,
     // as classified in the database (what the status filter selected on); the rule is the same
     status: raw.status,

@@ -111,14 +111,14 @@ export interface paths {
         };
         /**
          * Custodian vs computed daily returns, newest first
-         * @description Custodian vs computed daily returns, newest first.
+         * @description Custodian vs computed daily returns, newest first; `currency` (ISO 4217) reports both returns in another currency, each over its own day (status and reason stay the reconciliation’s in the entity’s currency).
          *
          *     GraphQL operation:
          *
          *     ```graphql
-         *     query Comparison($accountCode: String, $status: ComparisonStatus, $first: Int, $after: String) {
-         *       returnComparison(accountCode: $accountCode, status: $status, first: $first, after: $after) {
-         *       edges { node { accountCode entityName date custodianReturn computedReturn differenceBps status reason matchThresholdBps reviewThresholdBps } }
+         *     query Comparison($accountCode: String, $status: ComparisonStatus, $first: Int, $after: String, $currency: String) {
+         *       returnComparison(accountCode: $accountCode, status: $status, first: $first, after: $after, currency: $currency) {
+         *       edges { node { accountCode entityName date currency localCurrency custodianReturn computedReturn localCustodianReturn localComputedReturn differenceBps status reason matchThresholdBps reviewThresholdBps } }
          *       pageInfo { hasNextPage endCursor }
          *       } }
          *     ```
@@ -2263,6 +2263,8 @@ export interface operations {
                 /** @description page size, 1 to 500 (default 50) */
                 limit?: number;
                 cursor?: string;
+                /** @description ISO 4217: report both returns in this currency, each row over its own day at the uploaded rates (file_type=fx) of its previous valuation and its date; status and reason stay those of the reconciliation in the entity’s currency. */
+                currency?: string;
             };
             header?: never;
             path?: never;
@@ -2287,14 +2289,26 @@ export interface operations {
                              * @description YYYY-MM-DD
                              */
                             date: string;
+                            /** @description ISO 4217: the currency the returns are in (the one asked for, else the entity’s). */
+                            currency: string;
+                            /** @description ISO 4217: the entity’s own currency, the one both sources were reconciled in. */
+                            local_currency: string;
                             /** @description decimal number as a string */
                             custodian_return: string | null;
                             /** @description decimal number as a string */
                             computed_return: string | null;
-                            /** @description (computed - custodian) * 10000, signed. */
+                            /** @description The custodian’s return in localCurrency. */
+                            local_custodian_return: string | null;
+                            /** @description The computed return in localCurrency. */
+                            local_computed_return: string | null;
+                            /** @description (computed - custodian) * 10000, signed, in currency (converted returns: both over the same day, so the difference scales with 1 + r_fx). */
                             difference_bps: string | null;
-                            /** @enum {string} */
+                            /**
+                             * @description The reconciliation’s verdict, classified in localCurrency at load (what the status filter selects on); a conversion cannot change it.
+                             * @enum {string}
+                             */
                             status: "match" | "review" | "investigate";
+                            /** @description Why the status, in localCurrency. */
                             reason: string;
                             /** @description decimal number as a string */
                             match_threshold_bps: string;

@@ -14,7 +14,8 @@ import { HTTP_STATUS_BY_CODE, type ErrorCode } from '../../src/errors.ts';
 const HARBOR = 'Bayview Growth Fund LP';
 const NORTHWIND = 'Northwind Family Trust';
 
-const COMPARISON_FIELDS = 'accountCode entityName date custodianReturn computedReturn differenceBps status reason matchThresholdBps reviewThresholdBps';
+const COMPARISON_FIELDS =
+  'accountCode entityName date currency localCurrency custodianReturn computedReturn localCustodianReturn localComputedReturn differenceBps status reason matchThresholdBps reviewThresholdBps';
 const COMPARISON = `query Comparison($accountCode: String, $status: ComparisonStatus, $first: Int, $after: String) {
   returnComparison(accountCode: $accountCode, status: $status, first: $first, after: $after) {
     edges { cursor node { ${COMPARISON_FIELDS} } }

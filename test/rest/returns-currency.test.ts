@@ -26,6 +26,14 @@ const PNL = [
   `ACC-7102,${FLOWS},2025-02-28,120.00,,,`,
 ].join('\n');
 
+/** The custodian's figures: January as computed (5 %), February 4.5 % against the computed 110 / 105 - 1, and one on the first valuation date. */
+const CUSTODIAN = [
+  'account_code,entity_name,date,return,return_unit',
+  `ACC-7101,${FUND},2024-12-31,0.1,percent`,
+  `ACC-7101,${FUND},2025-01-31,5,percent`,
+  `ACC-7101,${FUND},2025-02-28,4.5,percent`,
+].join('\n');
+
 let server: TestServer;
 let user: TestUser;
 let other: TestUser;
@@ -48,7 +56,16 @@ beforeAll(async () => {
   server = await startTestServer();
   user = await createUser(server.services, { scopes: ['read:returns', 'read:pnl', 'write:upload'], role: 'member', org: ORG });
   other = await createUser(server.services, { scopes: ['read:returns'], role: 'member', org: OTHER_ORG });
-  await loadFiles(server.url, user.key, user.orgId, [{ name: 'sterling.csv', content: PNL }], 60_000);
+  await loadFiles(
+    server.url,
+    user.key,
+    user.orgId,
+    [
+      { name: 'sterling.csv', content: PNL },
+      { name: 'sterling-custodian.csv', content: CUSTODIAN },
+    ],
+    60_000,
+  );
   await server.services.db.pool.query(`UPDATE "Entity" SET currency = 'GBP' WHERE "orgId" = $1`, [user.orgId]);
   // GBP/EUR: the pound gains 5 % over the two months (1.15 -> 1.2075).
   await insertRates(user.orgId, 'GBP', 'EUR', [
@@ -237,5 +254,48 @@ describe('GET /api/returns/cash-transactions?currency=', () => {
     const response = await get(`/api/returns/cash-transactions?entity_name=${encodeURIComponent(FLOWS)}&currency=12`);
     expect(response.status).toBe(400);
     expect(response.body.error).toMatch(/ISO 4217/);
+  });
+});
+
+describe('GET /api/returns/comparison?currency=', () => {
+  const path = (currency: string) => `/api/returns/comparison?account_code=ACC-7101${currency ? `&currency=${currency}` : ''}`;
+
+  it('converts both sides over each row’s own day and keeps the reconciliation’s status', async () => {
+    const local = await get(path(''));
+    const response = await get(path('EUR'));
+    expect(response.status).toBe(200);
+    const byDate = (body: { data: { date: string }[] }, date: string) => body.data.find((row) => row.date === date) as unknown as Record<string, string | null>;
+    const january = byDate(response.body, '2025-01-31');
+    expect(january).toMatchObject({
+      currency: 'EUR',
+      local_currency: 'GBP',
+      local_custodian_return: '0.050000000000',
+      local_computed_return: '0.050000000000',
+      status: 'match',
+    });
+    expect(Number(january.custodian_return)).toBeCloseTo(1.05 * (1.18 / 1.15) - 1, 12);
+    expect(january.computed_return).toBe(january.custodian_return);
+    expect(Number(january.difference_bps)).toBe(0);
+    // February: the difference scales with the same day's 1 + r_fx; the status is the one reconciled in pounds.
+    const february = byDate(response.body, '2025-02-28');
+    const localFebruary = byDate(local.body, '2025-02-28');
+    const fx = 1.2075 / 1.18;
+    expect(Number(february.custodian_return)).toBeCloseTo(1.045 * fx - 1, 12);
+    expect(Number(february.computed_return)).toBeCloseTo((110 / 105) * fx - 1, 11);
+    expect(Number(february.difference_bps)).toBeCloseTo(Number(localFebruary.difference_bps) * fx, 6);
+    expect(february.status).toBe(localFebruary.status);
+    // The first valuation date has no earlier close to convert from.
+    expect(byDate(response.body, '2024-12-31')).toMatchObject({ custodian_return: null, computed_return: null, local_custodian_return: '0.001000000000' });
+    // Without currency, each entity's own.
+    expect(byDate(local.body, '2025-01-31')).toMatchObject({ currency: 'GBP', local_currency: 'GBP', custodian_return: '0.050000000000' });
+  });
+
+  it('refuses a missing rate and a malformed currency', async () => {
+    const missing = await get(path('CHF'));
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toMatch(/GBP\/CHF rate for 2025-01-31/);
+    const bad = await get(path('XX'));
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/ISO 4217/);
   });
 });
