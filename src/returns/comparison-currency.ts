@@ -19,24 +19,26 @@ import { pgArray } from '../db/sql-client.ts';
 import { classifyDifference } from './dietz.ts';
 import { Dec, formatReturn } from './decimal.ts';
 import { ratesOn, requestedCurrency, type RatesByDate } from './currency-service.ts';
+import type { ComparisonRow } from './returns-service.ts';
 
 type Pool = Pick<pg.Pool, 'query'>;
 
-/** What a comparison row needs to be converted (./returns-service.ts ComparisonRow). */
-export interface ConvertibleComparison {
-  entityId: string;
-  orgId: string;
-  date: string;
-  currency: string;
-  localCurrency: string;
-  custodianReturn: string | null;
-  computedReturn: string | null;
-  localCustodianReturn: string | null;
-  localComputedReturn: string | null;
-  differenceBps: string | null;
-  matchThresholdBps: string;
-  reviewThresholdBps: string;
-}
+/** What a comparison row needs to be converted. */
+export type ConvertibleComparison = Pick<
+  ComparisonRow,
+  | 'entityId'
+  | 'orgId'
+  | 'date'
+  | 'currency'
+  | 'localCurrency'
+  | 'custodianReturn'
+  | 'computedReturn'
+  | 'localCustodianReturn'
+  | 'localComputedReturn'
+  | 'differenceBps'
+  | 'matchThresholdBps'
+  | 'reviewThresholdBps'
+>;
 
 /** The page's rows in `currency` (null = each entity's own: unchanged). */
 export async function comparisonInCurrency<Row extends ConvertibleComparison>(pool: Pool, rows: Row[], currency: string | null | undefined): Promise<Row[]> {

@@ -18,6 +18,7 @@ import { AppError } from '../errors.ts';
 import { pgArray } from '../db/sql-client.ts';
 import type { CurrencyPair } from './analytics/currency.ts';
 import type { GrowthPoint } from './analytics/growth-index.ts';
+import type { DailyReturnRow } from './returns-service.ts';
 import { listDates } from './analytics/outcome.ts';
 import { Dec, fixed, formatExact, formatMoney, formatReturn, toDecimal } from './decimal.ts';
 
@@ -78,15 +79,7 @@ export function currencyPair(entity: { currency: string }, requested: string | n
   return { local: entity.currency, reporting: requestedCurrency(requested) ?? entity.currency };
 }
 
-interface StoredDay {
-  date: string;
-  startDate: string;
-  beginValue: string;
-  endValue: string;
-  netFlow: string;
-  weightedFlow: string;
-  returnValue: string | null;
-}
+type StoredDay = Pick<DailyReturnRow, 'date' | 'startDate' | 'beginValue' | 'endValue' | 'netFlow' | 'weightedFlow' | 'returnValue'>;
 
 /**
  * A stored daily return in the reporting currency: its return by (1 + r)(1 + r_fx) - 1, the begin

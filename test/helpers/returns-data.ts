@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import type pg from 'pg';
 import { getJson } from './fixtures.ts';
 
 export const SAMPLE_PNL = new URL('../../samples/pnl-sample.csv', import.meta.url);
@@ -89,4 +90,27 @@ export function getFrom(
     });
     request.on('error', reject);
   });
+}
+
+type Sql = Pick<pg.Pool, 'query'>;
+
+/** Exchange rates stored as an fx upload stores them: 1 base = rate quote at the close of each date. */
+export async function insertFxRates(pool: Sql, orgId: string, base: string, quote: string, rates: [date: string, rate: string][]): Promise<void> {
+  await pool.query(`INSERT INTO "FxRate" ("orgId", base, quote, date, rate) SELECT $1, $2, $3, d, r FROM unnest($4::date[], $5::numeric[]) AS t(d, r)`, [
+    orgId,
+    base,
+    quote,
+    rates.map(([date]) => date),
+    rates.map(([, rate]) => rate),
+  ]);
+}
+
+/** A benchmark's levels stored as a benchmark upload stores them. */
+export async function insertBenchmarkLevels(pool: Sql, orgId: string, benchmark: string, levels: [date: string, level: string][]): Promise<void> {
+  await pool.query(`INSERT INTO "BenchmarkLevel" ("orgId", benchmark, date, level) SELECT $1, $2, d, l FROM unnest($3::date[], $4::numeric[]) AS t(d, l)`, [
+    orgId,
+    benchmark,
+    levels.map(([date]) => date),
+    levels.map(([, level]) => level),
+  ]);
 }

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
-import { graphql, loadFiles } from '../helpers/returns-data.ts';
+import { graphql, insertBenchmarkLevels, loadFiles } from '../helpers/returns-data.ts';
 
 const FUND = 'Benchmarked Fund';
 const PLAIN = 'Unbenchmarked Fund';
@@ -41,26 +41,15 @@ const get = (path: string, key = user.key) => getJson(`${server.url}${path}`, { 
 const levels = (entity: string, start: string, end: string, key?: string) =>
   get(`/api/returns/benchmark-levels?entity_name=${encodeURIComponent(entity)}&start_date=${start}&end_date=${end}`, key);
 
-async function insertLevels(orgId: string, benchmark: string, rows: [string, string][]): Promise<void> {
-  for (const [date, level] of rows) {
-    await server.services.db.pool.query(`INSERT INTO "BenchmarkLevel" ("orgId", benchmark, date, level) VALUES ($1, $2, $3::date, $4::numeric)`, [
-      orgId,
-      benchmark,
-      date,
-      level,
-    ]);
-  }
-}
-
 beforeAll(async () => {
   server = await startTestServer();
   user = await createUser(server.services, { scopes: ['read:returns', 'read:pnl', 'write:upload'], role: 'member', org: ORG });
   other = await createUser(server.services, { scopes: ['read:returns', 'read:pnl', 'write:upload'], role: 'member', org: OTHER_ORG });
   await loadFiles(server.url, user.key, user.orgId, [{ name: 'benchmarked.csv', content: PNL }], 60_000);
   await loadFiles(server.url, other.key, other.orgId, [{ name: 'benchmarked.csv', content: PNL }], 60_000);
-  await insertLevels(user.orgId, INDEX, LEVELS);
+  await insertBenchmarkLevels(server.services.db.pool, user.orgId, INDEX, LEVELS);
   // Another organization's series of the same name, other levels: never read for this one.
-  await insertLevels(other.orgId, INDEX, [
+  await insertBenchmarkLevels(server.services.db.pool, other.orgId, INDEX, [
     ['2024-12-31', '1.00000000'],
     ['2025-01-06', '2.00000000'],
   ]);

@@ -23,7 +23,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { callApi, createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
-import { graphql, loadFiles } from '../helpers/returns-data.ts';
+import { graphql, insertBenchmarkLevels, loadFiles } from '../helpers/returns-data.ts';
 
 const ORG = `Benchmark Returns ${Date.now()}`;
 const FUND = 'Fabozzi Portfolio A';
@@ -105,13 +105,6 @@ const periodsOf = async (query = '') => {
   return response.body.data;
 };
 const row = (table: { periods: { period: string }[] }, period: string) => table.periods.find((p) => p.period === period) as Record<string, any>;
-
-async function insertLevels(orgId: string, name: string, levels: [string, string][]): Promise<void> {
-  await server.services.db.pool.query(
-    `INSERT INTO "BenchmarkLevel" ("orgId", benchmark, date, level) SELECT $1, $2, d, l FROM unnest($3::date[], $4::numeric[]) AS t(d, l)`,
-    [orgId, name, levels.map(([date]) => date), levels.map(([, level]) => level)],
-  );
-}
 
 /** Both series as one benchmark upload: the index from its base, and a late copy of it from 30 June 2022. */
 const LEVELS_CSV = [
@@ -305,7 +298,7 @@ describe('PUT /api/returns/benchmark and GET /api/returns/benchmarks', () => {
 
   it('refuses what it cannot do with the documented error bodies', async () => {
     const otherOrg = await createUser(server.services, { scopes: ['read:returns', 'write:upload'], role: 'member' });
-    await insertLevels(otherOrg.orgId, 'Other Org Index', LEVELS.slice(0, 2));
+    await insertBenchmarkLevels(server.services.db.pool, otherOrg.orgId, 'Other Org Index', LEVELS.slice(0, 2));
     const cases: [unknown, number, string | RegExp][] = [
       [
         { entity_name: FUND, benchmark: 'MSCI World' },

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
-import { graphql, loadFiles } from '../helpers/returns-data.ts';
+import { graphql, insertFxRates, loadFiles } from '../helpers/returns-data.ts';
 
 const FUND = 'Currency Choice Fund';
 const DOLLAR_FUND = 'Currency Choice Dollar Fund';
@@ -29,16 +29,6 @@ let other: TestUser;
 const get = (path: string, key = user.key) => getJson(`${server.url}${path}`, { headers: key ? { 'x-api-key': key } : {} });
 const currencies = (entity: string, key?: string) => get(`/api/returns/currencies?entity_name=${encodeURIComponent(entity)}`, key);
 
-async function insertRate(orgId: string, base: string, quote: string, date: string, rate: string): Promise<void> {
-  await server.services.db.pool.query(`INSERT INTO "FxRate" ("orgId", base, quote, date, rate) VALUES ($1, $2, $3, $4::date, $5::numeric)`, [
-    orgId,
-    base,
-    quote,
-    date,
-    rate,
-  ]);
-}
-
 beforeAll(async () => {
   server = await startTestServer();
   user = await createUser(server.services, { scopes: ['read:returns', 'read:pnl', 'write:upload'], role: 'member', org: ORG });
@@ -48,13 +38,13 @@ beforeAll(async () => {
   await loadFiles(server.url, other.key, other.orgId, [{ name: 'currencies.csv', content: PNL }], 60_000);
   await server.services.db.pool.query(`UPDATE "Entity" SET currency = 'GBP' WHERE "orgId" = $1 AND "entityName" = $2`, [user.orgId, FUND]);
   // GBP is quoted against EUR (GBP/EUR) and against USD the other way round (USD/GBP), on several dates.
-  await insertRate(user.orgId, 'GBP', 'EUR', '2024-12-31', '1.15');
-  await insertRate(user.orgId, 'GBP', 'EUR', '2025-01-31', '1.18');
-  await insertRate(user.orgId, 'USD', 'GBP', '2024-12-31', '0.8');
+  await insertFxRates(server.services.db.pool, user.orgId, 'GBP', 'EUR', [['2024-12-31', '1.15']]);
+  await insertFxRates(server.services.db.pool, user.orgId, 'GBP', 'EUR', [['2025-01-31', '1.18']]);
+  await insertFxRates(server.services.db.pool, user.orgId, 'USD', 'GBP', [['2024-12-31', '0.8']]);
   // EUR/CHF: two pairs away from GBP (no triangulation), one pair away from nothing of the dollar fund's.
-  await insertRate(user.orgId, 'EUR', 'CHF', '2024-12-31', '0.94');
+  await insertFxRates(server.services.db.pool, user.orgId, 'EUR', 'CHF', [['2024-12-31', '0.94']]);
   // Another organization's GBP/JPY: never offered to this one.
-  await insertRate(other.orgId, 'GBP', 'JPY', '2024-12-31', '190');
+  await insertFxRates(server.services.db.pool, other.orgId, 'GBP', 'JPY', [['2024-12-31', '190']]);
 }, 120_000);
 
 afterAll(async () => {

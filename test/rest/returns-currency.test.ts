@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createUser, getJson, type TestUser } from '../helpers/fixtures.ts';
-import { graphql, loadFiles } from '../helpers/returns-data.ts';
+import { graphql, insertFxRates, loadFiles } from '../helpers/returns-data.ts';
 
 const FUND = 'Sterling Fund';
 const FLOWS = 'Sterling Flows Fund';
@@ -40,18 +40,6 @@ let other: TestUser;
 const get = (path: string) => getJson(`${server.url}${path}`, { headers: { 'x-api-key': user.key } });
 const periods = (currency: string) => get(`/api/returns/periods?entity_name=${encodeURIComponent(FUND)}&currency=${encodeURIComponent(currency)}`);
 
-async function insertRates(orgId: string, base: string, quote: string, rates: [string, string][]): Promise<void> {
-  for (const [date, rate] of rates) {
-    await server.services.db.pool.query(`INSERT INTO "FxRate" ("orgId", base, quote, date, rate) VALUES ($1, $2, $3, $4::date, $5::numeric)`, [
-      orgId,
-      base,
-      quote,
-      date,
-      rate,
-    ]);
-  }
-}
-
 beforeAll(async () => {
   server = await startTestServer();
   user = await createUser(server.services, { scopes: ['read:returns', 'read:pnl', 'write:upload'], role: 'member', org: ORG });
@@ -68,24 +56,24 @@ beforeAll(async () => {
   );
   await server.services.db.pool.query(`UPDATE "Entity" SET currency = 'GBP' WHERE "orgId" = $1`, [user.orgId]);
   // GBP/EUR: the pound gains 5 % over the two months (1.15 -> 1.2075).
-  await insertRates(user.orgId, 'GBP', 'EUR', [
+  await insertFxRates(server.services.db.pool, user.orgId, 'GBP', 'EUR', [
     ['2024-12-31', '1.15'],
     ['2025-01-31', '1.18'],
     ['2025-02-28', '1.2075'],
   ]);
   // Quoted the other way round (pounds per dollar): the dollar in GBP terms 0.80 -> 0.78125, so GBP/USD 1.25 -> 1.28.
-  await insertRates(user.orgId, 'USD', 'GBP', [
+  await insertFxRates(server.services.db.pool, user.orgId, 'USD', 'GBP', [
     ['2024-12-31', '0.8'],
     ['2025-01-31', '0.8'],
     ['2025-02-28', '0.78125'],
   ]);
   // CHF: one date has no rate.
-  await insertRates(user.orgId, 'GBP', 'CHF', [
+  await insertFxRates(server.services.db.pool, user.orgId, 'GBP', 'CHF', [
     ['2024-12-31', '1.13'],
     ['2025-02-28', '1.12'],
   ]);
   // Another organization's JPY rates: never used for this one.
-  await insertRates(other.orgId, 'GBP', 'JPY', [
+  await insertFxRates(server.services.db.pool, other.orgId, 'GBP', 'JPY', [
     ['2024-12-31', '190'],
     ['2025-01-31', '191'],
     ['2025-02-28', '192'],
