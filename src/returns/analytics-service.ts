@@ -106,10 +106,7 @@ export class ReturnsAnalyticsService {
     const asOf = scope.asOf ?? history.latestDate;
     const index = await pointsOnOrBefore(this.pool, history.entity, history.inceptionDate, [...periodBoundaries(asOf, history.inceptionDate), asOf]);
     const rows = (points: GrowthPoint[]) => orBadInput(standardPeriods({ asOf, inceptionDate: history.inceptionDate, index: points }), 'asOf');
-    const [net, gross] = await Promise.all([
-      this.reported(history, scope.currency, index, rows),
-      this.reported(history, scope.currency, grossIndex(index), rows),
-    ]);
+    const [net, gross] = await this.reported(history, scope.currency, [index, grossIndex(index)], rows);
     const periods = net.map((row, position) => ({
       ...row,
       grossReturnValue: gross[position].returnValue,
@@ -128,10 +125,7 @@ export class ReturnsAnalyticsService {
       const table = calendarFromIndex(index);
       return [...table.months, ...table.years];
     };
-    const [net, gross] = await Promise.all([
-      this.reported(history, scope.currency, points, rows),
-      this.reported(history, scope.currency, grossIndex(points), rows),
-    ]);
+    const [net, gross] = await this.reported(history, scope.currency, [points, grossIndex(points)], rows);
     const all = net.map((row, position) => ({ ...row, grossReturnValue: gross[position].returnValue }));
     const monthCount = all.findIndex((row) => row.period.length === 4);
     const months = monthCount < 0 ? all : all.slice(0, monthCount);
@@ -196,7 +190,7 @@ export class ReturnsAnalyticsService {
   }
 
   /**
-   * Rows of a growth index in the reporting currency, each with its local return and the currency
+   * Rows of each growth index (net, gross) in the reporting currency, each with its local return and the currency
    * effect: `rows` runs once on the local index and, for another currency, once more on the index
    * converted at the rates of the points' dates (a 400 when one is missing). Both runs make the
    * same rows in the same order; only the figures differ.
@@ -204,23 +198,29 @@ export class ReturnsAnalyticsService {
   private async reported<Row extends { returnValue: string | null }>(
     history: EntityHistory,
     currency: string | null | undefined,
-    index: GrowthPoint[],
+    indexes: readonly GrowthPoint[][],
     rows: (points: GrowthPoint[]) => Row[],
-  ): Promise<(Row & CurrencyFields)[]> {
-    const local = rows(index);
+  ): Promise<(Row & CurrencyFields)[][]> {
     const pair = currencyPair(history.entity, currency);
     const withLocal = (row: Row, localRow: Row | undefined) => {
       const localReturnValue = localRow?.returnValue ?? null;
       return { ...row, localReturnValue, currencyEffect: currencyEffect(row.returnValue, localReturnValue) };
     };
-    if (pair.local === pair.reporting) return local.map((row) => withLocal(row, row));
-    const rates = await ratesOn(
-      this.pool,
-      history.entity.orgId,
-      pair,
-      index.map((point) => point.date),
-    );
-    return rows(convertIndex(index, rates)).map((row, position) => withLocal(row, local[position]));
+    // One read of the rates for every index (net and gross share their dates).
+    const rates =
+      pair.local === pair.reporting
+        ? null
+        : await ratesOn(
+            this.pool,
+            history.entity.orgId,
+            pair,
+            indexes.flat().map((point) => point.date),
+          );
+    return indexes.map((index) => {
+      const local = rows(index);
+      if (rates === null) return local.map((row) => withLocal(row, row));
+      return rows(convertIndex(index, rates)).map((row, position) => withLocal(row, local[position]));
+    });
   }
 
   private async history(scope: Scope & { entityName: string }): Promise<EntityHistory> {
