@@ -18,6 +18,7 @@ import { deprecationCatalog } from '../../src/usage/deprecation-catalog.ts';
 import { restRoutes } from '../../rest-compat/routes/index.ts';
 import type { RestRoute } from '../../rest-compat/route.ts';
 import { announceDeprecation } from '../../rest-compat/deprecation.ts';
+import { FILE_TYPES } from '../../src/ingest/csv-formats/index.ts';
 import { openApiDocument } from '../../rest-compat/openapi/document.ts';
 
 let server: TestServer;
@@ -130,7 +131,7 @@ describe('a deprecated schema field', () => {
 
   it('still works', async () => {
     const response = await graphql(carol, '{ uploadLimits { fileTypes } }');
-    expect(response.body).toEqual({ data: { uploadLimits: { fileTypes: ['pnl', 'performance'] } } });
+    expect(response.body).toEqual({ data: { uploadLimits: { fileTypes: [...FILE_TYPES] } } });
   });
 });
 
