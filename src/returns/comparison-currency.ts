@@ -19,7 +19,7 @@ import { pgArray } from '../db/sql-client.ts';
 import { classifyDifference } from './dietz.ts';
 import { Dec, formatReturn } from './decimal.ts';
 import { ratesOn, requestedCurrency, type RatesByDate } from './currency-service.ts';
-import type { ComparisonRow } from './returns-service.ts';
+import type { ComparisonRow } from './return-rows.ts';
 
 type Pool = Pick<pg.Pool, 'query'>;
 

@@ -18,7 +18,7 @@ import { AppError } from '../errors.ts';
 import { pgArray } from '../db/sql-client.ts';
 import type { CurrencyPair } from './analytics/currency.ts';
 import type { GrowthPoint } from './analytics/growth-index.ts';
-import type { DailyReturnRow } from './returns-service.ts';
+import type { DailyReturnRow } from './return-rows.ts';
 import { listDates } from './analytics/outcome.ts';
 import { Dec, fixed, formatExact, formatMoney, formatReturn, toDecimal } from './decimal.ts';
 

@@ -3,6 +3,9 @@ import { AppError } from '../errors.ts';
 import { UUID, decodeCursor, encodeCursor, keysetPage, stringFields, type Page } from '../pagination.ts';
 import type { CurrencyPair } from './analytics/currency.ts';
 import { comparisonInCurrency } from './comparison-currency.ts';
+import type { ComparisonRow, DailyReturnRow } from './return-rows.ts';
+
+export type { ComparisonRow, DailyReturnRow } from './return-rows.ts';
 import { convertAmount, currencyPair, dayInCurrency, ratesOn, requestedCurrency, type RatesByDate } from './currency-service.ts';
 import { Dec, formatMoney } from './decimal.ts';
 import { classifyDifference, dayNumber, linkReturns, cumulativeLinkedReturns, periodModifiedDietz, type ComparisonStatus, type FlowTiming } from './dietz.ts';
@@ -10,42 +13,6 @@ import type { FlowType } from './analytics/fees.ts';
 
 /** Longest range the daily-returns endpoint serves in one response (about ten years). */
 export const DIETZ_MAX_RANGE_DAYS = 3_660;
-
-export interface ComparisonRow {
-  entityId: string;
-  orgId: string;
-  accountCode: string;
-  entityName: string;
-  date: string;
-  /** the currency the returns are in (the one asked for, else the entity's); localCurrency the entity's */
-  currency: string;
-  localCurrency: string;
-  custodianReturn: string | null;
-  computedReturn: string | null;
-  /** both returns in the entity's own currency, as reconciled (./comparison-currency.ts) */
-  localCustodianReturn: string | null;
-  localComputedReturn: string | null;
-  differenceBps: string | null;
-  status: ComparisonStatus;
-  reason: string;
-  matchThresholdBps: string;
-  reviewThresholdBps: string;
-}
-
-export interface DailyReturnRow {
-  date: string;
-  startDate: string;
-  beginValue: string;
-  endValue: string;
-  netFlow: string;
-  weightedFlow: string;
-  returnValue: string | null;
-  nullReason: string | null;
-  /** fees paid in the sub-period (positive = paid; ./analytics/fees.ts); returnValue is net of them */
-  fees: string;
-  /** the gross-of-fee return: returnValue with the fees added back; null exactly when returnValue is */
-  grossReturnValue: string | null;
-}
 
 /** A daily return with the linked return from the range's first day up to it, and (./currency-service.ts) its local return and currency effect. */
 export interface DailyReturnWithCumulative extends DailyReturnRow {
