@@ -115,13 +115,22 @@ export interface LayoutReport {
  *   table's frame scrolls; the frame itself is checked).
  * Each check measures again for up to 10 s while it finds something (the page may still be laying
  * out), and a failure lists what it found at both widths. With `screenshot`, the page is saved at
- * both widths as test/artifacts/<name>-1280.png and <name>-390.png.
+ * both widths as test/artifacts/<name>-1280.png and <name>-390.png. With `tables`, the desktop check
+ * also waits (up to 30 s: a loaded machine answers the page's requests slowly) until that many
+ * tables have rows under every header, and reports the tables it could check.
  */
-export async function expectSoundLayout(page: Page, options: { screenshot?: string } = {}): Promise<LayoutReport> {
+export async function expectSoundLayout(page: Page, options: { screenshot?: string; tables?: number } = {}): Promise<LayoutReport> {
   const original = page.viewportSize();
+  const tables = options.tables ?? 0;
   try {
     await page.setViewportSize(LAYOUT_WIDTHS.desktop);
-    const desktop = await settle(() => page.evaluate(misplacedHeaders));
+    const desktop = await settle(
+      async () => {
+        const found = await page.evaluate(misplacedHeaders);
+        return found.tablesChecked < tables ? { ...found, waiting: true } : found;
+      },
+      tables > 0 ? 30_000 : 10_000,
+    );
     if (options.screenshot) await screenshot(page, `${options.screenshot}-1280`);
     await page.setViewportSize(LAYOUT_WIDTHS.phone);
     const phone = await settle(async () => ({ problems: await page.evaluate(overflowingElements) }));
@@ -137,12 +146,15 @@ export async function expectSoundLayout(page: Page, options: { screenshot?: stri
   }
 }
 
-/** Measures until nothing is found or 10 s have passed (the page may still be laying out); the last measure. */
-async function settle<T extends { problems: string[] }>(measure: () => Promise<T>, timeout = 10_000): Promise<T> {
+/**
+ * Measures until nothing is found (and nothing is still awaited) or the timeout has passed (the
+ * page may still be laying out or loading); the last measure.
+ */
+async function settle<T extends { problems: string[]; waiting?: boolean }>(measure: () => Promise<T>, timeout = 10_000): Promise<T> {
   const until = Date.now() + timeout;
   for (;;) {
     const found = await measure();
-    if (found.problems.length === 0 || Date.now() > until) return found;
+    if ((found.problems.length === 0 && !found.waiting) || Date.now() > until) return found;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
