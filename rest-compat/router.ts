@@ -18,6 +18,7 @@ import type { RestRoute } from './route.ts';
 import { handleEventStream, type PreparedStream } from './event-stream.ts';
 import { compileShapes, type ShapeAt } from './shape.ts';
 import { announceDeprecation } from './deprecation.ts';
+import { conditionalRequest, sendNotModified, sendTaggedJson } from './conditional.ts';
 
 export const JSON_BODY_LIMIT = '1mb';
 /** Express's router drops a path's trailing slashes before compiling it (router/lib/layer.js `loosen`). */
@@ -188,14 +189,19 @@ class RouteRunner {
       inputs.push({ source: 'form', values: form.fields }, { source: 'body', values: form.files });
     }
     const variables = buildVariables(specs, inputs);
+    const conditional = conditionalRequest(req);
+    if (conditional) ctx.conditional = conditional;
     const result = await this.options.operations.execute(ctx, entry.operation, variables);
     const decisions = await ctx.budgets.settled();
     if (result.errors?.length) {
       sendError(res, result.errors[0], (field) => restFieldName(specs, field), decisions);
       return;
     }
+    if (conditional?.notModified) return sendNotModified(res, conditional.etag!, decisions);
     const response = route.respond!((result.data ?? {}) as Record<string, unknown>, entry.shapes);
-    sendJson(res, response.status ?? route.status ?? 200, response.body, decisions);
+    const status = response.status ?? route.status ?? 200;
+    if (conditional && status === 200) sendTaggedJson(res, response.body, conditional, decisions);
+    else sendJson(res, status, response.body, decisions);
   }
 
   /** An event stream route: express's response helpers write its headers (event-stream.ts). */

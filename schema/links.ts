@@ -4,6 +4,7 @@ import { builder } from './builder.ts';
 import { forwardPage, toConnection } from './pagination.ts';
 import { PAGE_SIZES } from '../src/pagination.ts';
 import { linkCursor, type LinkFolderWithCount } from '../src/workspace/links/link-service.ts';
+import { CACHED_READ } from './cached-read.ts';
 
 const Link = builder.objectRef<LinkModel>('Link').implement({
   description: "A saved link of the caller's. The service stores the URL; it never fetches it.",
@@ -74,6 +75,7 @@ const LinkCounts = builder.simpleObject('LinkCounts', {
 
 builder.queryFields((t) => ({
   links: t.withAuth({ scope: 'read:workspace' }).connection({
+    extensions: CACHED_READ,
     type: Link,
     pageSize: PAGE_SIZES.links,
     description: `The caller's links, newest first.`,
@@ -100,6 +102,7 @@ builder.queryFields((t) => ({
     },
   }),
   link: t.withAuth({ scope: 'read:workspace' }).field({
+    extensions: CACHED_READ,
     type: Link,
     nullable: true,
     description: "One of the caller's links (NOT_FOUND otherwise).",
@@ -107,11 +110,13 @@ builder.queryFields((t) => ({
     resolve: (_parent, args, ctx) => ctx.services.links.get(ctx.viewer.user.id, args.id),
   }),
   linkCounts: t.withAuth({ scope: 'read:workspace' }).field({
+    extensions: CACHED_READ,
     type: LinkCounts,
     description: "How many links the caller has: in all, in no folder, starred (each folder's count is LinkFolder.linkCount).",
     resolve: (_parent, _args, ctx) => ctx.services.links.counts(ctx.viewer.user.id),
   }),
   linkFolders: t.withAuth({ scope: 'read:workspace' }).field({
+    extensions: CACHED_READ,
     type: [LinkFolder],
     description: "All of the caller's folders in case-insensitive name order, with their link counts (at most 500 exist).",
     resolve: (_parent, _args, ctx) => ctx.services.links.listFolders(ctx.viewer.user.id),

@@ -5,6 +5,7 @@
  */
 import { builder } from './builder.ts';
 import type { CalendarTable, MoneyWeightedTable, PeriodTable, ReportedCalendarRow, ReportedPeriodRow } from '../src/returns/analytics-service.ts';
+import { CACHED_READ } from './cached-read.ts';
 
 /** The local return and the currency effect beside a row's return (src/returns/currency-service.ts). */
 const LOCAL_RETURN = {
@@ -149,6 +150,7 @@ const MoneyWeightedReturn = builder.objectRef<MoneyWeightedTable>('MoneyWeighted
 
 builder.queryFields((t) => ({
   returnPeriods: t.withAuth({ scope: 'read:returns' }).field({
+    extensions: CACHED_READ,
     type: StandardPeriodReturns,
     description: 'Time-weighted returns of one entity over MTD, QTD, YTD, 1M, 3M, 6M, 1Y, 3Y, 5Y, 10Y and since inception.',
     rateBudget: 'returns',
@@ -160,6 +162,7 @@ builder.queryFields((t) => ({
     resolve: async (_parent, args, ctx) => ctx.services.returnsAnalytics.periods({ orgIds: await ctx.organizationIds(), ...args }),
   }),
   calendarReturns: t.withAuth({ scope: 'read:returns' }).field({
+    extensions: CACHED_READ,
     type: CalendarReturns,
     description: 'The return of every month and every year of one entity, linked from its daily returns.',
     rateBudget: 'returns',
@@ -167,6 +170,7 @@ builder.queryFields((t) => ({
     resolve: async (_parent, args, ctx) => ctx.services.returnsAnalytics.calendar({ orgIds: await ctx.organizationIds(), ...args }),
   }),
   moneyWeightedReturn: t.withAuth({ scope: 'read:returns' }).field({
+    extensions: CACHED_READ,
     type: MoneyWeightedReturn,
     description: 'The money-weighted return (IRR) of one entity between two dates.',
     rateBudget: 'returns',

@@ -6,6 +6,7 @@
 import { builder } from './builder.ts';
 import type { BenchmarkLevelPoint, BenchmarkLevelsTable } from '../src/returns/benchmark-levels.ts';
 import { DIETZ_MAX_RANGE_DAYS } from '../src/returns/returns-service.ts';
+import { CACHED_READ } from './cached-read.ts';
 
 const BenchmarkLevelPointRef = builder.objectRef<BenchmarkLevelPoint>('BenchmarkLevelPoint').implement({
   description: 'The benchmark’s level at the close of a date and its return since the base level.',
@@ -41,6 +42,7 @@ const BenchmarkLevelsRef = builder.objectRef<BenchmarkLevelsTable>('BenchmarkLev
 
 builder.queryFields((t) => ({
   benchmarkLevels: t.withAuth({ scope: 'read:returns' }).field({
+    extensions: CACHED_READ,
     type: BenchmarkLevelsRef,
     description: `The levels of the benchmark assigned to one entity from the latest level on or before startDate up to endDate, each with its cumulative return since that level. The range may span at most ${DIETZ_MAX_RANGE_DAYS} days, as for dietzDailyReturns; a benchmark without a level on or before startDate is BAD_USER_INPUT.`,
     rateBudget: 'returns',

@@ -7,6 +7,7 @@ import { builder } from './builder.ts';
 import { CalendarReturn, CalendarReturns, StandardPeriodReturn, StandardPeriodReturns } from './returns-analytics.ts';
 import { AppError } from '../src/errors.ts';
 import type { BenchmarkSeries, CalendarBenchmarkComparison, EntityBenchmark, PeriodBenchmarkComparison } from '../src/returns/benchmark-service.ts';
+import { CACHED_READ } from './cached-read.ts';
 
 const BENCHMARK_NAME = { description: 'The name of the benchmark series (the `benchmark` column of its file_type=benchmark upload).' } as const;
 
@@ -126,6 +127,7 @@ const BenchmarkSeriesRef = builder.objectRef<BenchmarkSeries>('BenchmarkSeries')
 
 builder.queryFields((t) => ({
   benchmarkSeries: t.withAuth({ scope: 'read:returns' }).field({
+    extensions: CACHED_READ,
     type: [BenchmarkSeriesRef],
     description: 'The benchmark series uploaded to your organizations (or to one of them), by organization and name: what setEntityBenchmark accepts.',
     rateBudget: 'returns',

@@ -4,6 +4,7 @@
  */
 import { builder } from './builder.ts';
 import type { EntityCurrencies } from '../src/returns/fx-currencies.ts';
+import { CACHED_READ } from './cached-read.ts';
 
 const ExchangeRateCurrencies = builder.objectRef<EntityCurrencies>('ExchangeRateCurrencies').implement({
   description: 'The currencies the returns of one entity can be reported in.',
@@ -20,6 +21,7 @@ const ExchangeRateCurrencies = builder.objectRef<EntityCurrencies>('ExchangeRate
 
 builder.queryFields((t) => ({
   exchangeRateCurrencies: t.withAuth({ scope: 'read:returns' }).field({
+    extensions: CACHED_READ,
     type: ExchangeRateCurrencies,
     description:
       'The currencies the returns of one entity can be reported in: the `currency` argument of returnPeriods, calendarReturns, moneyWeightedReturn and dietzDailyReturns.',

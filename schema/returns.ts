@@ -11,6 +11,7 @@ import {
   type DailyReturnWithCumulative,
   type LabelledReturn,
 } from '../src/returns/returns-service.ts';
+import { CACHED_READ } from './cached-read.ts';
 
 const ComparisonStatusEnum = builder.enumType('ComparisonStatus', {
   description:
@@ -143,6 +144,7 @@ const CashTransaction = builder.objectRef<CashTransactionRow>('CashTransaction')
 
 builder.queryFields((t) => ({
   returnComparison: t.withAuth({ scope: 'read:returns' }).connection({
+    extensions: CACHED_READ,
     type: ReturnComparison,
     pageSize: PAGE_SIZES.returnComparison,
     description: 'Custodian vs computed daily returns, newest first.',
@@ -170,6 +172,7 @@ builder.queryFields((t) => ({
     },
   }),
   dietzDailyReturns: t.withAuth({ scope: 'read:returns' }).field({
+    extensions: CACHED_READ,
     type: DietzDaily,
     description:
       'Daily Modified Dietz returns of one entity over [startDate, endDate], with the linked time-weighted and the single-period money-weighted return.',
@@ -185,6 +188,7 @@ builder.queryFields((t) => ({
     },
   }),
   cashTransactions: t.withAuth({ scope: 'read:pnl' }).connection({
+    extensions: CACHED_READ,
     type: CashTransaction,
     pageSize: PAGE_SIZES.cashTransactions,
     description: 'Cash flows of one entity, newest first.',

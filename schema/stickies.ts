@@ -3,6 +3,7 @@ import { builder } from './builder.ts';
 import { forwardPage, toConnection } from './pagination.ts';
 import { PAGE_SIZES } from '../src/pagination.ts';
 import { stickyCursor, versionCursor } from '../src/workspace/stickies/sticky-service.ts';
+import { CACHED_READ } from './cached-read.ts';
 
 const StickyActionEnum = builder.enumType('StickyAction', {
   description: 'What a sticky version records.',
@@ -63,6 +64,7 @@ const StickyTagCount = builder.simpleObject('StickyTagCount', {
 
 builder.queryFields((t) => ({
   stickies: t.withAuth({ scope: 'read:workspace' }).connection({
+    extensions: CACHED_READ,
     type: Sticky,
     pageSize: PAGE_SIZES.stickies,
     description: `The signed-in user's stickies, most recently updated first.`,
@@ -89,17 +91,20 @@ builder.queryFields((t) => ({
     },
   }),
   stickyTags: t.withAuth({ scope: 'read:workspace' }).field({
+    extensions: CACHED_READ,
     type: [StickyTagCount],
     description: `The tags on the signed-in user's active stickies, each with the number of stickies carrying it, most used first (at most ${TAGS_IN_USE_MAX}).`,
     resolve: (_parent, _args, ctx) => ctx.services.stickies.tagsInUse(ctx.viewer.user.id, TAGS_IN_USE_MAX),
   }),
   sticky: t.withAuth({ scope: 'read:workspace' }).field({
+    extensions: CACHED_READ,
     type: Sticky,
     description: "One of the signed-in user's stickies, active or in the trash (NOT_FOUND otherwise).",
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: (_parent, args, ctx) => ctx.services.stickies.get(ctx.viewer.user.id, args.id),
   }),
   stickyVersions: t.withAuth({ scope: 'read:workspace' }).connection({
+    extensions: CACHED_READ,
     type: StickyVersion,
     pageSize: PAGE_SIZES.stickyVersions,
     description: `A sticky's version history, newest first.`,

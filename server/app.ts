@@ -50,6 +50,8 @@ import { startMetricsListener, type MetricsListener } from './http/metrics.ts';
 import { startTracing, tracePool } from '../src/tracing/index.ts';
 import { AuditRecorder } from '../src/audit/recorder.ts';
 import { AuditQueries } from '../src/audit/queries.ts';
+import { DataVersions } from '../src/cache/data-versions.ts';
+import { createResponseCache } from '../src/cache/response-cache.ts';
 import { purgeAuditEvents } from '../src/audit/retention.ts';
 import { operationLabels } from '../src/audit/operation-labels.ts';
 import { recordIngestOutcomes } from '../src/audit/ingest-events.ts';
@@ -374,6 +376,8 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
     metrics,
     audit,
     auditEvents: new AuditQueries(db.pool),
+    dataVersions: new DataVersions(db.pool),
+    responseCache: createResponseCache(config.cache.maxBytes),
     usage: new UsageService(db.pool, config.usage, log.child({ component: 'usage' }), () => deprecationCatalog(getSchema(), restRoutes, TOOLS)),
     webhookDispatcher: webhookDelivery.dispatcher,
     webhookWorker: webhookDelivery.worker,

@@ -148,6 +148,13 @@ function limits(): Limit[] {
       variable: 'AUDIT_QUEUE_MAX',
       past: 'a mutation (any front) waits before it runs until the writer has made room; nothing is dropped',
     },
+    {
+      limit: 'memory for cached answers (docs/caching.md)',
+      per: 'instance',
+      default: config.cache.maxBytes > 0 ? `${bytes(config.cache.maxBytes)}; an answer over an eighth of it is not kept` : 'off',
+      variable: 'RESPONSE_CACHE_MAX_BYTES',
+      past: 'the least recently used answers are dropped: a read past it runs again (never a refusal, never a stale answer)',
+    },
     { limit: 'summary generations queued or running', per: 'user', default: String(GENERATION_LIMITS.activeRunsPerUser), past: '409 `CONFLICT`' },
     {
       limit: 'active API keys',

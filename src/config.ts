@@ -377,6 +377,18 @@ const audit = {
     ),
 };
 
+const caching = {
+  RESPONSE_CACHE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(64 * 1024 * 1024)
+    .meta({ valueKind: 'bytes' })
+    .describe(
+      "memory for this instance's cached answers of cached reads (their JSON's length), the least recently used dropped first; an answer over an eighth of it is not kept; `0` turns the cache off (conditional GETs still answer 304) ([Caching](caching.md))",
+    ),
+};
+
 const metrics = {
   METRICS_ENABLED: booleanString
     .default(true)
@@ -615,6 +627,7 @@ export const CONFIGURATION_GROUPS = [
   { title: 'GraphQL and MCP', variables: graphqlAndMcp },
   { title: 'Jobs and self-tests', variables: jobs },
   { title: 'Audit log', variables: audit },
+  { title: 'Caching', variables: caching },
   { title: 'Metrics', variables: metrics },
   { title: 'Usage', variables: usage },
   { title: 'Returns and benchmark', variables: returns },
@@ -634,6 +647,7 @@ export const envSchema = z.object({
   ...graphqlAndMcp,
   ...jobs,
   ...audit,
+  ...caching,
   ...metrics,
   ...usage,
   ...returns,
@@ -742,6 +756,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT,
     shutdownDrainMs: raw.SHUTDOWN_DRAIN,
     /** `port` undefined: /metrics on the main port. The token is never logged. */
+    cache: { maxBytes: raw.RESPONSE_CACHE_MAX_BYTES },
     metrics: { enabled: raw.METRICS_ENABLED, port: raw.METRICS_PORT, token: raw.METRICS_TOKEN },
     usage: {
       enabled: raw.USAGE_ENABLED,

@@ -41,6 +41,19 @@ export interface RequestContext {
   budgets: RequestBudgets;
   /** Organization ids the viewer belongs to (loaded once per request). */
   organizationIds(): Promise<ReadonlySet<string>>;
+  /**
+   * A GET's conditional request (REST routes, GraphQL over GET): the client's If-None-Match in,
+   * the answer's entity tag and whether it is unchanged out (schema/pipeline/use-response-cache.ts).
+   */
+  conditional?: ConditionalRequest;
+}
+
+export interface ConditionalRequest {
+  ifNoneMatch?: string;
+  /** Set when the operation is a cached read: the tag of its answer at the current data versions. */
+  etag?: string;
+  /** The client holds the current answer: the operation did not run, the front answers 304. */
+  notModified?: boolean;
 }
 
 /**

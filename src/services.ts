@@ -41,6 +41,8 @@ import type { AuditQueries } from './audit/queries.ts';
 import type { UsageService } from './usage/usage-service.ts';
 import type { WebhookDispatcher, WebhookJobPayload } from './webhooks/dispatch.ts';
 import type { WebhookEndpointService } from './webhooks/endpoint-service.ts';
+import type { DataVersions } from './cache/data-versions.ts';
+import type { ResponseCache } from './cache/response-cache.ts';
 
 /** The process's domain services and infrastructure adapters, wired once in server/app.ts. */
 export interface Services {
@@ -109,4 +111,8 @@ export interface Services {
   webhookWorker: JobWorker<WebhookJobPayload>;
   /** Webhook endpoints: who manages which, caps, secrets (src/webhooks/endpoint-service.ts). */
   webhooks: WebhookEndpointService;
+  /** The data versions cached reads are keyed by (src/cache/data-versions.ts, docs/caching.md). */
+  dataVersions: DataVersions;
+  /** This instance's cached answers (RESPONSE_CACHE_MAX_BYTES; disabled at 0). */
+  responseCache: ResponseCache;
 }

@@ -110,6 +110,7 @@ function operationObject(schema: GraphQLSchema, route: RestRoute): Record<string
       ...inPath.map((spec) => parameter(spec, 'path', variables, true)),
       ...inQuery.map((spec) => parameter(spec, 'query', variables, variables.required?.includes(spec.restName) ?? false)),
       ...(route.stream ? streamQuery(route) : []),
+      ...(route.method === 'GET' && !route.stream ? [IF_NONE_MATCH] : []),
     ],
     ...(inBody.length > 0 || route.body === 'json' ? { requestBody: requestBody(route, inBody, variables) } : {}),
     responses: withDeprecationHeaders(
@@ -180,6 +181,7 @@ function responses(schema: GraphQLSchema, route: RestRoute, document: DocumentNo
           ? { description: 'Done; no body.', ...(headers ? { headers } : {}) }
           : { description: status >= 500 ? 'Unhealthy.' : 'Success.', content: { 'application/json': { schema: body } }, ...(headers ? { headers } : {}) };
     }
+    if (route.method === 'GET' && out['200']) conditionalResponses(out, root);
     if (route.unavailable) {
       // The answer when the credential cannot even be checked (the database is down).
       const status = String(route.unavailable.status ?? 503);
@@ -327,7 +329,42 @@ function firstSentence(text: string): string {
   return sentence.replace(/[.:;]$/, '');
 }
 
+const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2).',
+  schema: { type: 'string' },
+};
+
+/**
+ * A GET's 200 carries its entity tag and caching rule, and a request holding the current tag gets
+ * 304 (rest-compat/conditional.ts, docs/caching.md); a cached read's 304 is decided before its
+ * operation runs.
+ */
+function conditionalResponses(out: Record<string, unknown>, root: RootField): void {
+  const tagged = { ETag: { $ref: '#/components/headers/ETag' }, 'Cache-Control': { $ref: '#/components/headers/Cache-Control' } };
+  const success = out['200'] as { headers?: Record<string, unknown> };
+  success.headers = { ...success.headers, ...tagged };
+  const cachedRead = (root.field.extensions as { cachedRead?: unknown }).cachedRead === true;
+  out['304'] = {
+    description: cachedRead
+      ? 'Not modified: the `If-None-Match` request header holds the current tag (the data versions the answer depends on are unchanged); decided without running the read; no body.'
+      : 'Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body.',
+    headers: tagged,
+  };
+}
+
 const RATE_LIMIT_HEADERS = {
+  ETag: {
+    description: 'RFC 9110: a strong entity tag of the answer. Send it back in `If-None-Match` to get 304 while it is current (docs/caching.md).',
+    schema: { type: 'string' },
+  },
+  'Cache-Control': {
+    description:
+      '`private, no-cache`: a browser may keep the answer but must ask again (with `If-None-Match`) before using it; a shared cache must not keep it.',
+    schema: { type: 'string', const: 'private, no-cache' },
+  },
   RateLimit: { description: 'IETF draft: the budget left, e.g. `"returns";r=42;t=17`.', schema: { type: 'string' } },
   'RateLimit-Policy': { description: 'IETF draft: the budget, e.g. `"returns";q=100;w=60`.', schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds until the budget allows another request.', schema: { type: 'integer', minimum: 0 } },

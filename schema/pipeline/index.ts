@@ -12,6 +12,7 @@ import { useInputGuards } from './use-input-guards.ts';
 import { useMetrics } from './use-metrics.ts';
 import { useAudit } from './use-audit.ts';
 import { useUsage } from './use-usage.ts';
+import { useResponseCache } from './use-response-cache.ts';
 import { useTracing } from './use-tracing.ts';
 import { createOperationRunner, useSourceEvents, type OperationRunner } from './operation-runner.ts';
 
@@ -22,7 +23,7 @@ export interface PipelineOptions {
   introspection?: boolean;
 }
 
-/** The plugins, in order: the operation's span, validation rules, then refusals before execution, then masking of what comes out, then the operation's metrics, audit events and per-client usage (which see the masked codes). */
+/** The plugins, in order: the operation's span, validation rules, then refusals before execution, then masking of what comes out, then the operation's metrics, audit events and per-client usage (which see the masked codes); last, cached answers and conditional requests: a cached answer stops the execution hooks of the plugins after it, so every other one has seen the operation by then. */
 export function operationPlugins(options: PipelineOptions): Plugin[] {
   return [
     useTracing(),
@@ -33,6 +34,7 @@ export function operationPlugins(options: PipelineOptions): Plugin[] {
     useMetrics() as Plugin,
     useAudit() as Plugin,
     useUsage() as Plugin,
+    useResponseCache() as Plugin,
   ];
 }
 

@@ -6,6 +6,7 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { graphqlSseSingleConnection } from './graphql-sse.ts';
 import { useGetParamsCheck } from './yoga-plugins/use-get-params-check.ts';
 import { useNoProxyBuffering } from './yoga-plugins/use-no-proxy-buffering.ts';
+import { useConditionalGet } from './yoga-plugins/use-conditional-get.ts';
 import { useRateLimitHeaders } from './yoga-plugins/use-rate-limit-headers.ts';
 import { useAutomaticPersistedQueries } from './yoga-plugins/use-automatic-persisted-queries.ts';
 import { useTrustedDocuments } from './yoga-plugins/use-trusted-documents.ts';
@@ -69,6 +70,7 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
     maskedErrors: false,
     plugins: [
       graphqlSseSingleConnection(GRAPHQL_SSE_ENDPOINT),
+      useConditionalGet(),
       ...(operationPlugins(services.config.graphql) as Plugin[]),
       useGetParamsCheck(),
       useNoProxyBuffering(),

@@ -1714,6 +1714,10 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
+        /** @description RFC 9110: a strong entity tag of the answer. Send it back in `If-None-Match` to get 304 while it is current (docs/caching.md). */
+        ETag: string;
+        /** @description `private, no-cache`: a browser may keep the answer but must ask again (with `If-None-Match`) before using it; a shared cache must not keep it. */
+        "Cache-Control": "private, no-cache";
         /** @description IETF draft: the budget left, e.g. `"returns";r=42;t=17`. */
         RateLimit: string;
         /** @description IETF draft: the budget, e.g. `"returns";q=100;w=60`. */
@@ -1730,7 +1734,10 @@ export interface operations {
             query?: {
                 detailed?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1739,6 +1746,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1777,6 +1786,15 @@ export interface operations {
                         } | null;
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -1922,7 +1940,10 @@ export interface operations {
             query?: {
                 detailed?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1931,6 +1952,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1969,6 +1992,15 @@ export interface operations {
                         } | null;
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -2112,7 +2144,10 @@ export interface operations {
     Status: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2121,6 +2156,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2184,6 +2221,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid credential. */
             401: {
@@ -2266,7 +2312,10 @@ export interface operations {
                 /** @description ISO 4217: report both returns in this currency, each row over its own day at the uploaded rates (file_type=fx) of its previous valuation and its date; status and reason stay those of the reconciliation in the entity’s currency. */
                 currency?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2277,6 +2326,8 @@ export interface operations {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2318,6 +2369,15 @@ export interface operations {
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the current tag (the data versions the answer depends on are unchanged); decided without running the read; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -2430,7 +2490,10 @@ export interface operations {
                 /** @description ISO 4217: the currency to report in (default: the entity’s), at the uploaded rates (file_type=fx) of each date used; a missing rate is BAD_USER_INPUT naming the pair and dates. */
                 currency?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2441,6 +2504,8 @@ export interface operations {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2516,6 +2581,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the current tag (the data versions the answer depends on are unchanged); decided without running the read; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -2627,7 +2701,10 @@ export interface operations {
                 /** @description ISO 4217: the currency to report in (default: the entity’s), at the uploaded rates (file_type=fx) of each date used; a missing rate is BAD_USER_INPUT naming the pair and dates. */
                 currency?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2638,6 +2715,8 @@ export interface operations {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2670,6 +2749,15 @@ export interface operations {
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the current tag (the data versions the answer depends on are unchanged); decided without running the read; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -2993,7 +3081,10 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3002,6 +3093,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3055,6 +3148,15 @@ export interface operations {
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -3157,7 +3259,10 @@ export interface operations {
     Benchmark: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3168,6 +3273,8 @@ export interface operations {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3193,6 +3300,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid credential. */
             401: {
@@ -3269,7 +3385,10 @@ export interface operations {
     Scheduler: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3278,6 +3397,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3321,6 +3442,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid credential. */
             401: {
@@ -3397,7 +3527,10 @@ export interface operations {
             query?: {
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3406,6 +3539,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3438,6 +3573,15 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -3734,7 +3878,10 @@ export interface operations {
                 /** @description ISO 4217: the currency to report in (default: the entity’s). Converted at the uploaded rates (file_type=fx) of the valuation dates used; a missing rate is BAD_USER_INPUT naming the pair and dates. */
                 currency?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3745,6 +3892,8 @@ export interface operations {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3846,6 +3995,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the current tag (the data versions the answer depends on are unchanged); decided without running the read; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -3954,7 +4112,10 @@ export interface operations {
                 /** @description ISO 4217: the currency to report in (default: the entity’s). Converted at the uploaded rates (file_type=fx) of the valuation dates used; a missing rate is BAD_USER_INPUT naming the pair and dates. */
                 currency?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3965,6 +4126,8 @@ export interface operations {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4138,6 +4301,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` request header holds the current tag (the data versions the answer depends on are unchanged); decided without running the read; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
                 headers: {
@@ -4249,7 +4421,10 @@ export interface operations {
                 /** @description ISO 4217: the currency to report in (default: the entity’s). The values and each flow are converted at their own date’s uploaded rate (file_type=fx), then the IRR is solved; a missing rate is BAD_USER_INPUT naming the pair and dates. */
                 currency?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4260,6 +4435,8 @@ export interface operations {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4314,6 +4491,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the current tag (the data versions the answer depends on are unchanged); decided without running the read; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -4605,7 +4791,10 @@ export interface operations {
                 /** @description Only this organization’s (one of yours). */
                 org_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4616,6 +4805,8 @@ export interface operations {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4640,6 +4831,15 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the current tag (the data versions the answer depends on are unchanged); decided without running the read; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -4746,7 +4946,10 @@ export interface operations {
             query: {
                 entity_name: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4757,6 +4960,8 @@ export interface operations {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4772,6 +4977,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the current tag (the data versions the answer depends on are unchanged); decided without running the read; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -4882,7 +5096,10 @@ export interface operations {
                 /** @description YYYY-MM-DD */
                 end_date: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4893,6 +5110,8 @@ export interface operations {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4937,6 +5156,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the current tag (the data versions the answer depends on are unchanged); decided without running the read; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -5051,7 +5279,10 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5060,6 +5291,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5091,6 +5324,15 @@ export interface operations {
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the current tag (the data versions the answer depends on are unchanged); decided without running the read; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -5385,7 +5627,10 @@ export interface operations {
     Sticky: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -5396,6 +5641,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5427,6 +5674,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the current tag (the data versions the answer depends on are unchanged); decided without running the read; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -6033,7 +6289,10 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6044,6 +6303,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6063,6 +6324,15 @@ export interface operations {
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the current tag (the data versions the answer depends on are unchanged); decided without running the read; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -6165,7 +6435,10 @@ export interface operations {
     LinkFolders: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6174,6 +6447,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6198,6 +6473,15 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the current tag (the data versions the answer depends on are unchanged); decided without running the read; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid credential. */
             401: {
@@ -6773,7 +7057,10 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6782,6 +7069,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6814,6 +7103,15 @@ export interface operations {
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the current tag (the data versions the answer depends on are unchanged); decided without running the read; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -7117,7 +7415,10 @@ export interface operations {
     Link: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7128,6 +7429,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7160,6 +7463,15 @@ export interface operations {
                         } | null;
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the current tag (the data versions the answer depends on are unchanged); decided without running the read; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -7587,7 +7899,10 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7596,6 +7911,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7617,6 +7934,15 @@ export interface operations {
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -7737,7 +8063,10 @@ export interface operations {
     Transcript: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7748,6 +8077,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7777,6 +8108,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -8103,7 +8443,10 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8112,6 +8455,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8152,6 +8497,15 @@ export interface operations {
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -8509,7 +8863,10 @@ export interface operations {
     Task: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -8520,6 +8877,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8575,6 +8934,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -9131,7 +9499,10 @@ export interface operations {
             query?: {
                 week?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9140,6 +9511,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9237,6 +9610,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -9347,7 +9729,10 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9356,6 +9741,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9383,6 +9770,15 @@ export interface operations {
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -9687,7 +10083,10 @@ export interface operations {
     NewsArticle: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -9698,6 +10097,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9726,6 +10127,15 @@ export interface operations {
                         } | null;
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -9996,7 +10406,10 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10005,6 +10418,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10058,6 +10473,15 @@ export interface operations {
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -10176,7 +10600,10 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10185,6 +10612,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10244,6 +10673,15 @@ export interface operations {
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -10346,7 +10784,10 @@ export interface operations {
     DeprecatedUsage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10355,6 +10796,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10409,6 +10852,15 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid credential. */
             401: {
@@ -10487,7 +10939,10 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10496,6 +10951,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10540,6 +10997,15 @@ export interface operations {
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -10858,7 +11324,10 @@ export interface operations {
     WebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -10869,6 +11338,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10913,6 +11384,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {
@@ -11703,7 +12183,10 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer the client holds: 304 with no body while it is current (RFC 9110 13.1.2). */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -11714,6 +12197,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11766,6 +12251,15 @@ export interface operations {
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the tag of the body this request would get; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: a parameter or body field is missing, malformed or out of range. */
             400: {

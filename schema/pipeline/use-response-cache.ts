@@ -1,0 +1,89 @@
+/**
+ * Cached reads and conditional requests on the one pipeline (docs/caching.md), for every front:
+ * a query whose every root field is marked a cached read (`extensions: CACHED_READ`, its answer a
+ * function of the viewer's own data and their organizations' only) is keyed by the operation, its
+ * variables, the viewer and the data versions of the viewer's scopes (src/cache). Then:
+ * - the client already holds that answer (If-None-Match on a REST or GraphQL GET): the operation
+ *   does not run, and the front answers 304 (ctx.conditional.notModified);
+ * - this instance holds it: the operation does not run, the held answer is the result;
+ * - else it runs, and an answer without errors is kept.
+ * Authentication comes before (the context), so a revoked credential is refused as ever; the
+ * scope checks and rate budgets run in the resolvers, so a held answer skips them: it was made
+ * for the same user with the same scopes and organizations, which decide both outcomes, and it
+ * costs none of the database work a rate budget guards.
+ */
+import { getOperationAST, Kind, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { isAsyncIterable, type Plugin } from '@envelop/core';
+import type { RequestContext } from '../../src/context.ts';
+import { cacheKey, entityTag, noneMatchHits } from '../../src/cache/response-cache.ts';
+import { organizationScope, userScope } from '../../src/cache/data-versions.ts';
+
+export function useResponseCache(): Plugin<Partial<RequestContext>> {
+  const cachedOperations = new WeakMap<OperationDefinitionNode, boolean>();
+  return {
+    async onExecute({ args, setResultAndStopExecution }) {
+      const ctx = args.contextValue as RequestContext;
+      const cache = ctx.services?.responseCache;
+      if (!cache || !ctx.viewer) return;
+      const conditional = ctx.conditional;
+      if (!cache.enabled && !conditional) return;
+      const operation = getOperationAST(args.document, args.operationName);
+      if (!operation) return;
+      let cached = cachedOperations.get(operation);
+      if (cached === undefined) {
+        cached = isCachedRead(args.schema, operation);
+        cachedOperations.set(operation, cached);
+      }
+      if (!cached) return;
+      const organizationIds = await ctx.organizationIds();
+      const versions = await ctx.services.dataVersions.read([userScope(ctx.viewer.user.id), ...[...organizationIds].sort().map(organizationScope)]);
+      const key = cacheKey({
+        document: args.document,
+        operationName: args.operationName,
+        variables: args.variableValues ?? {},
+        userId: ctx.viewer.user.id,
+        scopes: ctx.viewer.scopes,
+        organizationIds,
+        versions,
+      });
+      if (conditional) {
+        conditional.etag = entityTag(key);
+        if (noneMatchHits(conditional.ifNoneMatch, conditional.etag)) {
+          conditional.notModified = true;
+          setResultAndStopExecution({ data: null });
+          return;
+        }
+      }
+      const held = cache.get(key);
+      if (held) {
+        setResultAndStopExecution({ data: held.data });
+        return;
+      }
+      return {
+        onExecuteDone({ result }: { result: ExecutionResult | AsyncIterable<unknown> }) {
+          if (isAsyncIterable(result)) return;
+          // An answer with errors is neither kept nor tagged: the next request runs it again.
+          if (result.errors?.length) {
+            if (conditional) conditional.etag = undefined;
+            return;
+          }
+          cache.set(key, result);
+        },
+      };
+    },
+  };
+}
+
+/** A query whose every root selection is a field marked CACHED_READ (`__typename` aside). */
+function isCachedRead(schema: GraphQLSchema, operation: OperationDefinitionNode): boolean {
+  if (operation.operation !== 'query') return false;
+  const fields = schema.getQueryType()?.getFields() ?? {};
+  let any = false;
+  for (const selection of operation.selectionSet.selections) {
+    if (selection.kind !== Kind.FIELD) return false;
+    if (selection.name.value === '__typename') continue;
+    if (fields[selection.name.value]?.extensions?.cachedRead !== true) return false;
+    any = true;
+  }
+  return any;
+}

@@ -1,0 +1,35 @@
+/**
+ * Data versions (docs/caching.md): one counter per scope, `o:<organization id>` for an
+ * organization's returns data and `u:<user id>` for a user's workspace data, bumped by database
+ * triggers in the same transaction as every write to the tables behind the cached reads
+ * (prisma/migrations/20261128100000_data_versions). They live in the database, so every instance
+ * of a fleet reads the same counters the moment a write commits: an answer keyed by them is never
+ * served after the data it was read from changed, on any instance.
+ */
+import type { QueryResultRow } from 'pg';
+
+/** What reading versions needs of the database: one query (pg.Pool). */
+export interface VersionSource {
+  query<T extends QueryResultRow>(sql: string, params: unknown[]): Promise<{ rows: T[] }>;
+}
+
+export const organizationScope = (organizationId: string): string => `o:${organizationId}`;
+export const userScope = (userId: string): string => `u:${userId}`;
+
+export class DataVersions {
+  constructor(private readonly db: VersionSource) {}
+
+  /**
+   * The versions of the scopes, in the order given, as one text ("3.0.17"): a scope never
+   * written reads 0. Read before the data it keys (under READ COMMITTED the read that follows
+   * sees every write these counters count, and maybe newer ones: never older).
+   */
+  async read(scopes: readonly string[]): Promise<string> {
+    const { rows } = await this.db.query<{ scope: string; version: string }>(
+      'SELECT scope, version::text AS version FROM "DataVersion" WHERE scope = ANY($1::text[])',
+      [scopes],
+    );
+    const found = new Map(rows.map((row) => [row.scope, row.version]));
+    return scopes.map((scope) => found.get(scope) ?? '0').join('.');
+  }
+}
