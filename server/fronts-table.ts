@@ -1,7 +1,7 @@
 /**
  * The table that names each operation on the three fronts: the GraphQL root field, the REST
- * routes whose operation selects it, the MCP tools whose operation selects it, and its rate
- * budget. Derived from the route and tool rows; README.md shows it (`npm run schema:emit`
+ * routes whose operation selects it, the MCP tools whose operation selects it, its rate
+ * budget, and whether it is a cached read (schema/cached-read.ts, docs/caching.md). Derived from the route and tool rows; README.md shows it (`npm run schema:emit`
  * writes it between the fronts-table markers, and a test fails when it is stale).
  */
 import { getOperationAST, Kind, parse, type OperationTypeNode } from 'graphql';
@@ -49,10 +49,12 @@ export function frontsTable(): string {
   const order = { query: 0, mutation: 1, subscription: 2 };
   const sorted = [...rows.values()].sort((a, b) => order[a.kind] - order[b.kind] || a.field.localeCompare(b.field));
   const schema = getSchema();
-  const lines = ['| GraphQL | REST | MCP tool | rate budget |', '|---|---|---|---|'];
+  const lines = ['| GraphQL | REST | MCP tool | rate budget | cached read |', '|---|---|---|---|---|'];
   for (const row of sorted) {
-    const budget = rateBudgetOf(schema.getRootType(row.kind as OperationTypeNode)?.getFields()[row.field]) ?? '';
-    lines.push(`| ${row.kind} \`${row.field}\` | ${row.rest.join(', ') || '–'} | ${row.tools.join(', ') || '–'} | ${budget} |`);
+    const field = schema.getRootType(row.kind as OperationTypeNode)?.getFields()[row.field];
+    const budget = rateBudgetOf(field) ?? '';
+    const cached = field?.extensions.cachedRead === true ? 'yes' : '';
+    lines.push(`| ${row.kind} \`${row.field}\` | ${row.rest.join(', ') || '–'} | ${row.tools.join(', ') || '–'} | ${budget} | ${cached} |`);
   }
   return lines.join('\n');
 }

@@ -8,15 +8,18 @@
  * - this instance holds it: the operation does not run, the held answer is the result;
  * - else it runs, and an answer without errors is kept.
  * Authentication comes before (the context), so a revoked credential is refused as ever; the
- * scope checks and rate budgets run in the resolvers, so a held answer skips them: it was made
- * for the same user with the same scopes and organizations, which decide both outcomes, and it
- * costs none of the database work a rate budget guards.
+ * scope checks run in the resolvers, so a held answer skips them: it was made for the same user
+ * with the same scopes and organizations, which decide the outcome. The rate budgets are the
+ * specs' request counts, so a held answer or a 304 charges each root field's budget as its
+ * resolver would; when a budget is spent, the operation runs and its resolver refuses it.
  */
 import { getOperationAST, Kind, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { isAsyncIterable, type Plugin } from '@envelop/core';
 import type { RequestContext } from '../../src/context.ts';
 import { cacheKey, entityTag, noneMatchHits } from '../../src/cache/response-cache.ts';
 import { organizationScope, userScope } from '../../src/cache/data-versions.ts';
+import type { Budget } from '../../src/ratelimit/rate-limiter.ts';
+import { rateBudgetOf } from '../plugins/rate-budget.ts';
 
 export function useResponseCache(): Plugin<Partial<RequestContext>> {
   const cachedOperations = new WeakMap<OperationDefinitionNode, boolean>();
@@ -48,14 +51,14 @@ export function useResponseCache(): Plugin<Partial<RequestContext>> {
       });
       if (conditional) {
         conditional.etag = entityTag(key);
-        if (noneMatchHits(conditional.ifNoneMatch, conditional.etag)) {
+        if (noneMatchHits(conditional.ifNoneMatch, conditional.etag) && (await chargeRootBudgets(ctx, args.schema, operation))) {
           conditional.notModified = true;
           setResultAndStopExecution({ data: null });
           return;
         }
       }
       const held = cache.get(key);
-      if (held) {
+      if (held && (await chargeRootBudgets(ctx, args.schema, operation))) {
         setResultAndStopExecution({ data: held.data });
         return;
       }
@@ -72,6 +75,27 @@ export function useResponseCache(): Plugin<Partial<RequestContext>> {
       };
     },
   };
+}
+
+/**
+ * Charges a point of each root field's rate budget (each alias too), as the resolvers would; when
+ * one is spent, gives the points taken back and says no (the operation then runs, and refuses).
+ */
+async function chargeRootBudgets(ctx: RequestContext, schema: GraphQLSchema, operation: OperationDefinitionNode): Promise<boolean> {
+  const fields = schema.getQueryType()?.getFields() ?? {};
+  const charged: Budget[] = [];
+  for (const selection of operation.selectionSet.selections) {
+    const budget = selection.kind === Kind.FIELD ? rateBudgetOf(fields[selection.name.value]) : undefined;
+    if (!budget) continue;
+    try {
+      await ctx.budgets.charge(budget);
+      charged.push(budget);
+    } catch {
+      for (const taken of charged.reverse()) await ctx.budgets.refundLastCharge(taken);
+      return false;
+    }
+  }
+  return true;
 }
 
 /** A query whose every root selection is a field marked CACHED_READ (`__typename` aside). */

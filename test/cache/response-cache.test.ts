@@ -218,6 +218,24 @@ describe('GETs that are not cached reads', () => {
   });
 });
 
+describe('rate budgets', () => {
+  it('a held answer and a 304 each cost a point of the returns budget, as the read would; past it, 429', async () => {
+    const { server: limited, dave } = await startServerWithUsers({ dave: EVERY_SCOPE }, { RATE_LIMIT_RETURNS_PER_MINUTE: '3' });
+    try {
+      const first = await callApi(limited.url, dave, 'GET', COMPARISON);
+      expect(first.status).toBe(200);
+      expect((await callApi(limited.url, dave, 'GET', COMPARISON)).status).toBe(200);
+      expect((await callApi(limited.url, dave, 'GET', COMPARISON, undefined, { 'if-none-match': first.headers.get('etag')! })).status).toBe(304);
+      const over = await callApi(limited.url, dave, 'GET', COMPARISON, undefined, { 'if-none-match': first.headers.get('etag')! });
+      expect(over.status).toBe(429);
+      expect(over.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect((await callApi(limited.url, dave, 'GET', COMPARISON)).status).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('with the cache off (RESPONSE_CACHE_MAX_BYTES=0)', () => {
   it('every read runs, and conditional GETs still answer 304', async () => {
     const { server: uncached, carol } = await startServerWithUsers({ carol: EVERY_SCOPE }, { RESPONSE_CACHE_MAX_BYTES: '0' });
