@@ -267,6 +267,7 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
   const startedAt = new Date();
   const audit = new AuditRecorder({
     pool: db.pool,
+    database: db.kind,
     log: log.child({ component: 'audit' }),
     queueMax: config.audit.queueMax,
     flushMs: config.audit.flushMs,

@@ -29,6 +29,14 @@ export function hashOfText(previousHash: string, text: string): string {
  * same text, byte for byte (test/audit/hash-chain.test.ts checks it against canonicalJson).
  */
 export function hashedText(event: HashedFields): string {
+  return hashedTextOf(event, event.occurredAt.toISOString(), canonicalJson(event.variables ?? null));
+}
+
+/**
+ * hashedText from the parts the writer also stores (the time as ISO 8601, the variables'
+ * canonical JSON), so each is written once per event.
+ */
+export function hashedTextOf(event: HashedFields, occurredAt: string, variables: string): string {
   const fields = JSON.stringify({
     actorId: event.actorId,
     chain: event.chain,
@@ -38,7 +46,7 @@ export function hashedText(event: HashedFields): string {
     credentialPrefix: event.credentialPrefix,
     front: event.front,
     id: event.id,
-    occurredAt: event.occurredAt.toISOString(),
+    occurredAt,
     operation: event.operation,
     organizationId: event.organizationId,
     outcome: event.outcome,
@@ -49,7 +57,7 @@ export function hashedText(event: HashedFields): string {
     traceId: event.traceId,
     userAgent: event.userAgent,
   });
-  return `${fields.slice(0, -1)},"variables":${canonicalJson(event.variables ?? null)}}`;
+  return `${fields.slice(0, -1)},"variables":${variables}}`;
 }
 
 /**

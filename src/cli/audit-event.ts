@@ -12,7 +12,7 @@ import { load } from './load.ts';
 
 export async function recordCliEvent(db: Database, command: string, values: Values, facts: CliAuditFacts): Promise<void> {
   const [{ AuditRecorder }, { redactVariables }, { createLogger }] = await Promise.all([load.auditRecorder(), load.auditRedaction(), load.log()]);
-  const recorder = new AuditRecorder({ pool: db.pool, log: createLogger('silent'), queueMax: 10, flushMs: 0 });
+  const recorder = new AuditRecorder({ pool: db.pool, database: db.kind, log: createLogger('silent'), queueMax: 10, flushMs: 0 });
   const options = Object.fromEntries(Object.entries(values).filter(([name, value]) => value !== undefined && name !== 'json'));
   recorder.record({
     front: 'cli',

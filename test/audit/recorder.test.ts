@@ -14,6 +14,42 @@ import { canonicalJson } from '../../src/audit/hash-chain.ts';
 import { AuditRecorder } from '../../src/audit/recorder.ts';
 import { purgeAuditEvents } from '../../src/audit/retention.ts';
 import { verifyAuditLog } from '../../src/audit/verify.ts';
+import { fromRow } from '../../src/audit/queries.ts';
+import type { AuditPool } from '../../src/audit/recorder.ts';
+import { runCli } from '../helpers/cli.ts';
+
+/**
+ * The pool, with every statement the writer sends through it listed (a COPY by its text): which
+ * way a batch went (COPY on PostgreSQL, audit_append on the embedded database, the fallback).
+ */
+function watchedPool(pool: AuditPool): { pool: AuditPool; statements: string[] } {
+  const statements: string[] = [];
+  const note = (args: unknown[]) => {
+    const first = args[0] as string | { text?: string };
+    statements.push(typeof first === 'string' ? first : (first.text ?? ''));
+  };
+  const watched = {
+    query: (...args: unknown[]) => {
+      note(args);
+      return (pool.query as (...a: unknown[]) => unknown).apply(pool, args);
+    },
+    connect: async () => {
+      const client = await pool.connect();
+      return new Proxy(client, {
+        get(target, property, receiver) {
+          if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
+          return (...args: unknown[]) => {
+            note(args);
+            return (target.query as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+    },
+  };
+  return { pool: watched as unknown as AuditPool, statements };
+}
+
+const count = (statements: string[], pattern: RegExp) => statements.filter((statement) => pattern.test(statement)).length;
 
 describe('redaction', () => {
   it('replaces secrets and free text by name, keeps the rest, summarises files, cuts long text', () => {
@@ -59,7 +95,7 @@ describe('the recorder', () => {
 
   it('makes a mutation wait while its queue is full, and writes everything on close', async () => {
     const log = createLogger('silent');
-    const recorder = new AuditRecorder({ pool: server.services.db.pool, log, queueMax: 3, flushMs: 60_000 });
+    const recorder = new AuditRecorder({ pool: server.services.db.pool, database: server.services.db.kind, log, queueMax: 3, flushMs: 60_000 });
     for (let i = 0; i < 3; i++) recorder.record({ front: 'system', operation: 'test.backpressure', outcome: 'ok', variables: { i } });
     const room = recorder.whenRoom();
     expect(room).toBeInstanceOf(Promise);
@@ -73,7 +109,13 @@ describe('the recorder', () => {
   });
 
   it('stores text PostgreSQL refuses (NUL, lone surrogates) as U+FFFD, so one event never blocks its batch, and the chain verifies', async () => {
-    const recorder = new AuditRecorder({ pool: server.services.db.pool, log: createLogger('silent'), queueMax: 100, flushMs: 10 });
+    const recorder = new AuditRecorder({
+      pool: server.services.db.pool,
+      database: server.services.db.kind,
+      log: createLogger('silent'),
+      queueMax: 100,
+      flushMs: 10,
+    });
     const chain = randomUUID();
     recorder.record({
       front: 'system',
@@ -96,10 +138,86 @@ describe('the recorder', () => {
     expect((await verifyAuditLog(server.services.db.pool)).broken).toEqual([]);
   });
 
+  it('stores awkward text (tabs, newlines, backslashes, quotes, unicode, NUL) as exactly the text its hash covers: read back byte for byte, and audit:verify verifies', async () => {
+    const { pool, statements } = watchedPool(server.services.db.pool);
+    const recorder = new AuditRecorder({ pool, database: server.services.db.kind, log: createLogger('silent'), queueMax: 100, flushMs: 60_000 });
+    const chain = randomUUID();
+    const awkward = 'tab\there, line\nbreak, return\r, back\\slash, \\N, \\.\n\\.\n, "quoted" \'single\', é ü 中文 😀 \u2028 \u007f \b \f';
+    const variables = {
+      [`key\twith\ntab`]: awkward,
+      'back\\slash': ['\\', '\\\\', '\\N', '\\t', '"', '\u0000', 'nul\u0000inside'],
+      nested: { deeper: { text: awkward, n: 1.5, none: null, yes: true } },
+      empty: '',
+    };
+    const events = [
+      { userAgent: awkward, targetId: '\\N', requestId: '', traceId: 'tab\t', variables },
+      { userAgent: '\\', targetId: 'line\nbreak', requestId: '\\.', traceId: null, variables: { only: '\\.' } },
+      { userAgent: 'agent\u0000nul', targetId: '\r\n', requestId: 'x', traceId: 'y', variables: null },
+    ];
+    // Two batches: the first from heads locked and read, the second from the head this writer left.
+    for (const batch of [events, events]) {
+      for (const event of batch) {
+        recorder.record({
+          front: 'system',
+          operation: `test.awkward\t${event.targetId}`,
+          outcome: 'ok',
+          organizationId: chain,
+          target: { type: 'Awkward\\Type', id: event.targetId },
+          userAgent: event.userAgent,
+          requestId: event.requestId,
+          traceId: event.traceId,
+          variables: event.variables,
+        });
+      }
+      await recorder.flush();
+    }
+    await recorder.close();
+    const { rows } = await server.services.db.pool.query<Parameters<typeof fromRow>[0]>(
+      `SELECT id, chain, seq::text AS seq, "occurredAt", "organizationId", "actorId", "credentialKind", "credentialId", "credentialPrefix",
+         front, operation, "targetType", "targetId", outcome, "clientAddress", "userAgent", "requestId", "traceId", variables, hash
+       FROM "AuditEvent" WHERE chain = $1 ORDER BY seq`,
+      [chain],
+    );
+    const stored = rows.map(fromRow);
+    // NUL is the one character PostgreSQL cannot store: U+FFFD instead, before the hash.
+    const storedText = (text: string | null) => text?.replaceAll('\u0000', '\uFFFD') ?? null;
+    const storedVariables = (value: unknown): unknown => JSON.parse(JSON.stringify(value).replaceAll('\\u0000', '\uFFFD'));
+    expect(stored.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    for (const [index, event] of stored.entries()) {
+      const input = events[index % 3];
+      expect(event).toMatchObject({
+        operation: `test.awkward\t${input.targetId}`,
+        targetType: 'Awkward\\Type',
+        targetId: input.targetId,
+        userAgent: storedText(input.userAgent),
+        requestId: input.requestId,
+        traceId: input.traceId,
+        clientAddress: null,
+        actorId: null,
+      });
+      expect(canonicalJson(event.variables)).toBe(canonicalJson(input.variables === null ? null : storedVariables(input.variables)));
+    }
+    expect(stored[0].variables).toEqual(storedVariables(variables));
+    expect((await verifyAuditLog(server.services.db.pool)).broken).toEqual([]);
+    const databaseUrl = server.services.config.databaseUrl;
+    const cli = await runCli(['audit:verify'], databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: server.dataDir, DATABASE_URL: '' });
+    expect(cli.stderr).toBe('');
+    expect(cli.code).toBe(0);
+    // On PostgreSQL both batches went by COPY (the second from the remembered head); the embedded database has none.
+    if (server.services.db.kind === 'postgresql') {
+      expect(count(statements, /^COPY "AuditEvent"/)).toBe(2);
+      expect(count(statements, /expected_seq/)).toBe(1);
+      expect(count(statements, /audit_append/)).toBe(0);
+    } else {
+      expect(count(statements, /^COPY/)).toBe(0);
+      expect(count(statements, /audit_append/)).toBe(1);
+    }
+  });
+
   it('two writers of one chain (two instances, or the service and the CLI) each notice the other moved its head, and the chain stays whole', async () => {
     const log = createLogger('silent');
-    const pool = server.services.db.pool;
-    const writers = [0, 1].map(() => new AuditRecorder({ pool, log, queueMax: 100, flushMs: 60_000 }));
+    const { pool, statements } = watchedPool(server.services.db.pool);
+    const writers = [0, 1].map(() => new AuditRecorder({ pool, database: server.services.db.kind, log, queueMax: 100, flushMs: 60_000 }));
     const chain = randomUUID();
     // Alternating batches: from the second round on each writer remembers a head the other has moved.
     for (let round = 0; round < 4; round++) {
@@ -117,14 +235,30 @@ describe('the recorder', () => {
       await writer.flush();
     }
     await Promise.all(writers.map((writer) => writer.close()));
-    const { rows } = await pool.query<{ seq: string }>('SELECT e.seq::text AS seq FROM "AuditEvent" e WHERE chain = $1 ORDER BY e.seq', [chain]);
+    const { rows } = await server.services.db.pool.query<{ seq: string }>('SELECT e.seq::text AS seq FROM "AuditEvent" e WHERE chain = $1 ORDER BY e.seq', [
+      chain,
+    ]);
     expect(rows.map((row) => Number(row.seq))).toEqual(Array.from({ length: 28 }, (_, i) => i + 1));
-    expect((await verifyAuditLog(pool)).broken).toEqual([]);
+    expect((await verifyAuditLog(server.services.db.pool)).broken).toEqual([]);
+    // 12 batches: the first of each writer from heads locked and read; 8 found their head moved
+    // (each writer's first of a round but the first, and the first of each pair at the end) and
+    // fell back to locking and reading; the second of each pair at the end went from the head.
+    // (11 reads of locked heads: the very first batch reads again once it has made the chain's head.)
+    expect(count(statements, /FOR UPDATE/)).toBe(11);
+    if (server.services.db.kind === 'postgresql') {
+      expect(count(statements, /^COPY "AuditEvent"/)).toBe(12);
+      expect(count(statements, /expected_seq/)).toBe(10);
+      expect(count(statements, /^ROLLBACK$/)).toBe(8);
+      expect(count(statements, /audit_append/)).toBe(0);
+    } else {
+      expect(count(statements, /audit_append/)).toBe(10);
+      expect(count(statements, /^COPY/)).toBe(0);
+    }
   });
 
   it('retention deletes the oldest events of a chain and leaves it verifiable', async () => {
     const log = createLogger('silent');
-    const recorder = new AuditRecorder({ pool: server.services.db.pool, log, queueMax: 100, flushMs: 10 });
+    const recorder = new AuditRecorder({ pool: server.services.db.pool, database: server.services.db.kind, log, queueMax: 100, flushMs: 10 });
     const day = 86_400_000;
     const now = Date.now();
     // A chain of its own (an organization id no other event has), written oldest first.
