@@ -11,9 +11,9 @@
  * scope checks run in the resolvers, so a held answer skips them: it was made for the same user
  * with the same scopes and organizations, which decide the outcome. The rate budgets are the
  * specs' request counts, so a held answer or a 304 charges each root field's budget as its
- * resolver would; when a budget is spent, the operation runs and its resolver refuses it.
+ * resolver would, and a spent budget refuses it as the resolver would.
  */
-import { getOperationAST, Kind, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { getOperationAST, isNonNullType, Kind, locatedError, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { isAsyncIterable, type Plugin } from '@envelop/core';
 import type { RequestContext } from '../../src/context.ts';
 import { cacheKey, entityTag, noneMatchHits } from '../../src/cache/response-cache.ts';
@@ -51,17 +51,28 @@ export function useResponseCache(): Plugin<Partial<RequestContext>> {
       });
       if (conditional) {
         conditional.etag = entityTag(key);
-        if (noneMatchHits(conditional.ifNoneMatch, conditional.etag) && (await chargeRootBudgets(ctx, args.schema, operation))) {
+        if (noneMatchHits(conditional.ifNoneMatch, conditional.etag)) {
+          const refused = await chargeRootBudgets(ctx, args.schema, operation);
+          conditional.etag = refused ? undefined : conditional.etag;
+          if (refused) return setResultAndStopExecution(refused);
           conditional.notModified = true;
+          ctx.services.metrics.cachedRead('not_modified');
           setResultAndStopExecution({ data: null });
           return;
         }
       }
       const held = cache.get(key);
-      if (held && (await chargeRootBudgets(ctx, args.schema, operation))) {
+      if (held) {
+        const refused = await chargeRootBudgets(ctx, args.schema, operation);
+        if (refused) {
+          if (conditional) conditional.etag = undefined;
+          return setResultAndStopExecution(refused);
+        }
+        ctx.services.metrics.cachedRead('hit');
         setResultAndStopExecution({ data: held.data });
         return;
       }
+      ctx.services.metrics.cachedRead('miss');
       return {
         onExecuteDone({ result }: { result: ExecutionResult | AsyncIterable<unknown> }) {
           if (isAsyncIterable(result)) return;
@@ -78,24 +89,32 @@ export function useResponseCache(): Plugin<Partial<RequestContext>> {
 }
 
 /**
- * Charges a point of each root field's rate budget (each alias too), as the resolvers would; when
- * one is spent, gives the points taken back and says no (the operation then runs, and refuses).
+ * Charges a point of each root field's rate budget (each alias too), as the resolvers would.
+ * When one is spent, gives back the points taken and returns the result the execution would have
+ * had: the refusal at that field (a non-null field nulls the whole data, as graphql-js does).
+ * Answering it here, not running the operation, keeps one refused charge per request.
  */
-async function chargeRootBudgets(ctx: RequestContext, schema: GraphQLSchema, operation: OperationDefinitionNode): Promise<boolean> {
+async function chargeRootBudgets(ctx: RequestContext, schema: GraphQLSchema, operation: OperationDefinitionNode): Promise<ExecutionResult | undefined> {
   const fields = schema.getQueryType()?.getFields() ?? {};
   const charged: Budget[] = [];
   for (const selection of operation.selectionSet.selections) {
-    const budget = selection.kind === Kind.FIELD ? rateBudgetOf(fields[selection.name.value]) : undefined;
+    if (selection.kind !== Kind.FIELD) continue;
+    const field = fields[selection.name.value];
+    const budget = rateBudgetOf(field);
     if (!budget) continue;
     try {
       await ctx.budgets.charge(budget);
       charged.push(budget);
-    } catch {
+    } catch (error) {
       for (const taken of charged.reverse()) await ctx.budgets.refundLastCharge(taken);
-      return false;
+      const key = selection.alias?.value ?? selection.name.value;
+      return {
+        data: field && isNonNullType(field.type) ? null : { [key]: null },
+        errors: [locatedError(error, [selection], [key])],
+      };
     }
   }
-  return true;
+  return undefined;
 }
 
 /** A query whose every root selection is a field marked CACHED_READ (`__typename` aside). */

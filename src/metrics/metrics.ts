@@ -49,6 +49,8 @@ export interface MetricsExposition {
   body: string;
 }
 
+export type CachedReadOutcome = 'hit' | 'miss' | 'not_modified';
+
 export interface Metrics {
   readonly enabled: boolean;
   /** An HTTP response was sent (or the client hung up): one count and one latency observation. */
@@ -57,6 +59,8 @@ export interface Metrics {
   operation(labels: OperationLabels, seconds: number): void;
   /** A rate budget refused a charge. */
   rateLimitRefused(budget: string): void;
+  /** A cached read was answered: from this instance's cache, by running it, or with 304 (docs/caching.md). */
+  cachedRead(outcome: CachedReadOutcome): void;
   /** A file was ingested (or refused). */
   ingested(report: IngestReport): void;
   /** A generation event was published: run endings and agent durations are read from them. */
@@ -77,6 +81,7 @@ export const noopMetrics: Metrics = {
   httpRequest: nothing,
   operation: nothing,
   rateLimitRefused: nothing,
+  cachedRead: nothing,
   ingested: nothing,
   generationEvent: nothing,
   fanOutDelay: nothing,

@@ -6,6 +6,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import {
   STREAM_TRANSPORTS,
+  type CachedReadOutcome,
   type GenerationEventReport,
   type HttpRequestLabels,
   type IngestReport,
@@ -87,6 +88,12 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     name: 'gateway_rate_limit_refusals_total',
     help: 'Charges a rate budget refused (each answered 429 / RATE_LIMITED), by budget.',
     labelNames: ['budget'] as const,
+    registers,
+  });
+  const cachedReads = new Counter({
+    name: 'gateway_cached_reads_total',
+    help: "Cached reads answered, by outcome: hit (from this instance's cache), miss (run), not_modified (304 before running).",
+    labelNames: ['outcome'] as const,
     registers,
   });
   const ingestFiles = new Counter({
@@ -253,6 +260,9 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     },
     rateLimitRefused(budget: string) {
       refusals.inc({ budget });
+    },
+    cachedRead(outcome: CachedReadOutcome) {
+      cachedReads.inc({ outcome });
     },
     ingested(report: IngestReport) {
       ingestFiles.inc({ status: report.status });

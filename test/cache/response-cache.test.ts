@@ -39,6 +39,13 @@ const call = (...args: ApiCallArgs) => callApi(server.url, ...args);
 const STICKIES = '/api/stickies?limit=20';
 const COMPARISON = '/api/returns/comparison?limit=5';
 
+/** gateway_cached_reads_total{outcome} on this instance's metrics page. */
+async function cachedReads(outcome: string): Promise<number> {
+  const { body } = await server.services.metrics.expose();
+  const line = body.split('\n').find((text) => text.startsWith(`gateway_cached_reads_total{outcome="${outcome}"}`));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
 async function createSticky(user: TestUser, content: string): Promise<string> {
   const response = await call(user, 'POST', '/api/stickies', { content });
   expect(response.status).toBe(201);
@@ -76,10 +83,12 @@ describe('REST conditional GETs on a cached read', () => {
   it('a held answer is served without the read running, byte for byte the same', async () => {
     const first = await fetch(`${server.url}${STICKIES}`, { headers: { 'x-api-key': alice.key } });
     const before = calls.stickies;
+    const hits = await cachedReads('hit');
     const second = await fetch(`${server.url}${STICKIES}`, { headers: { 'x-api-key': alice.key } });
     expect(await second.text()).toBe(await first.text());
     expect(second.headers.get('etag')).toBe(first.headers.get('etag'));
     expect(calls.stickies).toBe(before);
+    expect(await cachedReads('hit')).toBe(hits + 1);
   });
 
   it('after a write through REST, GraphQL or the database itself, the old tag gets 200 with the new data', async () => {
