@@ -33,10 +33,9 @@ export function sendNotModified(res: ServerResponse, etag: string, decisions: Ra
   res.end();
 }
 
-/** A GET's 200 JSON answer with its tag, or 304 when the client's If-None-Match holds it. */
-export function sendTaggedJson(res: ServerResponse, body: unknown, conditional: ConditionalRequest, decisions: RateLimitDecision[]): void {
+/** A GET's 200 JSON answer (serialized) with its tag, or 304 when the client's If-None-Match holds it. */
+export function sendTaggedJson(res: ServerResponse, json: string, conditional: ConditionalRequest, decisions: RateLimitDecision[]): void {
   if (res.headersSent) return;
-  const json = JSON.stringify(body) ?? '';
   const etag = conditional.etag ?? entityTag(createHash('sha256').update(json).digest('base64url'));
   if (noneMatchHits(conditional.ifNoneMatch, etag)) return sendNotModified(res, etag, decisions);
   for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) res.setHeader(name, value);

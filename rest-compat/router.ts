@@ -170,6 +170,37 @@ function findRoute(paths: PreparedPath[], method: string, pathname: string): Ret
 
 const JSON_PARSER = express.json({ limit: JSON_BODY_LIMIT, strict: true, type: () => true });
 
+interface Rendered {
+  status: number;
+  json: string;
+}
+
+function rendered(entry: PreparedRoute, data: Record<string, unknown>): Rendered {
+  const response = entry.route.respond!(data, entry.shapes);
+  return { status: response.status ?? entry.route.status ?? 200, json: JSON.stringify(response.body) ?? '' };
+}
+
+/**
+ * A cached read's body, rendered once per route and answer: the response cache hands every hit
+ * the data object it kept (schema/pipeline/use-response-cache.ts), so its REST body is shaped and
+ * serialized once, and dropped with it.
+ */
+const renderedAnswers = new WeakMap<object, Map<PreparedRoute, Rendered>>();
+
+function renderedOnce(entry: PreparedRoute, data: Record<string, unknown>): Rendered {
+  let byRoute = renderedAnswers.get(data);
+  if (!byRoute) {
+    byRoute = new Map();
+    renderedAnswers.set(data, byRoute);
+  }
+  let body = byRoute.get(entry);
+  if (!body) {
+    body = rendered(entry, data);
+    byRoute.set(entry, body);
+  }
+  return body;
+}
+
 /** A request's steps on a prepared route, in the order they run. */
 class RouteRunner {
   constructor(private readonly options: RouterOptions) {}
@@ -198,10 +229,13 @@ class RouteRunner {
       return;
     }
     if (conditional?.notModified) return sendNotModified(res, conditional.etag!, decisions);
-    const response = route.respond!((result.data ?? {}) as Record<string, unknown>, entry.shapes);
-    const status = response.status ?? route.status ?? 200;
-    if (conditional && status === 200) sendTaggedJson(res, response.body, conditional, decisions);
-    else sendJson(res, status, response.body, decisions);
+    const data = (result.data ?? {}) as Record<string, unknown>;
+    if (conditional) {
+      const { status, json } = conditional.etag ? renderedOnce(entry, data) : rendered(entry, data);
+      if (status === 200) return sendTaggedJson(res, json, conditional, decisions);
+    }
+    const response = route.respond!(data, entry.shapes);
+    sendJson(res, response.status ?? route.status ?? 200, response.body, decisions);
   }
 
   /** An event stream route: express's response helpers write its headers (event-stream.ts). */
