@@ -1,6 +1,6 @@
 /**
- * Project REST, project GraphQL and the ceiling (bench/ceiling.ts, bare node:http + pg) on the
- * same three reads, interleaved in one run (issue 16):
+ * Project REST, project GraphQL, the ceiling (bench/ceiling.ts, bare node:http + pg) and a plain
+ * yoga (issue 29) on the same three reads, interleaved in one run (issue 16):
  *
  *   GET /api/returns/comparison?limit=50   | returnComparison(first: 50)
  *   GET /api/stickies?limit=20             | stickies(first: 20)
@@ -10,29 +10,55 @@
  * endpoint x target once, the order of the endpoints and of the targets rotated every round.
  * Reported per endpoint and target: the median of the slots' requests per second with their
  * spread (min-max), the median p50 latency, and CPU ms per request (the process's CPU time during
- * the slot / requests answered: this process for the project, which runs in it, the ceiling's own
- * process for the ceiling). Then REST/GraphQL and REST/ceiling, each computed within a round and
- * reported as median and spread.
+ * the slot / requests answered: this process for the project and the plain yoga, which run in it,
+ * the ceiling's own process for the ceiling). Then REST/GraphQL, REST/ceiling and GraphQL/plain
+ * yoga, each computed within a round and reported as median and spread.
+ *
+ * The plain yoga is what a team gets from `createYoga({ schema })` with no policies: the project's
+ * own schema (schema/index.ts getSchema) and services, served by node:http on a port of its own,
+ * with a context built from the viewer of the API key resolved once at start (no per-request
+ * credential lookup), no envelop plugins, no express, no request log, and rate budgets that allow
+ * everything (the schema's resolvers charge them; the policy is the project's). It runs in this
+ * process, like the project: the same Node process model (one thread, one heap, the same
+ * services, pool and embedded database), measured in its own slots, never beside the project's;
+ * a child process would have needed a second set of services and pool, and a smaller heap.
  *
  * The load generator (autocannon) runs in a child process of its own, so neither server's CPU
  * figure includes it. Before measuring, the bodies are checked: the ceiling's must be
  * byte-identical to the project's REST bodies, and the GraphQL data, shaped as REST shapes it,
- * must be too. Any difference stops the run.
+ * must be too; the plain yoga's data must equal the project's GraphQL data. Any difference stops the run.
  *
  *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test npx tsx bench/ceiling-compare.ts [--seconds 3] [--rounds 12] [--connections 10] [--warmup 1]
+ *     [--endpoints comparison,stickies,health] [--targets REST,GraphQL,ceiling,yoga] [--profile DIR] [--set NAME=VALUE]...
+ *
+ * The project runs with its response cache off (RESPONSE_CACHE_MAX_BYTES=0: the ceiling and the
+ * plain yoga run every read's statements; an answer from the cache would compare a cache with a
+ * server) and REQUESTS_IN_FLIGHT_PER_CLIENT at the connection count (the load generator is one
+ * client: at the default 4 the fair share serves four of its ten connections at a time, which
+ * neither peer does; the policy still runs for every request). --set NAME=VALUE (repeated) sets
+ * any service variable, these two included.
+ *
+ * --profile DIR: a CPU profile of this process (node:inspector) during each slot of the project's
+ * and the plain yoga's, written to DIR as <endpoint>-<target>-<round>.cpuprofile (the warm-up
+ * slots are not profiled; each carries the slot's request count as `requests`); aggregate them
+ * with bench/profile-summary.ts.
  *
  * Without DATABASE_URL the project runs on its embedded database (PGlite, inside this process):
  * the ceiling needs PostgreSQL, so only REST and GraphQL are measured (and the project's CPU then
  * includes the database's).
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 
-type TargetName = 'REST' | 'GraphQL' | 'ceiling';
+type TargetName = 'REST' | 'GraphQL' | 'ceiling' | 'plain yoga';
 type EndpointName = 'comparison' | 'stickies' | 'health';
 
 interface LoadJob {
@@ -91,6 +117,10 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '12' },
       connections: { type: 'string', default: '10' },
       warmup: { type: 'string', default: '1' },
+      endpoints: { type: 'string', default: 'comparison,stickies,health' },
+      targets: { type: 'string', default: 'REST,GraphQL,ceiling,yoga' },
+      profile: { type: 'string' },
+      set: { type: 'string', multiple: true },
     },
   });
   const seconds = Number(values.seconds);
@@ -103,22 +133,40 @@ async function main(): Promise<void> {
 
   // The project runs in this process: as `npm start` runs it (server/node-env.ts), before its libraries load.
   process.env.NODE_ENV ??= 'production';
-  const [{ startBenchService }, { seedDemoData }, { snakeKeys }] = await Promise.all([
+  const [{ startBenchService }, { seedDemoData }, { snakeKeys }, { createYoga }, { getSchema }, { authenticate }, { RequestBudgets }] = await Promise.all([
     import('./bench-service.ts'),
     import('../src/seed/demo-seed.ts'),
     import('../src/util/snake-case.ts'),
+    import('graphql-yoga'),
+    import('../schema/index.ts'),
+    import('../src/context.ts'),
+    import('../src/ratelimit/rate-limiter.ts'),
   ]);
+  const wanted = (list: string) => new Set(list.split(',').map((name) => name.trim().toLowerCase()));
+  const wantedTargets = wanted(values.targets);
+  const wantedEndpoints = wanted(values.endpoints);
   const children: ChildProcess[] = [];
-  const service = await startBenchService();
+  let plainServer: Server | undefined;
+  // What the peers do not have is off or lifted, so the figures compare the same work (see the
+  // header): the response cache (the ceiling and the plain yoga run every read's statements) and
+  // the fair share's cap on one client's requests at once (the load generator is one client;
+  // the policy still runs for every request, admitting each at once). --set puts either back.
+  const settings = {
+    RESPONSE_CACHE_MAX_BYTES: '0',
+    REQUESTS_IN_FLIGHT_PER_CLIENT: String(Math.max(connections, 4)),
+    ...Object.fromEntries((values.set ?? []).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])),
+  };
+  const service = await startBenchService(settings);
   try {
     const seeded = await seedDemoData(service.services, { print: () => {} });
     const key = seeded.apiKey;
     if (!key) throw new Error('the demo seed made no API key');
     const onPostgres = service.services.db.kind === 'postgresql';
+    const wantCeiling = onPostgres && wantedTargets.has('ceiling');
 
     let ceilingUrl: string | undefined;
     let ceiling: ChildProcess | undefined;
-    if (onPostgres) {
+    if (wantCeiling) {
       ceiling = fork(path.join(path.dirname(here), 'ceiling.ts'), [], {
         execArgv: childExecArgv,
         env: { ...process.env, DATABASE_URL: service.services.db.url },
@@ -130,11 +178,44 @@ async function main(): Promise<void> {
         );
         ceiling!.once('exit', (code) => reject(new Error(`ceiling exited (${code}) before listening`)));
       });
-    } else {
+    } else if (!onPostgres) {
       console.log(
-        'The ceiling needs PostgreSQL (set DATABASE_URL): the embedded database (PGlite) lives inside the project process. Measuring REST and GraphQL only.',
+        'The ceiling needs PostgreSQL (set DATABASE_URL): the embedded database (PGlite) lives inside the project process. Measuring the others only.',
       );
     }
+
+    // ---- the plain yoga: createYoga({ schema }), the viewer resolved once, no policies ----
+    const { services } = service;
+    const { viewer } = await authenticate(services, { 'x-api-key': key });
+    if (!viewer) throw new Error('the demo key does not authenticate');
+    const allowAll = {
+      kind: 'memory' as const,
+      async consume(budget: string) {
+        return { budget, allowed: true, limit: 1e9, remaining: 1e9, resetSeconds: 60, windowSeconds: 60, resetsAt: Date.now() + 60_000 };
+      },
+      async refund(budget: string) {
+        return this.consume(budget);
+      },
+    };
+    const organizationIds = Promise.resolve(viewer.organizationIds ?? (await services.organizations.membershipIds(viewer.user.id)));
+    let plainRequests = 0;
+    const plainYoga = createYoga({
+      schema: getSchema(),
+      context: () => ({
+        requestId: `plain-${(plainRequests += 1)}`,
+        front: 'graphql',
+        viewer,
+        credentialProblem: null,
+        clientAddress: '127.0.0.1',
+        services,
+        log: services.log,
+        budgets: new RequestBudgets(allowAll as never, () => `${viewer.credential.kind}:${viewer.credential.id}`),
+        organizationIds: () => organizationIds,
+      }),
+    });
+    plainServer = createServer(plainYoga);
+    await new Promise<void>((resolve) => plainServer!.listen(0, '127.0.0.1', resolve));
+    const plainUrl = `http://127.0.0.1:${(plainServer.address() as AddressInfo).port}`;
 
     const loadgen = fork(here, ['--loadgen'], { execArgv: childExecArgv });
     children.push(loadgen);
@@ -159,12 +240,12 @@ async function main(): Promise<void> {
       const nextCursor = connection.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null;
       return { data: connection.edges.map((edge) => snakeKeys(edge.node)), pagination: { has_more: nextCursor !== null, next_cursor: nextCursor } };
     };
-    const endpoints: Endpoint[] = [
+    const allEndpoints: Endpoint[] = [
       {
         name: 'comparison',
         path: '/api/returns/comparison?limit=50',
         graphql: gql(
-          `query Comparison($first: Int) { returnComparison(first: $first) { edges { node { accountCode entityName date custodianReturn computedReturn differenceBps status reason matchThresholdBps reviewThresholdBps } } pageInfo { hasNextPage endCursor } } }`,
+          `query Comparison($first: Int) { returnComparison(first: $first) { edges { node { accountCode entityName date currency localCurrency custodianReturn computedReturn localCustodianReturn localComputedReturn differenceBps status reason matchThresholdBps reviewThresholdBps } } pageInfo { hasNextPage endCursor } } }`,
           { first: 50 },
         ),
         restShape: listShape('returnComparison'),
@@ -185,15 +266,20 @@ async function main(): Promise<void> {
         restShape: (data) => snakeKeys(data.health),
       },
     ];
-    const targets: TargetName[] = onPostgres ? ['REST', 'GraphQL', 'ceiling'] : ['REST', 'GraphQL'];
+    const endpoints = allEndpoints.filter((endpoint) => wantedEndpoints.has(endpoint.name));
+    const targets = (['REST', 'GraphQL', 'ceiling', 'plain yoga'] as const).filter(
+      (target) => wantedTargets.has(target === 'plain yoga' ? 'yoga' : target.toLowerCase()) && (target !== 'ceiling' || wantCeiling),
+    );
+    if (endpoints.length === 0 || targets.length === 0) throw new Error('no endpoint or no target to measure (--endpoints, --targets)');
     const jobFor = (endpoint: Endpoint, target: TargetName): Omit<LoadJob, 'id' | 'duration'> => {
       if (target === 'GraphQL') return { ...endpoint.graphql, connections };
+      if (target === 'plain yoga') return { ...endpoint.graphql, url: `${plainUrl}/graphql`, connections };
       const base = target === 'REST' ? service.url : ceilingUrl!;
       return { url: `${base}${endpoint.path}`, method: 'GET', headers, connections };
     };
 
     // ---- identical bodies, or nothing to compare ----
-    for (const endpoint of endpoints) {
+    for (const endpoint of allEndpoints) {
       const restResponse = await fetch(`${service.url}${endpoint.path}`, { headers });
       const restBody = await restResponse.text();
       if (restResponse.status !== 200) throw new Error(`${endpoint.name}: project REST answered ${restResponse.status}: ${restBody}`);
@@ -202,6 +288,11 @@ async function main(): Promise<void> {
       if (!gqlResult.data || gqlResult.errors) throw new Error(`${endpoint.name}: GraphQL answered ${JSON.stringify(gqlResult.errors)}`);
       assertSame(`${endpoint.name}: GraphQL data (in REST shape) vs REST body`, restBody, JSON.stringify(endpoint.restShape(gqlResult.data)));
       let note = 'GraphQL data matches';
+      const plainResponse = await fetch(`${plainUrl}/graphql`, { method: 'POST', headers: endpoint.graphql.headers, body: endpoint.graphql.body });
+      const plainResult = (await plainResponse.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
+      if (!plainResult.data || plainResult.errors) throw new Error(`${endpoint.name}: plain yoga answered ${JSON.stringify(plainResult.errors)}`);
+      assertSame(`${endpoint.name}: plain yoga data vs GraphQL data`, JSON.stringify(gqlResult.data), JSON.stringify(plainResult.data));
+      note += ', plain yoga data equal';
       if (ceilingUrl) {
         const ceilingResponse = await fetch(`${ceilingUrl}${endpoint.path}`, { headers });
         const ceilingBody = await ceilingResponse.text();
@@ -243,10 +334,27 @@ async function main(): Promise<void> {
       failures: number;
     }
     const slots: Slot[] = [];
-    const runSlot = async (endpoint: Endpoint, target: TargetName, duration: number): Promise<Omit<Slot, 'round'>> => {
+    const profileDir = values.profile;
+    let profiler: Session | undefined;
+    if (profileDir) {
+      mkdirSync(profileDir, { recursive: true });
+      profiler = new Session();
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+    }
+    const runSlot = async (endpoint: Endpoint, target: TargetName, duration: number, round?: number): Promise<Omit<Slot, 'round'>> => {
+      const profiled = profiler && round !== undefined && target !== 'ceiling';
+      if (profiled) await profiler!.post('Profiler.start');
       const before = await cpuNow(target);
       const summary = await load({ ...jobFor(endpoint, target), duration });
       const after = await cpuNow(target);
+      if (profiled) {
+        const { profile } = await profiler!.post('Profiler.stop');
+        writeFileSync(
+          path.join(profileDir!, `${endpoint.name}-${target.replace(' ', '-')}-${round}.cpuprofile`),
+          JSON.stringify({ ...profile, requests: summary.requests }),
+        );
+      }
       const cpuMs = (after.user - before.user + after.system - before.system) / 1000;
       return {
         endpoint: endpoint.name,
@@ -267,12 +375,13 @@ async function main(): Promise<void> {
     for (let round = 0; round < rounds; round += 1) {
       for (const endpoint of rotate(endpoints, round)) {
         for (const target of rotate(targets, round)) {
-          slots.push({ round, ...(await runSlot(endpoint, target, seconds)) });
+          slots.push({ round, ...(await runSlot(endpoint, target, seconds, round)) });
         }
       }
       process.stdout.write(`round ${round + 1}/${rounds} done${process.stdout.isTTY ? '\r' : '\n'}`);
     }
     process.stdout.write(process.stdout.isTTY ? '\n\n' : '\n');
+    profiler?.disconnect();
 
     // ---- report ----
     const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
@@ -281,14 +390,14 @@ async function main(): Promise<void> {
       return `${fmt(median(finite), digits)} (${fmt(Math.min(...finite), digits)}-${fmt(Math.max(...finite), digits)})`;
     };
     console.log(
-      `${'endpoint'.padEnd(11)}${'target'.padEnd(9)}${'req/s median (min-max)'.padEnd(26)}${'p50 ms'.padEnd(8)}${'CPU ms/req median (min-max)'.padEnd(30)}failed`,
+      `${'endpoint'.padEnd(11)}${'target'.padEnd(12)}${'req/s median (min-max)'.padEnd(26)}${'p50 ms'.padEnd(8)}${'CPU ms/req median (min-max)'.padEnd(30)}failed`,
     );
     for (const endpoint of endpoints) {
       for (const target of targets) {
         const mine = slots.filter((slot) => slot.endpoint === endpoint.name && slot.target === target);
         const failures = mine.reduce((sum, slot) => sum + slot.failures, 0);
         console.log(
-          `${endpoint.name.padEnd(11)}${target.padEnd(9)}${spread(mine.map((slot) => slot.rps)).padEnd(26)}${fmt(median(mine.map((slot) => slot.p50)), 1).padEnd(8)}` +
+          `${endpoint.name.padEnd(11)}${target.padEnd(12)}${spread(mine.map((slot) => slot.rps)).padEnd(26)}${fmt(median(mine.map((slot) => slot.p50)), 1).padEnd(8)}` +
             `${spread(
               mine.map((slot) => slot.cpuMsPerRequest),
               3,
@@ -304,8 +413,14 @@ async function main(): Promise<void> {
           .sort((a, b) => a.round - b.round)
           .map((slot) => slot.rps);
       const rest = byRound('REST');
-      const parts = [`REST/GraphQL ${spread(ratios(rest, byRound('GraphQL')), 3)}`];
-      if (targets.includes('ceiling')) parts.push(`REST/ceiling ${spread(ratios(rest, byRound('ceiling')), 3)}`);
+      const has = (target: TargetName) => (targets as readonly TargetName[]).includes(target);
+      const parts: string[] = [];
+      if (has('REST') && has('GraphQL')) parts.push(`REST/GraphQL ${spread(ratios(rest, byRound('GraphQL')), 3)}`);
+      if (has('REST') && has('ceiling')) parts.push(`REST/ceiling ${spread(ratios(rest, byRound('ceiling')), 3)}`);
+      if (has('GraphQL') && has('plain yoga')) {
+        const perRound = ratios(byRound('GraphQL'), byRound('plain yoga'));
+        parts.push(`GraphQL/plain yoga ${spread(perRound, 3)} [${perRound.map((ratio) => ratio.toFixed(2)).join(' ')}]`);
+      }
       console.log(`${endpoint.name.padEnd(11)}${parts.join('   ')}`);
     }
     const failed = slots.reduce((sum, slot) => sum + slot.failures, 0);
@@ -314,10 +429,14 @@ async function main(): Promise<void> {
       `\nmachine: ${os.cpus().length} cores, ${os.cpus()[0]?.model}, load average ${os
         .loadavg()
         .map((value) => value.toFixed(2))
-        .join(' ')}, node ${process.version}, database ${service.services.db.kind}`,
+        .join(' ')}, node ${process.version}, database ${service.services.db.kind}; ${Object.entries(settings)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(' ')}`,
     );
   } finally {
     for (const child of children) if (child.exitCode === null && child.connected) child.disconnect();
+    plainServer?.closeAllConnections();
+    plainServer?.close();
     await service.close();
   }
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { GraphQLError } from 'graphql';
 import type { GetEnvelopedFn } from '@envelop/core';
@@ -11,6 +12,7 @@ import { useRateLimitHeaders } from './yoga-plugins/use-rate-limit-headers.ts';
 import { useAutomaticPersistedQueries } from './yoga-plugins/use-automatic-persisted-queries.ts';
 import { useTrustedDocuments } from './yoga-plugins/use-trusted-documents.ts';
 import { useMultipartSubscriptions } from './yoga-plugins/use-multipart-subscriptions.ts';
+import { useBodySizeLimit } from './yoga-plugins/use-body-size-limit.ts';
 import { processRequest, type GraphQLOperation } from 'graphql-upload-ts';
 import { getSchema } from '../../schema/index.ts';
 import { createOperationRunner, operationPlugins, type OperationRunner } from '../../schema/pipeline/index.ts';
@@ -28,6 +30,11 @@ export const GRAPHQL_SSE_ENDPOINT = '/graphql/stream';
 
 export interface GraphqlEndpoint {
   handler: (req: Request, res: Response, next: NextFunction) => Promise<void>;
+  /**
+   * What the handler does with a POST of a GraphQL body type (GRAPHQL_POST_TYPES): straight to
+   * yoga, needing nothing of express (the GraphQL lane, graphql-lane.ts, serves those).
+   */
+  serveBody: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   /** The same pipeline for the other fronts (REST, MCP): yoga's getEnveloped. */
   operations: OperationRunner;
   /** yoga's getEnveloped itself, for the WebSocket transport (graphql-ws.ts). */
@@ -42,7 +49,7 @@ export interface GraphqlEndpoint {
  * through the pipeline's plugins (schema/pipeline); this file adds only what is HTTP.
  */
 export function graphqlEndpoint(services: Services): GraphqlEndpoint {
-  const yoga = createYoga<{ req: Request; res: Response }>({
+  const yoga = createYoga<{ req: IncomingMessage; res: ServerResponse }>({
     schema: getSchema(),
     graphqlEndpoint: '/graphql',
     graphiql: services.config.env === 'development' ? { title: 'Gateway GraphiQL', credentials: 'include' } : false,
@@ -56,19 +63,15 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
     // A JSON array of operations (Apollo's BatchHttpLink, graphql-request's batchRequests): each
     // one runs through the pipeline, charging its budgets and measured against the limits.
     batching: { limit: services.config.graphql.maxBatch },
-    // One limit for a /graphql body and a graphql-ws message (GRAPHQL_MAX_BODY_BYTES): 413 past it.
-    maxRequestBodySize: services.config.graphql.maxBodyBytes,
+    // One limit for a /graphql body and a graphql-ws message (GRAPHQL_MAX_BODY_BYTES): 413 past it,
+    // by useBodySizeLimit (last in the plugins) instead of yoga's.
+    maxRequestBodySize: false,
     logging: false,
-    context: async ({ req }) => {
-      try {
-        return await contextFor(services, req);
-      } catch (error) {
-        throw graphqlRefusal(services, req, error);
-      }
-    },
+    // The request context: by a plugin of its own rather than yoga's `context` option (see useRequestContext).
     // Masking is the pipeline's (it needs the request context for the log line and request id).
     maskedErrors: false,
     plugins: [
+      useRequestContext(services),
       graphqlSseSingleConnection(GRAPHQL_SSE_ENDPOINT),
       useConditionalGet(),
       ...(operationPlugins(services.config.graphql) as Plugin[]),
@@ -77,6 +80,7 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
       useRateLimitHeaders(services),
       persistedDocuments(services),
       useMultipartSubscriptions(),
+      useBodySizeLimit(services.config.graphql.maxBodyBytes),
     ],
   });
   const operations = createOperationRunner(yoga.getEnveloped);
@@ -111,12 +115,19 @@ export function graphqlEndpoint(services: Services): GraphqlEndpoint {
         });
         return;
       }
+      await serveBody(req, res);
+    } catch (error) {
+      sendGraphqlRefusal(res, graphqlRefusal(services, req, error));
+    }
+  };
+  const serveBody = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
       await yoga.handle(req, res);
     } catch (error) {
       sendGraphqlRefusal(res, graphqlRefusal(services, req, error));
     }
   };
-  return { handler, operations, getEnveloped: yoga.getEnveloped as unknown as GetEnvelopedFn<object> };
+  return { handler, serveBody, operations, getEnveloped: yoga.getEnveloped as unknown as GetEnvelopedFn<object> };
 }
 
 async function multipartOperation(services: Services, operations: OperationRunner, req: Request, res: Response): Promise<void> {
@@ -179,7 +190,7 @@ async function readMultipartOperation(req: Request, res: Response, maxUploadByte
  * carries its HTTP status: 503 with Retry-After while the database is unavailable, logged once per
  * outage; a generic 500 with the request id, the details in the log.
  */
-function graphqlRefusal(services: Services, req: Request, error: unknown): GraphQLError {
+function graphqlRefusal(services: Services, req: IncomingMessage, error: unknown): GraphQLError {
   const refusal = refusalFor(error, { log: requestLog(req), databaseOutage: services.databaseOutage });
   const retryAfter = refusal.extensions.retryAfterSeconds;
   const headers = typeof retryAfter === 'number' ? { 'Retry-After': String(retryAfter) } : undefined;
@@ -189,12 +200,41 @@ function graphqlRefusal(services: Services, req: Request, error: unknown): Graph
   });
 }
 
-/** A refusal written by this handler itself (outside yoga), in the GraphQL-over-HTTP shape. */
-function sendGraphqlRefusal(res: Response, refusal: GraphQLError): void {
+/**
+ * A refusal written by this handler itself (outside yoga), in the GraphQL-over-HTTP shape: what
+ * express's res.json writes (the GraphQL lane has no express response).
+ */
+function sendGraphqlRefusal(res: ServerResponse, refusal: GraphQLError): void {
   if (res.headersSent) return;
   const http = refusal.extensions.http as { status: number; headers?: Record<string, string> };
-  res.set(http.headers ?? {});
-  res.status(http.status).json({ errors: [{ message: refusal.message, extensions: withoutHttp(refusal.extensions) }] });
+  for (const [name, value] of Object.entries(http.headers ?? {})) res.setHeader(name, value);
+  const body = JSON.stringify({ errors: [{ message: refusal.message, extensions: withoutHttp(refusal.extensions) }] });
+  res.statusCode = http.status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+}
+
+/**
+ * The request's context (request-context.ts contextFor: the credential checked once per request,
+ * shared with every front) as yoga's context. Its properties are copied as they are defined:
+ * yoga's `context` option merges with Object.assign, which reads the getters, so the context's
+ * logger (a pino child per request, made on first use: most requests log nothing) was made for
+ * every request. A failure is the GraphQL refusal with its HTTP status (graphqlRefusal).
+ */
+function useRequestContext(services: Services): Plugin<{ req: IncomingMessage }> {
+  return {
+    onContextBuilding({ context }) {
+      return contextFor(services, context.req).then(
+        (ctx) => {
+          Object.defineProperties(context, Object.getOwnPropertyDescriptors(ctx));
+        },
+        (error: unknown) => {
+          throw graphqlRefusal(services, context.req, error);
+        },
+      );
+    },
+  };
 }
 
 /** Trusted documents when an allow-list is configured; otherwise automatic persisted queries. */
@@ -204,7 +244,7 @@ function persistedDocuments(services: Services): Plugin {
 }
 
 /** Body types yoga reads on POST (multipart is handled before it). */
-const GRAPHQL_POST_TYPES = /^\s*application\/(json|graphql|graphql\+json|graphql-response\+json|x-www-form-urlencoded)\s*(;|$)/i;
+export const GRAPHQL_POST_TYPES = /^\s*application\/(json|graphql|graphql\+json|graphql-response\+json|x-www-form-urlencoded)\s*(;|$)/i;
 
 /** The extensions as sent to a client: the `http` hint is for the server only. */
 function withoutHttp(extensions: Record<string, unknown>): Record<string, unknown> {

@@ -21,12 +21,14 @@ import { Readiness } from '../../src/health/readiness.ts';
 import { metricsRoutes } from './metrics.ts';
 import { requestPolicies, type Lifecycle } from './request-policies.ts';
 import { restLane } from './rest-lane.ts';
+import { graphqlLane } from './graphql-lane.ts';
 import { auditExportRoutes } from './audit-export.ts';
 
 /**
  * The HTTP surface: REST routes, /graphql, the sign-in pages and the web dashboard. `listener`
- * is what the HTTP server runs: the REST lane (rest-lane.ts) for the route table's plain JSON
- * requests, express for everything else.
+ * is what the HTTP server runs: the GraphQL lane (graphql-lane.ts) for plain `POST /graphql`
+ * requests, the REST lane (rest-lane.ts) for the route table's plain JSON requests, express for
+ * everything else.
  */
 export function createHttpApp(services: Services, lifecycle: Lifecycle & { readiness?: Readiness } = { stopping: false }) {
   const app = express();
@@ -106,9 +108,11 @@ export function createHttpApp(services: Services, lifecycle: Lifecycle & { readi
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     sendError(res, refusalFor(error, { log: requestLog(req), databaseOutage: services.databaseOutage }));
   });
-  const lane = restLane(rest, policies, { log: services.log, databaseOutage: services.databaseOutage });
+  const failures = { log: services.log, databaseOutage: services.databaseOutage };
+  const lanes = [graphqlLane(graphql.serveBody, policies, failures), restLane(rest, policies, failures)];
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
-    if (!lane(req, res)) app(req, res);
+    for (const lane of lanes) if (lane(req, res)) return;
+    app(req, res);
   };
   return Object.assign(app, { listener });
 }

@@ -26,13 +26,22 @@ export function requestLogging(log: Logger): RequestPolicy {
       context.bind(context.active(), () => {
         if (!log.isLevelEnabled('info')) return;
         requestLog(req).info(
-          { method: req.method, path: req.path, status: res.statusCode, durationMs: Number(process.hrtime.bigint() - started) / 1e6 },
+          { method: req.method, path: pathOf(req.originalUrl), status: res.statusCode, durationMs: Number(process.hrtime.bigint() - started) / 1e6 },
           'request',
         );
       }),
     );
     next();
   };
+}
+
+/**
+ * The request line's path, without the query string. Not `req.path`: by the time the response
+ * finishes, express has trimmed a mount's prefix from it (`/` for `POST /graphql`).
+ */
+function pathOf(url: string): string {
+  const queryAt = url.indexOf('?');
+  return queryAt === -1 ? url : url.slice(0, queryAt);
 }
 
 function requestOf(req: IncomingMessage): { requestId: string; base: Logger; log?: Logger } {

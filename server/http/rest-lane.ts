@@ -61,7 +61,7 @@ export function restLane(
 }
 
 /** The policies in order, each calling the next, then the handler; a policy's throw is answered by the one rule, as in express. */
-function runPolicies(policies: readonly RequestPolicy[], req: LaneRequest, res: ServerResponse, handler: () => void, failures: RefusalDeps): void {
+export function runPolicies(policies: readonly RequestPolicy[], req: PolicyRequest, res: ServerResponse, handler: () => void, failures: RefusalDeps): void {
   const step = (index: number): void => {
     try {
       if (index === policies.length) handler();
