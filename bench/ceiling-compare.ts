@@ -31,6 +31,13 @@
  *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test npx tsx bench/ceiling-compare.ts [--seconds 3] [--rounds 12] [--connections 10] [--warmup 1]
  *     [--endpoints comparison,stickies,health] [--targets REST,GraphQL,ceiling,yoga] [--profile DIR] [--set NAME=VALUE]...
  *
+ * Two more targets, asked for by name (issue 29, docs/caching.md): `rest-cached`, the REST read
+ * with the response cache on (its slots swap an enabled cache in; the warm-up keeps the answer),
+ * and `rest-304`, the REST read sent with the current answer's ETag in If-None-Match (304s,
+ * decided before the read runs). Their ratios to the ceiling and to uncached REST are printed:
+ *
+ *   DATABASE_URL=... npx tsx bench/ceiling-compare.ts --endpoints comparison,stickies --targets REST,ceiling,rest-cached,rest-304
+ *
  * The project runs with its response cache off (RESPONSE_CACHE_MAX_BYTES=0: the ceiling and the
  * plain yoga run every read's statements; an answer from the cache would compare a cache with a
  * server) and REQUESTS_IN_FLIGHT_PER_CLIENT at the connection count (the load generator is one
@@ -58,7 +65,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 
-type TargetName = 'REST' | 'GraphQL' | 'ceiling' | 'plain yoga';
+type TargetName = 'REST' | 'GraphQL' | 'ceiling' | 'plain yoga' | 'REST cached' | 'REST 304';
 type EndpointName = 'comparison' | 'stickies' | 'health';
 
 interface LoadJob {
@@ -78,6 +85,8 @@ interface LoadSummary {
   p50: number;
   errors: number;
   non2xx: number;
+  /** 3xx answers (a 304 slot's answers are all 304s). */
+  notModified: number;
 }
 
 const here = fileURLToPath(import.meta.url);
@@ -102,6 +111,7 @@ async function loadGenerator(): Promise<void> {
           p50: result.latency.p50,
           errors: result.errors + result.timeouts,
           non2xx: result.non2xx,
+          notModified: result['3xx'],
         };
         process.send?.(summary);
       },
@@ -133,15 +143,17 @@ async function main(): Promise<void> {
 
   // The project runs in this process: as `npm start` runs it (server/node-env.ts), before its libraries load.
   process.env.NODE_ENV ??= 'production';
-  const [{ startBenchService }, { seedDemoData }, { snakeKeys }, { createYoga }, { getSchema }, { authenticate }, { RequestBudgets }] = await Promise.all([
-    import('./bench-service.ts'),
-    import('../src/seed/demo-seed.ts'),
-    import('../src/util/snake-case.ts'),
-    import('graphql-yoga'),
-    import('../schema/index.ts'),
-    import('../src/context.ts'),
-    import('../src/ratelimit/rate-limiter.ts'),
-  ]);
+  const [{ startBenchService }, { seedDemoData }, { snakeKeys }, { createYoga }, { getSchema }, { authenticate }, { RequestBudgets }, { createResponseCache }] =
+    await Promise.all([
+      import('./bench-service.ts'),
+      import('../src/seed/demo-seed.ts'),
+      import('../src/util/snake-case.ts'),
+      import('graphql-yoga'),
+      import('../schema/index.ts'),
+      import('../src/context.ts'),
+      import('../src/ratelimit/rate-limiter.ts'),
+      import('../src/cache/response-cache.ts'),
+    ]);
   const wanted = (list: string) => new Set(list.split(',').map((name) => name.trim().toLowerCase()));
   const wantedTargets = wanted(values.targets);
   const wantedEndpoints = wanted(values.endpoints);
@@ -267,13 +279,21 @@ async function main(): Promise<void> {
       },
     ];
     const endpoints = allEndpoints.filter((endpoint) => wantedEndpoints.has(endpoint.name));
-    const targets = (['REST', 'GraphQL', 'ceiling', 'plain yoga'] as const).filter(
-      (target) => wantedTargets.has(target === 'plain yoga' ? 'yoga' : target.toLowerCase()) && (target !== 'ceiling' || wantCeiling),
+    const targets = (['REST', 'GraphQL', 'ceiling', 'plain yoga', 'REST cached', 'REST 304'] as const).filter(
+      (target) => wantedTargets.has(target === 'plain yoga' ? 'yoga' : target.toLowerCase().replace(' ', '-')) && (target !== 'ceiling' || wantCeiling),
     );
     if (endpoints.length === 0 || targets.length === 0) throw new Error('no endpoint or no target to measure (--endpoints, --targets)');
     const jobFor = (endpoint: Endpoint, target: TargetName): Omit<LoadJob, 'id' | 'duration'> => {
       if (target === 'GraphQL') return { ...endpoint.graphql, connections };
       if (target === 'plain yoga') return { ...endpoint.graphql, url: `${plainUrl}/graphql`, connections };
+      if (target === 'REST cached') return { url: `${service.url}${endpoint.path}`, method: 'GET', headers, connections };
+      if (target === 'REST 304')
+        return {
+          url: `${service.url}${endpoint.path}`,
+          method: 'GET',
+          headers: { ...headers, 'if-none-match': currentTags.get(endpoint.name) ?? '' },
+          connections,
+        };
       const base = target === 'REST' ? service.url : ceilingUrl!;
       return { url: `${base}${endpoint.path}`, method: 'GET', headers, connections };
     };
@@ -334,6 +354,18 @@ async function main(): Promise<void> {
       failures: number;
     }
     const slots: Slot[] = [];
+    // The response cache (issue 29): off for every target (the settings above) but 'REST cached',
+    // whose slots put an enabled one in place; 'REST 304' sends the tag of the current answer.
+    const cacheOff = service.services.responseCache;
+    const cacheOn = createResponseCache(64 * 1024 * 1024);
+    const currentTags = new Map<string, string>();
+    const rememberTag = async (endpoint: Endpoint) => {
+      const response = await fetch(`${service.url}${endpoint.path}`, { headers });
+      await response.arrayBuffer();
+      const tag = response.headers.get('etag');
+      if (!tag) throw new Error(`${endpoint.name}: no ETag on the REST answer`);
+      currentTags.set(endpoint.name, tag);
+    };
     const profileDir = values.profile;
     let profiler: Session | undefined;
     if (profileDir) {
@@ -343,6 +375,9 @@ async function main(): Promise<void> {
       await profiler.post('Profiler.enable');
     }
     const runSlot = async (endpoint: Endpoint, target: TargetName, duration: number, round?: number): Promise<Omit<Slot, 'round'>> => {
+      // The cache is on for the 'REST cached' slots only (its answers were kept by the warm-up).
+      service.services.responseCache = target === 'REST cached' ? cacheOn : cacheOff;
+      if (target === 'REST 304') await rememberTag(endpoint);
       const profiled = profiler && round !== undefined && target !== 'ceiling';
       if (profiled) await profiler!.post('Profiler.start');
       const before = await cpuNow(target);
@@ -362,7 +397,7 @@ async function main(): Promise<void> {
         rps: summary.rps,
         p50: summary.p50,
         cpuMsPerRequest: summary.requests > 0 ? cpuMs / summary.requests : NaN,
-        failures: summary.errors + summary.non2xx,
+        failures: summary.errors + summary.non2xx - (target === 'REST 304' ? summary.notModified : 0),
       };
     };
 
@@ -417,6 +452,9 @@ async function main(): Promise<void> {
       const parts: string[] = [];
       if (has('REST') && has('GraphQL')) parts.push(`REST/GraphQL ${spread(ratios(rest, byRound('GraphQL')), 3)}`);
       if (has('REST') && has('ceiling')) parts.push(`REST/ceiling ${spread(ratios(rest, byRound('ceiling')), 3)}`);
+      if (has('REST cached') && has('ceiling')) parts.push(`REST cached/ceiling ${spread(ratios(byRound('REST cached'), byRound('ceiling')), 2)}`);
+      if (has('REST 304') && has('ceiling')) parts.push(`REST 304/ceiling ${spread(ratios(byRound('REST 304'), byRound('ceiling')), 2)}`);
+      if (has('REST cached') && has('REST')) parts.push(`REST cached/REST ${spread(ratios(byRound('REST cached'), rest), 2)}`);
       if (has('GraphQL') && has('plain yoga')) {
         const perRound = ratios(byRound('GraphQL'), byRound('plain yoga'));
         parts.push(`GraphQL/plain yoga ${spread(perRound, 3)} [${perRound.map((ratio) => ratio.toFixed(2)).join(' ')}]`);

@@ -20,6 +20,12 @@ export interface Viewer {
   session?: { expiresAt: Date | null };
   /** The user's organizations, when the credential check read them already (API keys, access tokens). */
   organizationIds?: ReadonlySet<string>;
+  /**
+   * The data versions of the user and those organizations, when the credential check read them in
+   * the same statement (API keys, access tokens): read after the request arrived and before any
+   * of its operations, as a cached read needs them (src/cache/data-versions.ts).
+   */
+  dataVersions?: ReadonlyMap<string, string>;
 }
 
 /** What a request presented that did not authenticate it (decides the 401 message). */
@@ -152,6 +158,7 @@ function keyViewer(verified: VerifiedKey): Viewer {
     scopes: new Set(verified.scopes),
     credential: { kind: verified.kind, id: verified.keyId },
     organizationIds: verified.organizationIds,
+    dataVersions: verified.dataVersions,
   };
 }
 

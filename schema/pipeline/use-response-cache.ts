@@ -39,7 +39,8 @@ export function useResponseCache(): Plugin<Partial<RequestContext>> {
       }
       if (!cached) return;
       const organizationIds = await ctx.organizationIds();
-      const versions = await ctx.services.dataVersions.read([userScope(ctx.viewer.user.id), ...[...organizationIds].sort().map(organizationScope)]);
+      const scopes = [userScope(ctx.viewer.user.id), ...[...organizationIds].sort().map(organizationScope)];
+      const versions = await ctx.services.dataVersions.read(scopes, ctx.viewer.dataVersions);
       const key = cacheKey({
         document: args.document,
         operationName: args.operationName,

@@ -52,6 +52,8 @@ export interface VerifiedKey {
   owner: ApiKeyOwner;
   /** The owner's organizations, read with the key. */
   organizationIds: ReadonlySet<string>;
+  /** The owner's and their organizations' data versions, read with the key (a scope never written is absent). */
+  dataVersions: ReadonlyMap<string, string>;
 }
 
 export function generateKeySecret(kind: CredentialSecretKind = 'api_key'): string {
@@ -85,7 +87,9 @@ export function parseScopes(requested: readonly string[], role: 'admin' | 'membe
 export const VERIFY_SQL = `
   SELECT k.id, k.kind::text AS kind, k."secretHash", k.scopes::text[] AS scopes, k."expiresAt", k."revokedAt", k."lastUsedAt",
          u.id AS "userId", u.email, u.name, u.role::text AS role,
-         ARRAY(SELECT m."orgId"::text FROM "Membership" m WHERE m."userId" = u.id) AS "orgIds"
+         ARRAY(SELECT m."orgId"::text FROM "Membership" m WHERE m."userId" = u.id) AS "orgIds",
+         ARRAY(SELECT d.scope || '=' || d.version FROM "DataVersion" d
+                WHERE d.scope = 'u:' || u.id OR d.scope IN (SELECT 'o:' || m."orgId" FROM "Membership" m WHERE m."userId" = u.id)) AS "dataVersions"
     FROM "ApiKey" k JOIN "User" u ON u.id = k."userId"
    WHERE k.prefix = $1`;
 
@@ -202,6 +206,7 @@ export class ApiKeyService {
       scopes: key.scopes.filter(isScope),
       owner: { id: key.userId, email: key.email, name: key.name, role: key.role },
       organizationIds: new Set(key.orgIds),
+      dataVersions: new Map(key.dataVersions.map((entry) => [entry.slice(0, entry.lastIndexOf('=')), entry.slice(entry.lastIndexOf('=') + 1)])),
     };
   }
 }
@@ -220,6 +225,8 @@ export interface KeyRow {
   name: string | null;
   role: 'admin' | 'member';
   orgIds: string[];
+  /** `scope=version` of the user's and their organizations' data versions (src/cache/data-versions.ts). */
+  dataVersions: string[];
 }
 
 /** A user's keys of one kind that still work: neither revoked nor expired. */

@@ -22,9 +22,11 @@ export class DataVersions {
   /**
    * The versions of the scopes, in the order given, as one text ("3.0.17"): a scope never
    * written reads 0. Read before the data it keys (under READ COMMITTED the read that follows
-   * sees every write these counters count, and maybe newer ones: never older).
+   * sees every write these counters count, and maybe newer ones: never older). `known`: the
+   * versions the credential check read with the key (they cover the viewer's scopes), no query.
    */
-  async read(scopes: readonly string[]): Promise<string> {
+  async read(scopes: readonly string[], known?: ReadonlyMap<string, string>): Promise<string> {
+    if (known) return scopes.map((scope) => known.get(scope) ?? '0').join('.');
     const { rows } = await this.db.query<{ scope: string; version: string }>(
       'SELECT scope, version::text AS version FROM "DataVersion" WHERE scope = ANY($1::text[])',
       [scopes],
