@@ -13,13 +13,12 @@
  * specs' request counts, so a held answer or a 304 charges each root field's budget as its
  * resolver would, and a spent budget refuses it as the resolver would.
  */
-import { getOperationAST, isNonNullType, Kind, locatedError, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { getOperationAST, Kind, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { isAsyncIterable, type Plugin } from '@envelop/core';
 import type { RequestContext } from '../../src/context.ts';
 import { cacheKey, entityTag, noneMatchHits } from '../../src/cache/response-cache.ts';
 import { organizationScope, userScope } from '../../src/cache/data-versions.ts';
-import type { Budget } from '../../src/ratelimit/rate-limiter.ts';
-import { rateBudgetOf } from '../plugins/rate-budget.ts';
+import { chargeAsResolversWould } from '../plugins/rate-budget.ts';
 
 export function useResponseCache(): Plugin<Partial<RequestContext>> {
   const cachedOperations = new WeakMap<OperationDefinitionNode, boolean>();
@@ -53,7 +52,7 @@ export function useResponseCache(): Plugin<Partial<RequestContext>> {
       if (conditional) {
         conditional.etag = entityTag(key);
         if (noneMatchHits(conditional.ifNoneMatch, conditional.etag)) {
-          const refused = await chargeRootBudgets(ctx, args.schema, operation);
+          const refused = await chargeAsResolversWould(ctx.budgets, args.schema, operation);
           conditional.etag = refused ? undefined : conditional.etag;
           if (refused) return setResultAndStopExecution(refused);
           conditional.notModified = true;
@@ -64,7 +63,7 @@ export function useResponseCache(): Plugin<Partial<RequestContext>> {
       }
       const held = cache.get(key);
       if (held) {
-        const refused = await chargeRootBudgets(ctx, args.schema, operation);
+        const refused = await chargeAsResolversWould(ctx.budgets, args.schema, operation);
         if (refused) {
           if (conditional) conditional.etag = undefined;
           return setResultAndStopExecution(refused);
@@ -87,35 +86,6 @@ export function useResponseCache(): Plugin<Partial<RequestContext>> {
       };
     },
   };
-}
-
-/**
- * Charges a point of each root field's rate budget (each alias too), as the resolvers would.
- * When one is spent, gives back the points taken and returns the result the execution would have
- * had: the refusal at that field (a non-null field nulls the whole data, as graphql-js does).
- * Answering it here, not running the operation, keeps one refused charge per request.
- */
-async function chargeRootBudgets(ctx: RequestContext, schema: GraphQLSchema, operation: OperationDefinitionNode): Promise<ExecutionResult | undefined> {
-  const fields = schema.getQueryType()?.getFields() ?? {};
-  const charged: Budget[] = [];
-  for (const selection of operation.selectionSet.selections) {
-    if (selection.kind !== Kind.FIELD) continue;
-    const field = fields[selection.name.value];
-    const budget = rateBudgetOf(field);
-    if (!budget) continue;
-    try {
-      await ctx.budgets.charge(budget);
-      charged.push(budget);
-    } catch (error) {
-      for (const taken of charged.reverse()) await ctx.budgets.refundLastCharge(taken);
-      const key = selection.alias?.value ?? selection.name.value;
-      return {
-        data: field && isNonNullType(field.type) ? null : { [key]: null },
-        errors: [locatedError(error, [selection], [key])],
-      };
-    }
-  }
-  return undefined;
 }
 
 /** A query whose every root selection is a field marked CACHED_READ (`__typename` aside). */

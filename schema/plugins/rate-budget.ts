@@ -7,7 +7,18 @@
  * rule, are decided in one place: RequestBudgets (src/ratelimit/rate-limiter.ts).
  */
 import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
-import { getOperationAST, Kind, type DocumentNode, type GraphQLField, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import {
+  getOperationAST,
+  isNonNullType,
+  Kind,
+  locatedError,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLField,
+  type GraphQLFieldResolver,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import type { Budget, RequestBudgets } from '../../src/ratelimit/rate-limiter.ts';
 import type { ErrorCode } from '../../src/errors.ts';
 
@@ -81,4 +92,39 @@ export function operationBudget(schema: GraphQLSchema, document: DocumentNode): 
   const fields = operation.selectionSet.selections.filter((selection) => selection.kind === Kind.FIELD);
   const budgets = new Set(fields.map((field) => rateBudgetOf(rootType?.getFields()[field.name.value])).filter((budget) => budget !== undefined));
   return budgets.size === 1 ? [...budgets][0] : undefined;
+}
+
+/**
+ * For an operation answered without running its resolvers (a cached read,
+ * schema/pipeline/use-response-cache.ts): charges a point of each root field's rate budget (each
+ * alias too), as the resolvers would.
+ * When one is spent, gives back the points taken and returns the result the execution would have
+ * had: the refusal at that field (a non-null field nulls the whole data, as graphql-js does).
+ * Answering it here, not running the operation, keeps one refused charge per request.
+ */
+export async function chargeAsResolversWould(
+  budgets: RequestBudgets,
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+): Promise<ExecutionResult | undefined> {
+  const fields = schema.getQueryType()?.getFields() ?? {};
+  const charged: Budget[] = [];
+  for (const selection of operation.selectionSet.selections) {
+    if (selection.kind !== Kind.FIELD) continue;
+    const field = fields[selection.name.value];
+    const budget = rateBudgetOf(field);
+    if (!budget) continue;
+    try {
+      await budgets.charge(budget);
+      charged.push(budget);
+    } catch (error) {
+      for (const taken of charged.reverse()) await budgets.refundLastCharge(taken);
+      const key = selection.alias?.value ?? selection.name.value;
+      return {
+        data: field && isNonNullType(field.type) ? null : { [key]: null },
+        errors: [locatedError(error, [selection], [key])],
+      };
+    }
+  }
+  return undefined;
 }
