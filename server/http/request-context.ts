@@ -67,7 +67,9 @@ export function contextFor(services: Services, req: IncomingMessage, resource?: 
     context = createContext(services, {
       requestId: requestOf(req).requestId,
       headers: req.headers,
-      clientAddress: req.socket.remoteAddress ?? 'unknown',
+      // null on a request node's stream.pipeline has cut from its socket (a chunked /graphql body
+      // past GRAPHQL_MAX_BODY_BYTES, use-body-size-limit.ts), answered after that.
+      clientAddress: req.socket?.remoteAddress ?? 'unknown',
       log: () => requestLog(req),
       resource,
       front,

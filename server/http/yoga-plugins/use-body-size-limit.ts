@@ -42,7 +42,10 @@ function counted(request: Request, limit: number, fetchAPI: { Request: typeof Re
       transform(chunk, controller) {
         bytesRead += chunk.byteLength;
         if (bytesRead > limit) {
-          controller.error(tooLarge());
+          // The error ends node's stream.pipeline under pipeThrough, which destroys the request and
+          // cuts it from its socket (request.socket = null) so the 413 can still be written; the
+          // rest of the body is not read, so the connection closes after the answer.
+          controller.error(tooLarge({ Connection: 'close' }));
           return;
         }
         controller.enqueue(chunk);
@@ -59,8 +62,10 @@ function counted(request: Request, limit: number, fetchAPI: { Request: typeof Re
   });
 }
 
-function tooLarge(): GraphQLError {
-  return new GraphQLError('Request body too large', { extensions: { http: { status: 413 }, code: 'REQUEST_ENTITY_TOO_LARGE' } });
+function tooLarge(headers?: Record<string, string>): GraphQLError {
+  return new GraphQLError('Request body too large', {
+    extensions: { http: { status: 413, ...(headers ? { headers } : {}) }, code: 'REQUEST_ENTITY_TOO_LARGE' },
+  });
 }
 
 function invalidContentLength(): GraphQLError {
