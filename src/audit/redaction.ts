@@ -97,7 +97,9 @@ function redactValue(value: unknown, depth: number): unknown {
   if (file) return file;
   if (depth > MAX_DEPTH) return REDACTED;
   if (Array.isArray(value)) {
-    const items = value.slice(0, MAX_ITEMS).map((item) => redactValue(item, depth + 1));
+    const items = new Array<unknown>(Math.min(value.length, MAX_ITEMS));
+    // A loop, not map (a function made per list costs more here than the items; profiled); holes stay holes, as map leaves them.
+    for (let i = 0; i < items.length; i++) if (i in value) items[i] = redactValue(value[i], depth + 1);
     return value.length > MAX_ITEMS ? [...items, `(${value.length} items)`] : items;
   }
   if (typeof value === 'object') return redactObject(value as Record<string, unknown>, depth);
