@@ -12,7 +12,8 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConditionalRequest } from '../src/context.ts';
 import { entityTag, noneMatchHits } from '../src/cache/response-cache.ts';
-import { rateLimitHeaders, type RateLimitDecision } from '../src/ratelimit/rate-limiter.ts';
+import type { RateLimitDecision } from '../src/ratelimit/rate-limiter.ts';
+import { setRateLimitHeaders } from './errors.ts';
 
 export const CACHE_CONTROL = 'private, no-cache';
 
@@ -26,7 +27,7 @@ export function conditionalRequest(req: IncomingMessage): ConditionalRequest | u
 /** 304 for a client that holds the current answer: the tag and caching headers again, no body (RFC 9110 15.4.5). */
 export function sendNotModified(res: ServerResponse, etag: string, decisions: RateLimitDecision[]): void {
   if (res.headersSent) return;
-  for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) res.setHeader(name, value);
+  setRateLimitHeaders(res, decisions);
   res.statusCode = 304;
   res.setHeader('ETag', etag);
   res.setHeader('Cache-Control', CACHE_CONTROL);
@@ -38,7 +39,7 @@ export function sendTaggedJson(res: ServerResponse, json: string, conditional: C
   if (res.headersSent) return;
   const etag = conditional.etag ?? entityTag(createHash('sha256').update(json).digest('base64url'));
   if (noneMatchHits(conditional.ifNoneMatch, etag)) return sendNotModified(res, etag, decisions);
-  for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) res.setHeader(name, value);
+  setRateLimitHeaders(res, decisions);
   res.statusCode = 200;
   res.setHeader('ETag', etag);
   res.setHeader('Cache-Control', CACHE_CONTROL);

@@ -28,9 +28,14 @@ export function sendError(res: ServerResponse, error: ErrorLike, restName: (fiel
  * (server/http/rest-lane.ts) and express answer byte for byte alike: `application/json;
  * charset=utf-8` unless a content type is set already, and a Content-Length.
  */
+/** The RateLimit headers of the budgets a request charged, on any REST answer. */
+export function setRateLimitHeaders(res: ServerResponse, decisions: RateLimitDecision[]): void {
+  for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) res.setHeader(name, value);
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, decisions: RateLimitDecision[] = []): void {
   if (res.headersSent) return;
-  for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) res.setHeader(name, value);
+  setRateLimitHeaders(res, decisions);
   res.statusCode = status;
   if (status === 204) {
     res.end();

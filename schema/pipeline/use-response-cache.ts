@@ -49,28 +49,19 @@ export function useResponseCache(): Plugin<Partial<RequestContext>> {
         organizationIds,
         versions,
       });
-      if (conditional) {
-        conditional.etag = entityTag(key);
-        if (noneMatchHits(conditional.ifNoneMatch, conditional.etag)) {
-          const refused = await chargeAsResolversWould(ctx.budgets, args.schema, operation);
-          conditional.etag = refused ? undefined : conditional.etag;
-          if (refused) return setResultAndStopExecution(refused);
-          conditional.notModified = true;
-          ctx.services.metrics.cachedRead('not_modified');
-          setResultAndStopExecution({ data: null });
-          return;
-        }
-      }
-      const held = cache.get(key);
-      if (held) {
+      if (conditional) conditional.etag = entityTag(key);
+      // Answered without running: the client holds the current answer (304), or this instance does.
+      const notModified = conditional !== undefined && noneMatchHits(conditional.ifNoneMatch, conditional.etag!);
+      const held = notModified ? undefined : cache.get(key);
+      if (notModified || held) {
         const refused = await chargeAsResolversWould(ctx.budgets, args.schema, operation);
         if (refused) {
           if (conditional) conditional.etag = undefined;
           return setResultAndStopExecution(refused);
         }
-        ctx.services.metrics.cachedRead('hit');
-        setResultAndStopExecution({ data: held.data });
-        return;
+        if (conditional && notModified) conditional.notModified = true;
+        ctx.services.metrics.cachedRead(notModified ? 'not_modified' : 'hit');
+        return setResultAndStopExecution({ data: held ? held.data : null });
       }
       ctx.services.metrics.cachedRead('miss');
       return {
