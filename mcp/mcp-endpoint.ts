@@ -296,7 +296,7 @@ async function waitForRun(
   const runId = String(started.id);
   const userId = ctx.viewer!.user.id;
   const token = extra.mcpReq._meta?.progressToken;
-  const events = await ctx.services.generation.follow(userId, runId, 0);
+  const events = await ctx.services.generation.follow(userId, runId, 0, ctx.viewer!.credential);
   for await (const item of events) {
     if (item.kind !== 'event') continue;
     const { event } = item;

@@ -101,11 +101,11 @@ export async function handleEventStream(prepared: PreparedStream, ctx: RequestCo
   }
 
   openStream(res, stream.retryMs, rateLimitHeaders(await ctx.budgets.settled()));
-  const writer = new FrameWriter(res);
+  const writer = new FrameWriter(res, ctx.services.config.limits.streamUnsentMaxBytes);
   try {
-    for await (const payload of subscription as AsyncIterable<StreamEvent | { sequence?: undefined; at: Date }>) {
+    for await (const payload of subscription as AsyncIterable<StreamEvent | Heartbeat>) {
       if (payload.sequence === undefined) {
-        writer.push(`: heartbeat ${(payload as { at: Date }).at.toISOString()}\n\n`);
+        writer.push(heartbeatFrame(payload));
         continue;
       }
       const event = payload as StreamEvent;
@@ -127,12 +127,17 @@ export async function handleEventStream(prepared: PreparedStream, ctx: RequestCo
  * events to thousands of followers is written in a few large rounds instead of one round per
  * event (each round costs a system call per follower), and fan-out never takes more than about
  * half the event loop. With few followers a flush takes microseconds and frames go out at once.
- * A slow client's frames wait in its socket buffer; a run's events are bounded.
+ * A slow client's frames wait in its socket buffer, up to STREAM_UNSENT_MAX_BYTES; past it the
+ * connection is closed (docs/subscriptions.md#slow-followers).
  */
-class FrameWriter {
+export class FrameWriter {
   private pending: Buffer[] = [];
 
-  constructor(private readonly res: Response) {}
+  /** `unsentMax`: STREAM_UNSENT_MAX_BYTES (a client that stopped reading is closed, not buffered for). */
+  constructor(
+    private readonly res: Response,
+    private readonly unsentMax: number,
+  ) {}
 
   push(frame: Buffer | string): void {
     this.pending.push(typeof frame === 'string' ? Buffer.from(frame) : frame);
@@ -145,7 +150,11 @@ class FrameWriter {
     if (this.pending.length === 0) return;
     const chunk = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
     this.pending = [];
-    if (!this.res.destroyed && !this.res.writableEnded) this.res.write(chunk);
+    if (this.res.destroyed || this.res.writableEnded) return;
+    // A follower that does not read: closed, so its frames never pile up in memory (nor delay
+    // anyone: every write here is to a socket buffer). It resumes with Last-Event-ID.
+    if (this.res.writableLength > this.unsentMax) this.res.destroy();
+    else this.res.write(chunk);
   }
 
   /** Ends the response once its last frames have gone out (see closeEnded). */
@@ -226,6 +235,21 @@ function frameOf(stream: StreamRoute['stream'], event: StreamEvent): Buffer {
   if (bytes === undefined) {
     bytes = Buffer.from(frame({ id: String(event.sequence), event: stream.eventName(event), data: JSON.stringify(stream.payload(event)) }));
     frames.set(event, bytes);
+  }
+  return bytes;
+}
+
+interface Heartbeat {
+  sequence?: undefined;
+  at: Date;
+}
+
+/** A heartbeat's comment, rendered once for the followers of a run (the hub hands them all the same object). */
+function heartbeatFrame(heartbeat: Heartbeat): Buffer {
+  let bytes = frames.get(heartbeat);
+  if (bytes === undefined) {
+    bytes = Buffer.from(`: heartbeat ${heartbeat.at.toISOString()}\n\n`);
+    frames.set(heartbeat, bytes);
   }
   return bytes;
 }

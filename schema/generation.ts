@@ -206,10 +206,9 @@ builder.subscriptionFields((t) => ({
       'To resume after a dropped connection, pass the last sequence number you received.',
     args: { runId: t.arg({ type: 'UUID', required: true }), after: t.arg.int({ required: false }) },
     subscribe: async (_parent, args, ctx) => {
-      const items = await ctx.services.generation.follow(ctx.viewer.user.id, args.runId, args.after ?? 0);
-      return mapAsyncIterator(items, (item): GenerationEventRecord | HeartbeatShape =>
-        item.kind === 'event' ? item.event : { runId: args.runId, at: item.at, lastSequence: item.lastSequence },
-      );
+      const items = await ctx.services.generation.follow(ctx.viewer.user.id, args.runId, args.after ?? 0, ctx.viewer.credential);
+      // The hub's own objects, the same for every follower: each event's result is executed once per group (use-shared-execution.ts).
+      return mapAsyncIterator(items, (item): GenerationEventRecord | HeartbeatShape => (item.kind === 'event' ? item.event : item));
     },
     resolve: (payload) => payload,
   }),

@@ -142,6 +142,13 @@ function limits(): Limit[] {
       past: `REST 429 \`{"error": ...}\` with \`Retry-After: ${STREAM_RETRY_AFTER_SECONDS}\`; GraphQL \`RATE_LIMITED\` in the subscription's errors; MCP a tool error; nothing is started`,
     },
     {
+      limit: 'unsent bytes of a REST event stream (docs/subscriptions.md#slow-followers)',
+      per: 'connection',
+      default: bytes(fair.streamUnsentMaxBytes),
+      variable: 'STREAM_UNSENT_MAX_BYTES',
+      past: "the connection is closed; EventSource reconnects with `Last-Event-ID` and gets what it missed from the run's log. Nobody else waits for it",
+    },
+    {
       limit: 'audit events waiting to be written (docs/audit.md#cost)',
       per: 'instance',
       default: `${config.audit.queueMax} events, written every ${seconds(config.audit.flushMs)}`,

@@ -241,6 +241,16 @@ const fairShare = {
     .describe(
       'open event streams of generation progress a user may hold at once on one instance, every transport together (REST SSE, graphql-sse, graphql-ws, multipart, MCP progress); past it 429 / `RATE_LIMITED` ([Limits](limits.md))',
     ),
+  STREAM_UNSENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(16 * 1024)
+    .max(1024 * 1024 * 1024)
+    .default(1024 * 1024)
+    .meta({ valueKind: 'bytes' })
+    .describe(
+      "bytes a REST event stream (GET /api/generate) may leave unread in its connection before it is closed: EventSource reconnects with Last-Event-ID and gets what it missed from the run's log ([Live progress](subscriptions.md#slow-followers))",
+    ),
   REQUESTS_IN_FLIGHT_PER_CLIENT: z.coerce
     .number()
     .int()
@@ -769,6 +779,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     /** Fair share between clients (docs/limits.md). */
     limits: {
       streamsPerUser: raw.STREAMS_PER_USER,
+      streamUnsentMaxBytes: raw.STREAM_UNSENT_MAX_BYTES,
       requestsInFlightPerClient: raw.REQUESTS_IN_FLIGHT_PER_CLIENT,
       requestsQueuedPerClient: raw.REQUESTS_QUEUED_PER_CLIENT,
       wsOperationsPerSocket: raw.WS_OPERATIONS_PER_SOCKET,

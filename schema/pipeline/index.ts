@@ -14,7 +14,8 @@ import { useAudit } from './use-audit.ts';
 import { useUsage } from './use-usage.ts';
 import { useResponseCache } from './use-response-cache.ts';
 import { useTracing } from './use-tracing.ts';
-import { createOperationRunner, useSourceEvents, type OperationRunner } from './operation-runner.ts';
+import { useSharedExecution, useSourceEvents } from './use-shared-execution.ts';
+import { createOperationRunner, type OperationRunner } from './operation-runner.ts';
 
 export interface PipelineOptions {
   /** GRAPHQL_MAX_DEPTH. */
@@ -23,9 +24,11 @@ export interface PipelineOptions {
   introspection?: boolean;
 }
 
-/** The plugins, in order: the operation's span, validation rules, then refusals before execution, then masking of what comes out, then the operation's metrics, audit events and per-client usage (which see the masked codes); last, cached answers and conditional requests: a cached answer stops the execution hooks of the plugins after it, so every other one has seen the operation by then. */
+/** The plugins, in order: subscription events executed once per group of followers, the operation's span, validation rules, then refusals before execution, then masking of what comes out, then the operation's metrics, audit events and per-client usage (which see the masked codes); last, cached answers and conditional requests: a cached answer stops the execution hooks of the plugins after it, so every other one has seen the operation by then. */
 export function operationPlugins(options: PipelineOptions): Plugin[] {
   return [
+    // Sets the engine's subscribe function, so it comes before the plugins that wrap it.
+    useSharedExecution(),
     useTracing(),
     useDepthLimit(options.maxDepth, { introspection: options.introspection }),
     useInputGuards(),

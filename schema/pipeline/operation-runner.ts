@@ -4,8 +4,9 @@
  * REST event stream through `yoga.getEnveloped` (the way yoga's own sofa plugin does), so a plugin
  * added to the pipeline (masking, limits, input guards, metrics, tracing) holds on every front.
  */
-import { createSourceEventStream, getOperationAST, parse, type DocumentNode, type GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
-import { isAsyncIterable, type GetEnvelopedFn, type Plugin, type SubscribeFunction } from '@envelop/core';
+import { getOperationAST, parse, type DocumentNode, type GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { isAsyncIterable, type GetEnvelopedFn } from '@envelop/core';
+import { SOURCE_EVENTS } from './use-shared-execution.ts';
 import { getSchema } from '../index.ts';
 import type { RequestContext } from '../../src/context.ts';
 
@@ -37,19 +38,6 @@ export interface OperationRunner {
     operation: PreparedOperation,
     variables: Record<string, unknown>,
   ): Promise<AsyncIterableIterator<unknown> | ExecutionResult>;
-}
-
-/** rootValue that asks the pipeline for a subscription's source events instead of executed results. */
-const SOURCE_EVENTS = Object.freeze({ sourceEvents: true });
-
-/** Swaps the subscribe function for the source event stream when a front asks for it (see sourceEvents). */
-export function useSourceEvents(): Plugin {
-  const sourceStream = createSourceEventStream as unknown as SubscribeFunction;
-  return {
-    onSubscribe({ args, setSubscribeFn }) {
-      if (args.rootValue === SOURCE_EVENTS) setSubscribeFn(sourceStream);
-    },
-  };
 }
 
 export function createOperationRunner(getEnveloped: GetEnvelopedFn<object>): OperationRunner {

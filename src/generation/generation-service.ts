@@ -15,6 +15,8 @@ import type { ProgressHub, ProgressItem } from './progress-hub.ts';
 import { endRun } from './end-run.ts';
 import type { StreamSlots } from '../ratelimit/stream-slots.ts';
 import { endingWith } from '../util/async-iterator.ts';
+import type { CredentialWatch } from '../auth/credential-watch.ts';
+import type { Viewer } from '../context.ts';
 import { isFinalState, RUN_AGENT, type GenerationRunRecord, type RunState, type RunStore } from './run-store.ts';
 import { GENERATION_SOURCES, SUMMARY_LENGTHS, type GenerationOptions, type GenerationSource, type SummaryLength } from './types.ts';
 
@@ -46,6 +48,8 @@ export interface GenerationServiceDeps {
   wakeWorker: () => void;
   /** Each follower holds one of its user's stream slots while it follows (STREAMS_PER_USER). */
   streams: StreamSlots;
+  /** Ends a follower's stream when its credential is revoked. */
+  credentials: CredentialWatch;
 }
 
 export class GenerationService {
@@ -142,7 +146,11 @@ export class GenerationService {
    * The run's events after `after`, then live ones until its final event, with heartbeats.
    * `after` beyond the run's last event is a client mistake (BAD_USER_INPUT).
    */
-  async follow(userId: string, runId: string, after: number): Promise<AsyncIterableIterator<ProgressItem>> {
+  /**
+   * The run's events after `after`, then live ones. With the follower's credential, the stream
+   * ends when the credential is revoked or expires (checked every GENERATION_HEARTBEAT).
+   */
+  async follow(userId: string, runId: string, after: number, credential?: Viewer['credential']): Promise<AsyncIterableIterator<ProgressItem>> {
     if (!Number.isInteger(after) || after < 0) throw AppError.badInput('after', 'must be a non-negative integer');
     // The slot first: a user past the cap is refused before the run is even read.
     const release = this.deps.streams.take(userId);
@@ -154,7 +162,12 @@ export class GenerationService {
         release();
         return emptyIterator();
       }
-      return endingWith(this.deps.hub.follow(runId, after), release);
+      const items = this.deps.hub.follow(runId, after);
+      const unwatch = credential ? this.deps.credentials.watch(credential, () => void items.return?.()) : undefined;
+      return endingWith(items, () => {
+        unwatch?.();
+        release();
+      });
     } catch (error) {
       release();
       throw error;

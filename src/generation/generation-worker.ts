@@ -13,6 +13,7 @@ import type { DatabaseOutageLog } from '../db/outage-log.ts';
 import { OpenAiChatProvider } from '../workspace/chat/openai-provider.ts';
 import { ServiceCollector, type WorkspaceServices } from './collector.ts';
 import { GENERATION_QUEUE, GenerationService } from './generation-service.ts';
+import { CredentialWatch } from '../auth/credential-watch.ts';
 import { ProgressHub, type ProgressObserver } from './progress-hub.ts';
 import { RunExecutor } from './run-executor.ts';
 import { endRun } from './end-run.ts';
@@ -81,6 +82,7 @@ export function createGeneration(wiring: GenerationWiring) {
     },
   });
   const streams = new StreamSlots(config.limits.streamsPerUser);
-  const service = new GenerationService({ pool: db.pool, prisma: db.prisma, store, hub, pubsub, wakeWorker: () => worker.wake(), streams });
+  const credentials = new CredentialWatch(db.pool, config.generation.heartbeatMs, log);
+  const service = new GenerationService({ pool: db.pool, prisma: db.prisma, store, hub, pubsub, wakeWorker: () => worker.wake(), streams, credentials });
   return { store, hub, service, worker, streams };
 }

@@ -11,8 +11,10 @@
  * at all: the feed then reads the log every second instead, so followers, new or old, still get
  * every event, a little late; when Redis is back, messages flow again on the same subscription.
  *
- * A follower replays the events after its cursor from the feed's memory and then receives live
- * ones, skipping any it has already had: no gap, no duplicate. A heartbeat goes to every follower
+ * A follower reads the events after its cursor from the feed's memory, replayed and live alike,
+ * by its own index into the log: no gap, no duplicate, and no queue per follower. Every follower
+ * gets the same event objects, so what is made from an event (a GraphQL result, an SSE frame) can
+ * be made once for all of them. A heartbeat goes to every follower
  * of a feed at each interval (a UI tells a quiet run from a dead connection by it).
  */
 import type { Logger } from '../log.ts';
@@ -22,7 +24,8 @@ import { isFinalEvent, type GenerationEventRecord, type RunStore } from './run-s
 /** How often a feed reads the event log while the pub/sub is down (at most every heartbeat otherwise). */
 const POLL_WHILE_DISCONNECTED_MS = 1_000;
 
-export type ProgressItem = { kind: 'event'; event: GenerationEventRecord } | { kind: 'heartbeat'; at: Date; lastSequence: number };
+/** A heartbeat is one object for all followers of a run, like an event, so its result and frame are made once. */
+export type ProgressItem = { kind: 'event'; event: GenerationEventRecord } | { kind: 'heartbeat'; runId: string; at: Date; lastSequence: number };
 
 export function runChannel(runId: string): string {
   return `generation:${runId}`;
@@ -51,10 +54,13 @@ export interface ProgressObserver {
   fannedOut(delayMs: number): void;
 }
 
-/** Receives a feed's events and heartbeats as they come (a follower). */
+/** A follower of a feed: woken when events were appended, handed each heartbeat. */
 interface Listener {
-  deliver(item: ProgressItem): void;
+  wake(): void;
+  heartbeat(item: HeartbeatItem): void;
 }
+
+type HeartbeatItem = Extract<ProgressItem, { kind: 'heartbeat' }>;
 
 class RunFeed {
   readonly events: GenerationEventRecord[] = [];
@@ -133,9 +139,9 @@ class RunFeed {
     for (const event of sorted) {
       if (event.sequence !== this.lastSequence + 1) continue;
       this.events.push(event);
-      // One item for all listeners: thousands of followers share it (and the frame rendered from it).
-      const item: ProgressItem = { kind: 'event', event };
-      for (const listener of this.listeners) listener.deliver(item);
+      // Followers read the event from `events`, by their own cursor: they are only woken here, and
+      // nothing is queued per follower (a slow one falls behind in the log, not in memory).
+      for (const listener of this.listeners) listener.wake();
       if (live && this.observer && this.listeners.size > 0) this.observer.fannedOut(Date.now() - event.createdAt.getTime());
     }
     if (sorted.some((event) => event.sequence > this.lastSequence) && !this.repairing) void this.repair();
@@ -162,8 +168,8 @@ class RunFeed {
 
   /** A heartbeat to every follower at each interval; an unfinished run's log is checked too. */
   private tick(): void {
-    const heartbeat: ProgressItem = { kind: 'heartbeat', at: new Date(), lastSequence: this.lastSequence };
-    for (const listener of this.listeners) listener.deliver(heartbeat);
+    const heartbeat: HeartbeatItem = { kind: 'heartbeat', runId: this.runId, at: new Date(), lastSequence: this.lastSequence };
+    for (const listener of this.listeners) listener.heartbeat(heartbeat);
     if (!this.finished) void this.repair();
   }
 
@@ -257,14 +263,15 @@ export class ProgressHub {
 /**
  * One follower of a run, as a hand-written async iterator: cheap to hold by the thousand, and
  * return() ends it at once even while a next() waits for the next event (a generator would only
- * notice at its next yield). It replays the feed's events after its cursor, then takes live items
- * from its inbox, skipping events it has already delivered.
+ * notice at its next yield). It reads the feed's events after its cursor straight from the feed's
+ * log, the same event objects for every follower, so it holds no queue of its own: at most one
+ * heartbeat waits for it (a newer one replaces it).
  */
 class Follower implements AsyncIterableIterator<ProgressItem>, Listener {
   private feed: RunFeed | null = null;
-  private inbox: ProgressItem[] = [];
-  private replayIndex = 0;
-  private wake: (() => void) | null = null;
+  private readIndex = 0;
+  private pendingHeartbeat: HeartbeatItem | null = null;
+  private waiting: (() => void) | null = null;
   private done = false;
 
   constructor(
@@ -278,9 +285,13 @@ class Follower implements AsyncIterableIterator<ProgressItem>, Listener {
     return this;
   }
 
-  deliver(item: ProgressItem): void {
-    this.inbox.push(item);
-    this.wake?.();
+  wake(): void {
+    this.waiting?.();
+  }
+
+  heartbeat(item: HeartbeatItem): void {
+    this.pendingHeartbeat = item;
+    this.waiting?.();
   }
 
   async next(): Promise<IteratorResult<ProgressItem, undefined>> {
@@ -299,8 +310,8 @@ class Follower implements AsyncIterableIterator<ProgressItem>, Listener {
         if (item.kind === 'event' && isFinalEvent(item.event)) await this.return();
         return { done: false, value: item };
       }
-      await new Promise<void>((resolve) => (this.wake = resolve));
-      this.wake = null;
+      await new Promise<void>((resolve) => (this.waiting = resolve));
+      this.waiting = null;
     }
     return { done: true, value: undefined };
   }
@@ -309,10 +320,10 @@ class Follower implements AsyncIterableIterator<ProgressItem>, Listener {
     if (this.done) return { done: true, value: undefined };
     this.done = true;
     this.forget(this);
-    this.wake?.();
+    this.waiting?.();
     const feed = this.feed;
     this.feed = null;
-    this.inbox = [];
+    this.pendingHeartbeat = null;
     if (feed) {
       feed.listeners.delete(this);
       await this.release(feed);
@@ -325,20 +336,16 @@ class Follower implements AsyncIterableIterator<ProgressItem>, Listener {
     throw error;
   }
 
-  /** The next item to deliver: replayed events first, then the inbox (events after the cursor only). */
+  /** The next item to deliver: the next event after the cursor in the feed's log, else a waiting heartbeat. */
   private take(feed: RunFeed): ProgressItem | undefined {
-    while (this.replayIndex < feed.events.length) {
-      const event = feed.events[this.replayIndex++];
+    while (this.readIndex < feed.events.length) {
+      const event = feed.events[this.readIndex++];
       if (event.sequence <= this.cursor) continue;
       this.cursor = event.sequence;
       return { kind: 'event', event };
     }
-    for (let item = this.inbox.shift(); item; item = this.inbox.shift()) {
-      if (item.kind === 'heartbeat') return item;
-      if (item.event.sequence <= this.cursor) continue;
-      this.cursor = item.event.sequence;
-      return item;
-    }
-    return undefined;
+    const heartbeat = this.pendingHeartbeat;
+    this.pendingHeartbeat = null;
+    return heartbeat ?? undefined;
   }
 }

@@ -61,6 +61,8 @@ export interface Metrics {
   rateLimitRefused(budget: string): void;
   /** A cached read was answered: from this instance's cache, by running it, or with 304 (docs/caching.md). */
   cachedRead(outcome: CachedReadOutcome): void;
+  /** A subscription event was executed for a group of followers (shared: false), or a follower got the group's result (shared: true). */
+  subscriptionExecution(shared: boolean): void;
   /** A file was ingested (or refused). */
   ingested(report: IngestReport): void;
   /** A generation event was published: run endings and agent durations are read from them. */
@@ -82,6 +84,7 @@ export const noopMetrics: Metrics = {
   operation: nothing,
   rateLimitRefused: nothing,
   cachedRead: nothing,
+  subscriptionExecution: nothing,
   ingested: nothing,
   generationEvent: nothing,
   fanOutDelay: nothing,

@@ -96,6 +96,12 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     labelNames: ['outcome'] as const,
     registers,
   });
+  const subscriptionResults = new Counter({
+    name: 'gateway_subscription_results_total',
+    help: "Results of subscription events handed to followers: executed (the selection ran for a group of followers) or shared (a follower got its group's result).",
+    labelNames: ['outcome'] as const,
+    registers,
+  });
   const ingestFiles = new Counter({
     name: 'gateway_ingest_files_total',
     help: 'Uploaded files ingested, by final status (processed, failed, skipped).',
@@ -263,6 +269,9 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     },
     cachedRead(outcome: CachedReadOutcome) {
       cachedReads.inc({ outcome });
+    },
+    subscriptionExecution(shared: boolean) {
+      subscriptionResults.inc({ outcome: shared ? 'shared' : 'executed' });
     },
     ingested(report: IngestReport) {
       ingestFiles.inc({ status: report.status });

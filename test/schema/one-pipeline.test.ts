@@ -53,7 +53,7 @@ describe('one operation pipeline', () => {
 
   it("graphql-js's execute, subscribe and createSourceEventStream are called from one module", () => {
     const executors = ['execute', 'subscribe', 'createSourceEventStream', 'experimentalExecuteIncrementally'];
-    expect(filesUsing((file) => graphqlImports(file.text).some((name) => executors.includes(name)))).toEqual(['schema/pipeline/operation-runner.ts']);
+    expect(filesUsing((file) => graphqlImports(file.text).some((name) => executors.includes(name)))).toEqual(['schema/pipeline/use-shared-execution.ts']);
   });
 
   it('error masking and the depth rule are each applied in one place', () => {
