@@ -3,7 +3,7 @@
  * creation, each measured with the log on and off, in interleaved rounds of one run (on, off,
  * off, on, ...) against one service, so both see the same machine, database and warmed-up code.
  *
- *   npx tsx bench/audit-cost.ts [--seconds 3] [--rounds 8] [--connections 10] [--only comparison|sticky] [--flush-interval 250ms]
+ *   npx tsx bench/audit-cost.ts [--seconds 3] [--rounds 8] [--connections 10] [--only comparison|sticky] [--flush-interval 250ms] [--side on|off]
  *   DATABASE_URL=postgresql://... npx tsx bench/audit-cost.ts      (on PostgreSQL)
  *
  * "Off" takes the recorder out of the service (the pipeline's hook then records nothing); "on" is
@@ -83,6 +83,8 @@ async function main(): Promise<void> {
       only: { type: 'string' },
       // the service's AUDIT_FLUSH_INTERVAL for the run (default: the service's default)
       'flush-interval': { type: 'string' },
+      // one side only, `on` or `off` (to profile it: node --cpu-prof --import tsx bench/audit-cost.ts --side on)
+      side: { type: 'string' },
     },
   });
   const seconds = Number(values.seconds);
@@ -149,35 +151,52 @@ async function main(): Promise<void> {
       };
     };
     // Warm-up: one short pass of each, both ways.
-    for (const workload of workloads) for (const audit of [true, false]) await measure(workload, audit);
+    if (values.side !== undefined && values.side !== 'on' && values.side !== 'off') throw new Error(`--side ${values.side}: on or off`);
+    const sides = values.side === undefined ? [true, false] : [values.side === 'on'];
+    for (const workload of workloads) for (const audit of sides) await measure(workload, audit);
     const results = new Map(workloads.map((w) => [w.name, { on: [] as number[], off: [] as number[] }]));
     const cpu = new Map(workloads.map((w) => [w.name, { on: [] as number[], off: [] as number[] }]));
+    // Each round's on and off ran back to back: their difference sees (nearly) the same neighbours.
+    const paired = new Map(workloads.map((w) => [w.name, { rate: [] as number[], cpu: [] as number[] }]));
     for (let round = 0; round < rounds; round++) {
-      const order = round % 2 === 0 ? [true, false] : [false, true];
+      const order = sides.length === 1 ? sides : round % 2 === 0 ? [true, false] : [false, true];
       for (const workload of workloads) {
+        const pair: Partial<Record<'on' | 'off', { rate: number; cpu: number }>> = {};
         for (const audit of order) {
           const summary = await measure(workload, audit);
           if (summary.errors + summary.non2xx > 0) throw new Error(`${workload.name}: ${summary.errors} errors, ${summary.non2xx} non-2xx answers`);
           results.get(workload.name)![audit ? 'on' : 'off'].push(summary.rps);
           cpu.get(workload.name)![audit ? 'on' : 'off'].push(summary.serviceCpu + (summary.databaseCpu ?? 0));
+          pair[audit ? 'on' : 'off'] = { rate: summary.rps, cpu: summary.serviceCpu + (summary.databaseCpu ?? 0) };
           console.log(
             `round ${round + 1} ${workload.name} audit ${audit ? 'on ' : 'off'}: ${summary.rps.toFixed(0)} req/s, p50 ${summary.p50} ms, p99 ${summary.p99} ms, ` +
               `CPU a request: service ${summary.serviceCpu.toFixed(0)} us (of it GC pauses ${summary.gc.toFixed(0)} us)${summary.databaseCpu === null ? '' : `, database ${summary.databaseCpu.toFixed(0)} us`}`,
           );
         }
+        if (pair.on && pair.off) {
+          paired.get(workload.name)!.rate.push(pair.on.rate / pair.off.rate - 1);
+          paired.get(workload.name)!.cpu.push(pair.on.cpu / pair.off.cpu - 1);
+        }
       }
     }
     console.log('');
-    for (const [name, { on, off }] of results) {
+    for (const [name, { on, off }] of sides.length === 1 ? [] : results) {
       const difference = (median(on) - median(off)) / median(off);
       console.log(
         `${name}: on ${median(on).toFixed(0)} req/s (${Math.min(...on).toFixed(0)}-${Math.max(...on).toFixed(0)}), off ${median(off).toFixed(0)} req/s (${Math.min(...off).toFixed(0)}-${Math.max(...off).toFixed(0)}): ${(difference * 100).toFixed(1)}% ${Math.abs(difference) <= GOAL || difference > 0 ? '(within 5%)' : '(over the 5% goal)'}`,
       );
     }
-    for (const [name, { on, off }] of cpu) {
+    for (const [name, { on, off }] of sides.length === 1 ? [] : cpu) {
       const difference = (median(on) - median(off)) / median(off);
       console.log(
         `${name}: CPU a request (service${local ? ' + database' : ''}): on ${median(on).toFixed(0)} us (${Math.min(...on).toFixed(0)}-${Math.max(...on).toFixed(0)}), off ${median(off).toFixed(0)} us (${Math.min(...off).toFixed(0)}-${Math.max(...off).toFixed(0)}): ${difference >= 0 ? '+' : ''}${(difference * 100).toFixed(1)}%`,
+      );
+    }
+    const percent = (value: number) => `${value >= 0 ? '+' : ''}${(value * 100).toFixed(1)}%`;
+    for (const [name, { rate, cpu: cpuDifferences }] of sides.length === 1 ? [] : paired) {
+      console.log(
+        `${name}: on against off in the same round, median (min-max) over ${rate.length} rounds: rate ${percent(median(rate))} (${percent(Math.min(...rate))} to ${percent(Math.max(...rate))}), ` +
+          `CPU a request ${percent(median(cpuDifferences))} (${percent(Math.min(...cpuDifferences))} to ${percent(Math.max(...cpuDifferences))})`,
       );
     }
     console.log(`audit events written during the run: ${recorder.written}`);

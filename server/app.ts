@@ -268,6 +268,7 @@ export function buildServices(config: Config, db: Database, log: Logger, parts: 
   const audit = new AuditRecorder({
     pool: db.pool,
     database: db.kind,
+    embeddedDataDir: db.embeddedDataDir,
     log: log.child({ component: 'audit' }),
     queueMax: config.audit.queueMax,
     flushMs: config.audit.flushMs,

@@ -7,6 +7,8 @@
  * and not yet written: at most the last AUDIT_FLUSH_INTERVAL (250 ms) and the batch in flight.
  */
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -27,6 +29,13 @@ export interface AuditRecorderOptions {
    * has no COPY FROM STDIN over its socket, and takes each batch in one statement (audit_append).
    */
   database: DatabaseKind;
+  /**
+   * The embedded database's data directory on this machine (Database.embeddedDataDir). Given, the
+   * writer leaves each batch there in COPY's text format and the database COPYs it
+   * (audit_append_file: about half of what audit_append's INSERT costs PGlite, on the service's
+   * own thread; measured). Without it (or when the database cannot read the file), audit_append.
+   */
+  embeddedDataDir?: string;
   log: Logger;
   /** AUDIT_QUEUE_MAX: events held in memory before mutations wait for room. */
   queueMax: number;
@@ -59,6 +68,10 @@ export class AuditRecorder {
   private readonly prefixes = new Map<string, string>();
   private readonly batchSize: number;
   private readonly copy: boolean;
+  /** Where the embedded database reads this writer's batches (audit_append_file); undefined: audit_append. */
+  private spool: Spool | undefined;
+  /** Batches appended each way since start (the tests read it). */
+  readonly appended = { file: 0, statement: 0, locked: 0 };
   /** Events written since start (the benchmark and tests read it). */
   written = 0;
   readonly labels: OperationLabels;
@@ -67,6 +80,11 @@ export class AuditRecorder {
     this.batchSize = options.batchSize ?? 500;
     this.copy = options.database === 'postgresql';
     this.labels = options.labels ?? NO_LABELS;
+    if (!this.copy && options.embeddedDataDir) {
+      const name = `${randomUUID()}.tsv`;
+      const dir = path.join(options.embeddedDataDir, SPOOL_FOLDER);
+      this.spool = { dir, name, file: path.join(dir, name), ready: false };
+    }
   }
 
   /** Queues an event; it is written within AUDIT_FLUSH_INTERVAL. Never throws, never waits. */
@@ -152,7 +170,8 @@ export class AuditRecorder {
   /**
    * Appends a batch from the heads this writer left, when it wrote every chain of the batch last:
    * on PostgreSQL in a transaction that moves the heads only if they are still there and COPYs
-   * the events; on the embedded database in one statement (audit_append), which does the same.
+   * the events; on the embedded database in one statement, which does the same (audit_append_file,
+   * COPY from a file the writer leaves in the database's data directory; else audit_append).
    * For a chain it has not written, or whose head someone else moved, in a transaction that locks
    * and reads the heads first.
    */
@@ -163,7 +182,13 @@ export class AuditRecorder {
     const known = chains.every((chain) => this.heads.has(chain));
     if (known && !this.copy) {
       try {
-        this.remember(await appendFromHeads(this.options.pool, rows, this.heads));
+        if (this.spool) {
+          this.remember(await this.appendFromFile(this.spool, rows));
+          this.appended.file++;
+        } else {
+          this.remember(await appendFromHeads(this.options.pool, rows, this.heads));
+          this.appended.statement++;
+        }
         return;
       } catch (error) {
         if (!headMoved(error)) throw error;
@@ -186,6 +211,7 @@ export class AuditRecorder {
       await client.query('COMMIT');
       client.release();
       this.remember(heads);
+      if (!known || !this.copy) this.appended.locked++;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       client.release(error instanceof Error ? error : true);
@@ -193,9 +219,77 @@ export class AuditRecorder {
     }
   }
 
+  /**
+   * The embedded database's append: the batch in COPY's text format in a file of the spool folder
+   * (in the database's data directory), appended by audit_append_file from the heads this writer
+   * left (40001 and nothing written when someone else moved one), the file removed. When the
+   * database cannot read the file (its data directory is not this machine's, or not writable),
+   * audit_append from then on.
+   */
+  private async appendFromFile(spool: Spool, rows: Row[]): Promise<Map<string, Head>> {
+    const { data, moved } = hashBatch(rows, this.heads, true);
+    const [names, seqs, hashes] = headColumns(moved);
+    try {
+      if (!spool.ready) await prepareSpool(spool.dir);
+      spool.ready = true;
+      await fs.writeFile(spool.file, data);
+    } catch (error) {
+      return this.withoutSpool(error, rows);
+    }
+    try {
+      await this.options.pool.query('SELECT "audit_append_file"($1, $2::text[], $3::bigint[], $4::bigint[], $5::text[])', [
+        spool.name,
+        names,
+        names.map((chain) => this.heads.get(chain)!.seq),
+        seqs,
+        hashes,
+      ]);
+      return moved;
+    } catch (error) {
+      if (!FILE_UNREADABLE.has((error as { code?: string }).code ?? '')) throw error;
+      return this.withoutSpool(error, rows);
+    } finally {
+      await fs.rm(spool.file, { force: true }).catch(() => undefined);
+    }
+  }
+
+  private withoutSpool(error: unknown, rows: Row[]): Promise<Map<string, Head>> {
+    this.options.log.warn({ err: error }, 'the embedded database cannot read the audit batch files; appending with audit_append instead');
+    this.spool = undefined;
+    return appendFromHeads(this.options.pool, rows, this.heads);
+  }
+
   private remember(heads: Map<string, Head>): void {
     if (this.heads.size + heads.size > REMEMBERED_HEADS) this.heads.clear();
     for (const [chain, head] of heads) this.heads.set(chain, head);
+  }
+}
+
+/** A writer's batch file for the embedded database: `file` is `dir`/`name`, `name` a UUID (audit_append_file reads no other). */
+interface Spool {
+  dir: string;
+  name: string;
+  file: string;
+  ready: boolean;
+}
+
+/** The folder of the embedded database's data directory that audit_append_file reads. */
+const SPOOL_FOLDER = 'audit-spool';
+
+/** What the database says when it cannot read the file: undefined_file, insufficient_privilege, undefined_function. */
+const FILE_UNREADABLE = new Set(['58P01', '42501', '42883']);
+
+/** A batch file older than this was left by a writer that stopped mid-write (its events were never appended). */
+const STALE_SPOOL_MS = 10 * 60_000;
+
+/** Makes the spool folder, and removes the files a crashed writer left in it. */
+async function prepareSpool(dir: string): Promise<void> {
+  await fs.mkdir(dir, { recursive: true });
+  const now = Date.now();
+  for (const name of await fs.readdir(dir)) {
+    const file = path.join(dir, name);
+    const stat = await fs.stat(file).catch(() => undefined);
+    if (stat && now - stat.mtimeMs > STALE_SPOOL_MS) await fs.rm(file, { force: true }).catch(() => undefined);
   }
 }
 

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
-import { findRunningServer, startEmbeddedServer, type EmbeddedServer } from './embedded.ts';
+import { embeddedDataDirOf, findRunningServer, startEmbeddedServer, type EmbeddedServer } from './embedded.ts';
 import { databaseUrlError } from './database-url.ts';
 
 export type { PrismaClient };
@@ -18,6 +18,12 @@ export interface Database {
   url: string;
   prisma: PrismaClient;
   pool: pg.Pool;
+  /**
+   * The embedded database's data directory on this machine (DATA_DIR/pgdata): PGlite runs in this
+   * process (or, attached, in another on the same machine) and reads files put there (the audit
+   * writer's batches, src/audit/recorder.ts). Undefined on PostgreSQL.
+   */
+  embeddedDataDir?: string;
   close(): Promise<void>;
 }
 
@@ -57,6 +63,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     url,
     prisma,
     pool,
+    embeddedDataDir: kind === 'pglite' ? embeddedDataDirOf(options.dataDir) : undefined,
     async close() {
       await prisma.$disconnect();
       await pool.end();

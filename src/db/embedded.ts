@@ -55,12 +55,17 @@ export function findRunningServer(dataDir: string): string | undefined {
  */
 export const DEFAULT_SHARED_BUFFERS = '32MB';
 
+/** The embedded database's data directory under DATA_DIR. */
+export function embeddedDataDirOf(dataDir: string): string {
+  return path.join(dataDir, 'pgdata');
+}
+
 export async function startEmbeddedServer(dataDir: string, port: number, sharedBuffers = DEFAULT_SHARED_BUFFERS): Promise<EmbeddedServer> {
   fs.mkdirSync(dataDir, { recursive: true });
   const lockPath = lockFilePath(dataDir);
   takeLock(dataDir, lockPath);
   try {
-    const pgdata = path.join(dataDir, 'pgdata');
+    const pgdata = embeddedDataDirOf(dataDir);
     if (!fs.existsSync(path.join(pgdata, 'PG_VERSION'))) initializeInChildProcess(pgdata, sharedBuffers);
     const db = await PGlite.create({ dataDir: pgdata, postgresqlconf: [`shared_buffers=${sharedBuffers}`] });
     // Many connections are multiplexed onto the single PGlite session.

@@ -4,6 +4,9 @@
  * included), and retention keeping the chain verifiable.
  */
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { callApi, createUser } from '../helpers/fixtures.ts';
@@ -139,8 +142,23 @@ describe('the recorder', () => {
   });
 
   it('stores awkward text (tabs, newlines, backslashes, quotes, unicode, NUL) as exactly the text its hash covers: read back byte for byte, and audit:verify verifies', async () => {
+    // The embedded database both ways: a batch file it COPYs (the service's way) and audit_append.
+    for (const embeddedDataDir of embeddedPaths()) await awkwardText(embeddedDataDir);
+  });
+
+  /** On PostgreSQL: COPY (no embedded path). On the embedded database: the data directory's file, or none (audit_append). */
+  const embeddedPaths = () => (server.services.db.kind === 'pglite' ? [server.services.db.embeddedDataDir, undefined] : [undefined]);
+
+  async function awkwardText(embeddedDataDir: string | undefined): Promise<void> {
     const { pool, statements } = watchedPool(server.services.db.pool);
-    const recorder = new AuditRecorder({ pool, database: server.services.db.kind, log: createLogger('silent'), queueMax: 100, flushMs: 60_000 });
+    const recorder = new AuditRecorder({
+      pool,
+      database: server.services.db.kind,
+      embeddedDataDir,
+      log: createLogger('silent'),
+      queueMax: 100,
+      flushMs: 60_000,
+    });
     const chain = randomUUID();
     const awkward = 'tab\there, line\nbreak, return\r, back\\slash, \\N, \\.\n\\.\n, "quoted" \'single\', é ü 中文 😀 \u2028 \u007f \b \f';
     const variables = {
@@ -203,21 +221,29 @@ describe('the recorder', () => {
     const cli = await runCli(['audit:verify'], databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: server.dataDir, DATABASE_URL: '' });
     expect(cli.stderr).toBe('');
     expect(cli.code).toBe(0);
-    // On PostgreSQL both batches went by COPY (the second from the remembered head); the embedded database has none.
+    // On PostgreSQL both batches went by COPY (the second from the remembered head); the embedded
+    // database has no COPY FROM STDIN: the second by the file it COPYs, or by audit_append.
     if (server.services.db.kind === 'postgresql') {
       expect(count(statements, /^COPY "AuditEvent"/)).toBe(2);
       expect(count(statements, /expected_seq/)).toBe(1);
       expect(count(statements, /audit_append/)).toBe(0);
     } else {
       expect(count(statements, /^COPY/)).toBe(0);
-      expect(count(statements, /audit_append/)).toBe(1);
+      expect(count(statements, /audit_append_file/)).toBe(embeddedDataDir ? 1 : 0);
+      expect(count(statements, /"audit_append"\(/)).toBe(embeddedDataDir ? 0 : 1);
+      expect(recorder.appended).toEqual({ file: embeddedDataDir ? 1 : 0, statement: embeddedDataDir ? 0 : 1, locked: 1 });
     }
-  });
+    if (embeddedDataDir) expect(fs.readdirSync(path.join(embeddedDataDir, 'audit-spool'))).toEqual([]);
+  }
 
   it('two writers of one chain (two instances, or the service and the CLI) each notice the other moved its head, and the chain stays whole', async () => {
+    for (const embeddedDataDir of embeddedPaths()) await twoWriters(embeddedDataDir);
+  });
+
+  async function twoWriters(embeddedDataDir: string | undefined): Promise<void> {
     const log = createLogger('silent');
     const { pool, statements } = watchedPool(server.services.db.pool);
-    const writers = [0, 1].map(() => new AuditRecorder({ pool, database: server.services.db.kind, log, queueMax: 100, flushMs: 60_000 }));
+    const writers = [0, 1].map(() => new AuditRecorder({ pool, database: server.services.db.kind, embeddedDataDir, log, queueMax: 100, flushMs: 60_000 }));
     const chain = randomUUID();
     // Alternating batches: from the second round on each writer remembers a head the other has moved.
     for (let round = 0; round < 4; round++) {
@@ -251,8 +277,37 @@ describe('the recorder', () => {
       expect(count(statements, /^ROLLBACK$/)).toBe(8);
       expect(count(statements, /audit_append/)).toBe(0);
     } else {
+      expect(count(statements, embeddedDataDir ? /audit_append_file/ : /"audit_append"\(/)).toBe(10);
       expect(count(statements, /audit_append/)).toBe(10);
       expect(count(statements, /^COPY/)).toBe(0);
+    }
+  }
+
+  it('on the embedded database, a data directory it cannot read (not its own) makes the writer append with audit_append, losing nothing', async () => {
+    if (server.services.db.kind !== 'pglite') return;
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'audit-elsewhere-'));
+    const warnings: string[] = [];
+    const log = createLogger('silent');
+    log.warn = ((_fields: unknown, message: string) => void warnings.push(message)) as typeof log.warn;
+    const { pool, statements } = watchedPool(server.services.db.pool);
+    const recorder = new AuditRecorder({ pool, database: 'pglite', embeddedDataDir: elsewhere, log, queueMax: 100, flushMs: 60_000 });
+    const chain = randomUUID();
+    try {
+      for (let batch = 0; batch < 3; batch++) {
+        recorder.record({ front: 'system', operation: 'test.elsewhere', outcome: 'ok', organizationId: chain, variables: { batch } });
+        await recorder.flush();
+      }
+      await recorder.close();
+      const { rows } = await server.services.db.pool.query<{ seq: string }>('SELECT seq::text AS seq FROM "AuditEvent" WHERE chain = $1 ORDER BY seq', [chain]);
+      expect(rows.map((row) => Number(row.seq))).toEqual([1, 2, 3]);
+      expect((await verifyAuditLog(server.services.db.pool)).broken).toEqual([]);
+      // The second batch tried the file once, then both went by audit_append; the file is gone.
+      expect(count(statements, /audit_append_file/)).toBe(1);
+      expect(count(statements, /"audit_append"\(/)).toBe(2);
+      expect(warnings).toHaveLength(1);
+      expect(fs.readdirSync(path.join(elsewhere, 'audit-spool'))).toEqual([]);
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
     }
   });
 
