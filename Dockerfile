@@ -32,4 +32,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=60s CMD ["node", "-e", "f
 # SIGTERM reaches node directly (no npm or shell in between): /readyz turns 503 for
 # SHUTDOWN_DRAIN, then the graceful shutdown (SHUTDOWN_TIMEOUT)
 STOPSIGNAL SIGTERM
-CMD ["node", "--max-old-space-size=384", "--import", "tsx", "server/main.ts"]
+CMD ["node", "--max-old-space-size=1024", "--import", "tsx", "server/main.ts"]

@@ -148,7 +148,7 @@ export class FrameWriter {
   flush(): void {
     dirtyWriters.delete(this);
     if (this.pending.length === 0) return;
-    const chunk = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
+    const chunk = this.pending.length === 1 ? this.pending[0] : joined(this.pending);
     this.pending = [];
     if (this.res.destroyed || this.res.writableEnded) return;
     // A follower that does not read: closed, so its frames never pile up in memory (nor delay
@@ -167,6 +167,21 @@ export class FrameWriter {
   close(): void {
     if (!this.res.writableEnded) this.res.end();
   }
+}
+
+/**
+ * Frames joined for one write, reused while the next stream's frames are the same buffers: the
+ * followers of a run are flushed one after another with the same frames pending, so a burst is
+ * joined once per run and flush, not once per follower.
+ */
+let lastJoined: { frames: Buffer[]; chunk: Buffer } | null = null;
+
+function joined(frames: Buffer[]): Buffer {
+  const last = lastJoined;
+  if (last && last.frames.length === frames.length && last.frames.every((frame, i) => frame === frames[i])) return last.chunk;
+  const chunk = Buffer.concat(frames);
+  lastJoined = { frames, chunk };
+  return chunk;
 }
 
 const dirtyWriters = new Set<FrameWriter>();
@@ -200,6 +215,7 @@ function flushAll(): void {
   flushScheduled = false;
   const started = performance.now();
   for (const writer of dirtyWriters) writer.flush();
+  lastJoined = null;
   if (endingWriters.size > 0 && !closeScheduled) {
     closeScheduled = true;
     setTimeout(closeEnded, CLOSE_DELAY_MS).unref();

@@ -80,4 +80,11 @@ describe('SIGTERM', () => {
     expect(await exited).toBe(0);
     expect(await portOpen(port)).toBe(false);
   }, 240_000);
+
+  it('npm start and the Dockerfile run node with the same heap cap (chosen from bench/generation-sse.ts, docs/operations.md#memory)', () => {
+    const cap = (text: string) => /--max-old-space-size=(\d+)/.exec(text)?.[1];
+    const packageJson = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    expect(cap(packageJson.scripts.start)).toBe('1024');
+    expect(cap(fs.readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8'))).toBe(cap(packageJson.scripts.start));
+  });
 });
