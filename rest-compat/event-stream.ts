@@ -26,6 +26,7 @@ import { rateLimitHeaders } from '../src/ratelimit/rate-limiter.ts';
 import { authenticatesWithSessionCookie } from '../src/context.ts';
 import { buildVariables, restFieldName, type VariableSpec } from './params.ts';
 import { sendError, sendJson } from './errors.ts';
+import { pushSourceOf, type PushSource } from '../src/util/async-iterator.ts';
 import type { StreamEvent, StreamRoute, StreamRun } from './route.ts';
 
 export interface PreparedStream {
@@ -102,16 +103,19 @@ export async function handleEventStream(prepared: PreparedStream, ctx: RequestCo
 
   openStream(res, stream.retryMs, rateLimitHeaders(await ctx.budgets.settled()));
   const writer = new FrameWriter(res, ctx.services.config.limits.streamUnsentMaxBytes);
-  try {
-    for await (const payload of subscription as AsyncIterable<StreamEvent | Heartbeat>) {
-      if (payload.sequence === undefined) {
-        writer.push(heartbeatFrame(payload));
-        continue;
-      }
-      const event = payload as StreamEvent;
-      writer.push(frameOf(stream, event));
-      if (stream.isFinal(event)) break;
+  /** Writes one payload's frame; true after the final event. */
+  const write = (payload: StreamEvent | Heartbeat): boolean => {
+    if (payload.sequence === undefined) {
+      writer.push(heartbeatFrame(payload));
+      return false;
     }
+    writer.push(frameOf(stream, payload as StreamEvent));
+    return stream.isFinal(payload as StreamEvent);
+  };
+  try {
+    const push = pushSourceOf<StreamEvent | Heartbeat>(subscription);
+    if (push) await writeAsReady(push, write);
+    else for await (const payload of subscription as AsyncIterable<StreamEvent | Heartbeat>) if (write(payload)) break;
   } catch (error) {
     ctx.log.error({ err: error }, 'event stream failed');
     writer.push(frame({ event: 'error', data: JSON.stringify({ error: 'Internal server error' }) }));
@@ -119,6 +123,26 @@ export async function handleEventStream(prepared: PreparedStream, ctx: RequestCo
     await subscription.return?.();
     writer.end();
   }
+}
+
+/**
+ * Writes the stream's payloads as they become ready, without a promise per payload: thousands of
+ * followers of a run each take the run's new events synchronously when the feed announces them
+ * (src/generation/progress-hub.ts), and nothing waits per follower in between. Resolves after the
+ * final payload (`write` returns true) or when the stream has ended (client gone, credential
+ * revoked, shutdown).
+ */
+function writeAsReady<T>(push: PushSource<T>, write: (payload: T) => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    push.onReady(() => {
+      try {
+        for (const payload of push.drain()) if (write(payload)) return resolve();
+        if (push.ended) resolve();
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
 }
 
 /**

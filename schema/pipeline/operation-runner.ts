@@ -6,7 +6,8 @@
  */
 import { getOperationAST, parse, type DocumentNode, type GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type GetEnvelopedFn } from '@envelop/core';
-import { SOURCE_EVENTS } from './use-shared-execution.ts';
+import { SourceEventsRoot } from './use-shared-execution.ts';
+import { PUSH, pushSourceOf, type MaybePushable } from '../../src/util/async-iterator.ts';
 import { getSchema } from '../index.ts';
 import type { RequestContext } from '../../src/context.ts';
 
@@ -33,11 +34,7 @@ export interface OperationRunner {
    * argument checks) for a front that renders the service's events itself, once for all its
    * followers (the REST event stream). A refusal comes back as a result with the masked errors.
    */
-  sourceEvents(
-    ctx: RequestContext,
-    operation: PreparedOperation,
-    variables: Record<string, unknown>,
-  ): Promise<AsyncIterableIterator<unknown> | ExecutionResult>;
+  sourceEvents(ctx: RequestContext, operation: PreparedOperation, variables: Record<string, unknown>): Promise<MaybePushable<unknown> | ExecutionResult>;
 }
 
 export function createOperationRunner(getEnveloped: GetEnvelopedFn<object>): OperationRunner {
@@ -80,9 +77,13 @@ export function createOperationRunner(getEnveloped: GetEnvelopedFn<object>): Ope
     },
 
     async sourceEvents(ctx, operation, variables) {
-      const args: ExecutionArgs = { schema, document: operation.document, variableValues: variables, contextValue: ctx, rootValue: SOURCE_EVENTS };
+      const root = new SourceEventsRoot();
+      const args: ExecutionArgs = { schema, document: operation.document, variableValues: variables, contextValue: ctx, rootValue: root };
       const result = await pipeline().subscribe(args);
-      return isAsyncIterable(result) ? (result as AsyncIterableIterator<unknown>) : (result as ExecutionResult);
+      if (!isAsyncIterable(result)) return result as ExecutionResult;
+      // The plugins' wrappers end the stream (return()) and see its errors; its push side is the source's own.
+      const push = pushSourceOf(root.source);
+      return Object.assign(result as AsyncIterableIterator<unknown>, push && { [PUSH]: push });
     },
   };
 }

@@ -3,7 +3,7 @@ import { handleStreamOrSingleExecutionResult, isAsyncIterable, type Plugin } fro
 import type { RequestContext } from '../../src/context.ts';
 import { AppError, HTTP_STATUS_BY_CODE } from '../../src/errors.ts';
 import { refusalFor } from '../../src/refusal.ts';
-import { SOURCE_EVENTS } from './use-shared-execution.ts';
+import { SourceEventsRoot } from './use-shared-execution.ts';
 
 type LogContext = Pick<RequestContext, 'log' | 'requestId' | 'services'>;
 
@@ -31,7 +31,7 @@ export function useErrorMasking(): Plugin<LogContext> {
           if (!isAsyncIterable(result)) return mask({ result, setResult });
           // A front that asked for the source events gets the service's payloads, not results:
           // nothing to mask, and no wrapper per follower and event (thousands of REST streams).
-          if (args.rootValue === SOURCE_EVENTS) return;
+          if (args.rootValue instanceof SourceEventsRoot) return;
           return { onNext: ({ result: next, setResult: replace }) => mask({ result: next, setResult: replace }) };
         },
         onSubscribeError({ error, setError }) {

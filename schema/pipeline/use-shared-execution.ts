@@ -69,11 +69,27 @@ function executeShared(args: ExecutionArgs, group: string, payload: unknown, obs
   let result = byGroup.get(group);
   if (result === undefined) {
     observer?.subscriptionExecution(false);
-    result = execute({ ...args, rootValue: payload });
+    const executed = execute({ ...args, rootValue: payload });
+    result = executed instanceof Promise ? executed.then(serializedOnce) : serializedOnce(executed);
     byGroup.set(group, result);
   } else {
     observer?.subscriptionExecution(true);
   }
+  return result;
+}
+
+/**
+ * The group's result serializes once: yoga's SSE and multipart responses call a result's own
+ * `stringify` when it has one (graphql-yoga's jsonStringifyResultWithoutInternals), so every
+ * follower of the group on those transports is written the same JSON text. Not enumerable: no
+ * transport ever sends it.
+ */
+function serializedOnce(result: ExecutionResult): ExecutionResult {
+  let text: string | undefined;
+  Object.defineProperty(result, 'stringify', {
+    value: (value: unknown) => (value === result ? (text ??= JSON.stringify(result)) : JSON.stringify(value)),
+    enumerable: false,
+  });
   return result;
 }
 
@@ -93,15 +109,26 @@ function viewerKey(context: unknown): unknown {
   return viewer ? [viewer.user.id, [...viewer.scopes].sort()] : null;
 }
 
-/** rootValue that asks the pipeline for a subscription's source events instead of executed results. */
-export const SOURCE_EVENTS = Object.freeze({ sourceEvents: true });
+/**
+ * rootValue that asks the pipeline for a subscription's source events instead of executed results
+ * (one per call): it keeps the source stream as the subscribe resolver returned it, so the front
+ * can read its push side (src/util/async-iterator.ts) past the wrappers the pipeline's plugins add.
+ */
+export class SourceEventsRoot {
+  source?: unknown;
+}
 
 /** Swaps the subscribe function for the source event stream when a front asks for it (see sourceEvents). */
 export function useSourceEvents(): Plugin {
-  const sourceStream = createSourceEventStream as unknown as SubscribeFunction;
   return {
     onSubscribe({ args, setSubscribeFn }) {
-      if (args.rootValue === SOURCE_EVENTS) setSubscribeFn(sourceStream);
+      const root = args.rootValue;
+      if (!(root instanceof SourceEventsRoot)) return;
+      setSubscribeFn(async (subscribeArgs) => {
+        const source = await createSourceEventStream(subscribeArgs as ExecutionArgs);
+        root.source = source;
+        return source as Awaited<ReturnType<SubscribeFunction>>;
+      });
     },
   };
 }

@@ -20,6 +20,7 @@
 import type { Logger } from '../log.ts';
 import type { PubSub } from '../pubsub/pubsub.ts';
 import { isFinalEvent, type GenerationEventRecord, type RunStore } from './run-store.ts';
+import { PUSH, type PushSource } from '../util/async-iterator.ts';
 
 /** How often a feed reads the event log while the pub/sub is down (at most every heartbeat otherwise). */
 const POLL_WHILE_DISCONNECTED_MS = 1_000;
@@ -273,6 +274,19 @@ class Follower implements AsyncIterableIterator<ProgressItem>, Listener {
   private pendingHeartbeat: HeartbeatItem | null = null;
   private waiting: (() => void) | null = null;
   private done = false;
+  /** A consumer reading without promises (PushSource): told when items are ready. */
+  private ready: (() => void) | null = null;
+  private starting: Promise<void> | null = null;
+
+  /** The push side (src/util/async-iterator.ts): drain() takes every ready item at once. */
+  readonly [PUSH]: PushSource<ProgressItem> & { ended: boolean } = {
+    drain: () => this.drain(),
+    onReady: (ready) => {
+      this.ready = ready;
+      this.starting ??= this.attach().then(ready, () => this.return().then(ready));
+    },
+    ended: false,
+  };
 
   constructor(
     private cursor: number,
@@ -287,23 +301,39 @@ class Follower implements AsyncIterableIterator<ProgressItem>, Listener {
 
   wake(): void {
     this.waiting?.();
+    this.ready?.();
   }
 
   heartbeat(item: HeartbeatItem): void {
     this.pendingHeartbeat = item;
     this.waiting?.();
+    this.ready?.();
+  }
+
+  /** Joins the run's feed (once). */
+  private async attach(): Promise<void> {
+    if (this.feed || this.done) return;
+    const feed = await this.acquire();
+    if (this.done) {
+      await this.release(feed);
+      return;
+    }
+    this.feed = feed;
+    feed.listeners.add(this);
+  }
+
+  /** Every item ready now; after the final event the follower has ended. */
+  private drain(): ProgressItem[] {
+    const items: ProgressItem[] = [];
+    for (let item = this.feed && !this.done ? this.take(this.feed) : undefined; item; item = this.done ? undefined : this.take(this.feed!)) {
+      items.push(item);
+      if (item.kind === 'event' && isFinalEvent(item.event)) void this.return();
+    }
+    return items;
   }
 
   async next(): Promise<IteratorResult<ProgressItem, undefined>> {
-    if (!this.feed && !this.done) {
-      const feed = await this.acquire();
-      if (this.done) {
-        await this.release(feed);
-        return { done: true, value: undefined };
-      }
-      this.feed = feed;
-      feed.listeners.add(this);
-    }
+    if (!this.feed && !this.done) await this.attach();
     while (!this.done && this.feed) {
       const item = this.take(this.feed);
       if (item) {
@@ -319,8 +349,13 @@ class Follower implements AsyncIterableIterator<ProgressItem>, Listener {
   async return(): Promise<IteratorResult<ProgressItem, undefined>> {
     if (this.done) return { done: true, value: undefined };
     this.done = true;
+    this[PUSH].ended = true;
     this.forget(this);
     this.waiting?.();
+    // A push consumer learns of the end (a revoked credential, shutdown) through its ready callback.
+    const ready = this.ready;
+    this.ready = null;
+    queueMicrotask(() => ready?.());
     const feed = this.feed;
     this.feed = null;
     this.pendingHeartbeat = null;

@@ -9,6 +9,7 @@ import { ProgressHub, runChannel, type ProgressItem } from '../../src/generation
 import type { AgentStatus, GenerationEventRecord, RunStore } from '../../src/generation/run-store.ts';
 import { MemoryPubSub, type MessageListener, type PubSub } from '../../src/pubsub/pubsub.ts';
 import { createLogger } from '../../src/log.ts';
+import { endingWith, mapAsyncIterator, pushSourceOf } from '../../src/util/async-iterator.ts';
 
 const log = createLogger('silent');
 
@@ -428,6 +429,69 @@ describe('ending followers', () => {
       expect(beats.length).toBeGreaterThanOrEqual(2);
       for (const beat of beats) expect(beat).toMatchObject({ kind: 'heartbeat', lastSequence: 2, at: expect.any(Date) });
     }
+  });
+});
+
+describe('the push side (drain without a promise per item)', () => {
+  /** Reads a follower as the REST stream does: every ready item at each ready call. */
+  function pushed(iterator: AsyncIterator<ProgressItem>): { items: ProgressItem[]; calls: number; ended: Promise<void> } {
+    const push = pushSourceOf<ProgressItem>(iterator)!;
+    expect(push).toBeDefined();
+    const state = { items: [] as ProgressItem[], calls: 0, ended: undefined as unknown as Promise<void> };
+    state.ended = new Promise((resolve) =>
+      push.onReady(() => {
+        state.calls++;
+        state.items.push(...push.drain());
+        if (push.ended) resolve();
+      }),
+    );
+    return state;
+  }
+
+  it('replays, then takes live events in bursts, with heartbeats, and ends after the final event', async () => {
+    const { hub, emit, finish } = setup(50);
+    const runId = newRunId();
+    await emit(runId);
+    await emit(runId);
+    const follower = pushed(hub.follow(runId, 1));
+    await expectEventually(() => follower.items.length >= 1, 2_000);
+    for (let i = 0; i < 4; i++) await emit(runId);
+    await expectEventually(() => follower.items.some((item) => item.kind === 'heartbeat'), 2_000);
+    await finish(runId);
+    await withTimeout(follower.ended, 2_000);
+    const sequences = follower.items.flatMap((item) => (item.kind === 'event' ? [item.event.sequence] : []));
+    expect(sequences).toEqual([2, 3, 4, 5, 6, 7]);
+    expect(hub.followedRuns).toBe(0);
+  });
+
+  it('return() (a revoked credential, a client gone) tells the consumer through its ready call; the feed is released', async () => {
+    const { hub, emit } = setup();
+    const runId = newRunId();
+    await emit(runId);
+    const iterator = hub.follow(runId, 0);
+    const follower = pushed(iterator);
+    await expectEventually(() => follower.items.length === 1, 2_000);
+    await iterator.return!();
+    await withTimeout(follower.ended, 2_000);
+    expect(hub.followedRuns).toBe(0);
+    await emit(runId);
+    expect(follower.items).toHaveLength(1);
+  });
+
+  it('the map and slot wrappers pass the push side on, and the slot is released when the stream ends', async () => {
+    const { hub, emit, finish } = setup();
+    const runId = newRunId();
+    let released = 0;
+    const wrapped = mapAsyncIterator(
+      endingWith(hub.follow(runId, 0), () => released++),
+      (item) => item,
+    );
+    const follower = pushed(wrapped);
+    await emit(runId);
+    await finish(runId);
+    await withTimeout(follower.ended, 2_000);
+    expect(follower.items.map((item) => item.kind)).toEqual(['event', 'event']);
+    expect(released).toBe(1);
   });
 });
 
