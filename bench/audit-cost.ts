@@ -3,7 +3,7 @@
  * creation, each measured with the log on and off, in interleaved rounds of one run (on, off,
  * off, on, ...) against one service, so both see the same machine, database and warmed-up code.
  *
- *   npx tsx bench/audit-cost.ts [--seconds 3] [--rounds 8] [--connections 10] [--only comparison|sticky] [--flush-interval 250ms] [--side on|off]
+ *   npx tsx bench/audit-cost.ts [--seconds 3] [--rounds 8] [--connections 10] [--only comparison|sticky] [--flush-interval 250ms] [--side on|off] [--set KEY=VALUE]
  *   DATABASE_URL=postgresql://... npx tsx bench/audit-cost.ts      (on PostgreSQL)
  *
  * "Off" takes the recorder out of the service (the pipeline's hook then records nothing); "on" is
@@ -85,6 +85,8 @@ async function main(): Promise<void> {
       'flush-interval': { type: 'string' },
       // one side only, `on` or `off` (to profile it: node --cpu-prof --import tsx bench/audit-cost.ts --side on)
       side: { type: 'string' },
+      // a setting of the service for the run, KEY=VALUE (repeatable), e.g. --set PGLITE_SHARED_BUFFERS=128MB
+      set: { type: 'string', multiple: true },
     },
   });
   const seconds = Number(values.seconds);
@@ -97,6 +99,7 @@ async function main(): Promise<void> {
     REQUESTS_QUEUED_PER_CLIENT: '100000',
     REQUESTS_IN_FLIGHT_PER_CLIENT: '1000',
     ...(values['flush-interval'] ? { AUDIT_FLUSH_INTERVAL: values['flush-interval'] } : {}),
+    ...Object.fromEntries((values.set ?? []).map((setting) => [setting.slice(0, setting.indexOf('=')), setting.slice(setting.indexOf('=') + 1)])),
   });
   const loadgen = fork(here, ['--loadgen'], { execArgv: childExecArgv, stdio: 'inherit' });
   const recorder = service.services.audit;
@@ -153,6 +156,8 @@ async function main(): Promise<void> {
     // Warm-up: one short pass of each, both ways.
     if (values.side !== undefined && values.side !== 'on' && values.side !== 'off') throw new Error(`--side ${values.side}: on or off`);
     const sides = values.side === undefined ? [true, false] : [values.side === 'on'];
+    // The key's first use is an audit event (recorded whatever the side): made with the log on.
+    await fetch(`${service.url}/api/stickies?limit=1`, { headers: { 'x-api-key': key } });
     for (const workload of workloads) for (const audit of sides) await measure(workload, audit);
     const results = new Map(workloads.map((w) => [w.name, { on: [] as number[], off: [] as number[] }]));
     const cpu = new Map(workloads.map((w) => [w.name, { on: [] as number[], off: [] as number[] }]));
