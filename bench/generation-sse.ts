@@ -1,278 +1,342 @@
 /**
- * Progress fan-out benchmark: N concurrent SSE subscribers (default 2,000) on one service process
- * follow one summary generation through GET /api/generate?run_id=...
+ * Progress fan-out benchmark: N concurrent SSE followers (default 2,000) on one service process
+ * follow summary generations through GET /api/generate?run_id=..., spread evenly over R runs
+ * (default 1: everyone follows the same run).
  *
- *   npx tsx bench/generation-sse.ts [--subscribers 2000] [--step-delay 200ms] [--verbose] [--cpu-prof-dir DIR]
+ *   npx tsx bench/generation-sse.ts [--subscribers 2000] [--runs 1] [--concurrency C] [--step-delay 200ms]
+ *                                   [--heap 384] [--json] [--verbose] [--cpu-prof-dir DIR]
  *
- * - The service runs as its own process (`node --import tsx server/main.ts`, embedded database
- *   unless DATABASE_URL is set) with GENERATION_CONCURRENCY=1 and its writer model
- *   (CHAT_API_URL) pointed at a fake OpenAI-compatible server in this process that holds its
- *   first request: a "blocker" run waits in its writer, so the measured run waits in the queue
- *   while the subscribers connect. Once every subscriber has its stream open and has been idle
- *   for a few seconds, the service's RSS is sampled (idle memory per subscriber = (RSS idle -
- *   RSS before) / N); then the model answers, the blocker completes and the measured run
- *   executes (GENERATION_STEP_DELAY paces its events; its own model call is answered at once).
- * - Delay of an event = the time a subscriber parsed it minus the event's `createdAt` (stored
- *   with clock_timestamp() by the statement that inserts it; the same machine's clock), for the
- *   events stored after every subscriber was connected. p50/p99 over all (subscriber, event) pairs.
- * - Every subscriber must receive every event of the run exactly once, in order (ids 1..last).
- * - The subscribers are plain HTTP clients with a minimal SSE parser on this process's event
- *   loop, on the same machine: their own CPU time (reading 2,000 sockets per event) is included
- *   in the delay, an upper bound. --verbose prints each event's first/median/last delay.
- * - --step-delay paces the run (GENERATION_STEP_DELAY): 200ms gives about 10 events a second
- *   with bursts of 4 (the analysts run in parallel), a busy but realistic progress stream.
- * - RSS before and with the idle subscribers is each the last of six samples 2.5 s apart (V8
- *   shrinks the heap once allocation stops); the service runs with npm start's heap cap.
+ * - The service runs as its own process (`node --max-old-space-size=<--heap> --import tsx
+ *   server/main.ts`: npm start's heap cap by default; embedded database unless DATABASE_URL is
+ *   set) with GENERATION_CONCURRENCY=C (default 1 for one run, 32, the most it allows, for
+ *   several) and its writer model (CHAT_API_URL) pointed at a fake OpenAI-compatible server in
+ *   this process that holds every request until released: C "blocker" runs wait in their writers,
+ *   so the R measured runs all wait in the queue while the followers connect. Once every follower
+ *   has its stream open and has been idle for 15 s, the service's RSS is sampled (idle memory per
+ *   follower = (RSS idle - RSS before) / N); then the model answers, the blockers complete and the
+ *   measured runs execute, C at a time (GENERATION_STEP_DELAY paces their events; their model
+ *   calls are answered at once).
+ * - Every run belongs to the user who follows it (ownership is checked on every stream). A user
+ *   may have 3 runs queued or running, so the runs belong to ceil(R/3) users, 3 each; the users
+ *   and their API keys are made with the operator CLI's commands, run in this process on one open
+ *   database (bench/cli-session.ts: the same parsing, code and audit events as `npm run cli`,
+ *   without a process per command). Each owner gets some workspace (one run: 20 notes, 20 links,
+ *   10 tasks; several: 3, 2 and 1 per owner) so that every agent reports progress. The per-user
+ *   cap of open streams (STREAMS_PER_USER, 20) is raised only when a user has more followers than
+ *   that (one run); everything else is the service's default.
+ * - Delay of an event = the time a follower parsed it minus the event's `createdAt` (stored with
+ *   clock_timestamp() by the statement that inserts it; the same machine's clock), for the events
+ *   stored after every follower was connected. p50/p99 over all (follower, event) pairs.
+ * - Every follower must receive every event of its own run (read back from the service)
+ *   exactly once, in order, through the final one.
+ * - CPU per delivery: the service's CPU time (from /proc) during the delivery phase (release to
+ *   the last follower's final event), divided by the deliveries measured; it includes executing
+ *   the runs (agents, storing the events; with DATABASE_URL the PostgreSQL server's CPU is printed
+ *   beside it, every process of the server). The followers' client (this process) likewise. Also
+ *   the service's CPU while the followers are idle (heartbeats, the queued runs' log re-reads).
+ * - The followers are plain HTTP clients with a minimal SSE parser on this process's event loop,
+ *   on the same machine: their own CPU time is included in the delay, an upper bound. --verbose
+ *   prints each event's first/median/last delay (one run) or the slowest events (several).
+ * - --step-delay paces the runs (GENERATION_STEP_DELAY): 200ms gives about 10 events a second per
+ *   run with bursts of 4 (the analysts run in parallel), a busy but realistic progress stream.
+ * - RSS before and with the idle followers is each the last of six samples 2.5 s apart (V8
+ *   shrinks the heap once allocation stops).
+ * - If the service exits (e.g. out of heap) the benchmark says so, with its exit code or signal
+ *   and the last lines of its stderr, and exits 2. --json prints one JSON line with every figure.
  */
-import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { createUserWithCli, startChildService, type ChildService } from '../test/helpers/child-service.ts';
+import { startChildService } from '../test/helpers/child-service.ts';
+import { openCliSession } from './cli-session.ts';
+import { pidsNamed } from './proc-cpu.ts';
+import {
+  checkDeliveries,
+  connectAll,
+  cpuSeconds,
+  describeExit,
+  eachLimit,
+  follower,
+  graphql,
+  microsPerDelivery,
+  ownCpuSeconds,
+  percentile,
+  readRun,
+  rssBytes,
+  seedWorkspace,
+  startHeldModel,
+  startRun,
+  waitFor,
+  type Follower,
+  type StoredRun,
+} from './fan-out-client.ts';
 
 const { values } = parseArgs({
   options: {
     subscribers: { type: 'string', default: '2000' },
+    runs: { type: 'string', default: '1' },
+    concurrency: { type: 'string' },
     'step-delay': { type: 'string', default: '200ms' },
+    heap: { type: 'string', default: '384' },
     'cpu-prof-dir': { type: 'string' },
+    json: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
   },
 });
 const SUBSCRIBERS = Number(values.subscribers);
+const RUNS = Number(values.runs);
+const CONCURRENCY = Number(values.concurrency ?? (RUNS === 1 ? 1 : 32));
+const HEAP_MB = Number(values.heap);
 const GOAL_P99_MS = 100;
-const GOAL_KB_PER_SUBSCRIBER = 50;
-
-interface Received {
-  ids: number[];
-  at: Map<number, number>;
-  done: boolean;
-  status: number;
-  error?: string;
-}
-
-function rssBytes(pid: number): number {
-  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) * 1024 : 0;
-}
-
-async function graphql<T>(service: ChildService, key: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const response = await fetch(`${service.url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': key },
-    body: JSON.stringify({ query, variables }),
-  });
-  const body = (await response.json()) as { data?: T; errors?: { message: string }[] };
-  if (body.errors?.length) throw new Error(body.errors.map((e) => e.message).join('; '));
-  return body.data!;
-}
-
-async function rest(service: ChildService, key: string, path: string, body: unknown): Promise<void> {
-  const response = await fetch(`${service.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': key },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-}
-
-/** Opens one SSE stream and records when each event id arrives. Resolves once the headers are in. */
-function subscribe(agent: http.Agent, url: string, key: string, received: Received): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const request = http.get(url, { agent, headers: { 'x-api-key': key, accept: 'text/event-stream' } }, (response) => {
-      received.status = response.statusCode ?? 0;
-      if (response.statusCode !== 200) {
-        received.error = `status ${response.statusCode}`;
-        response.resume();
-        return resolve();
-      }
-      // A minimal SSE parser: frames end with a blank line; `id:` and `event:` lead each frame
-      // (so only its head is examined, not the summary it may carry).
-      let buffer = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        const now = performance.timeOrigin + performance.now();
-        buffer = buffer ? buffer + chunk : chunk;
-        let start = 0;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n', start)) >= 0) {
-          if (buffer.startsWith('id: ', start)) {
-            const idEnd = buffer.indexOf('\n', start);
-            const sequence = Number(buffer.slice(start + 4, idEnd));
-            received.ids.push(sequence);
-            received.at.set(sequence, now);
-            if (buffer.startsWith('event: done\n', idEnd + 1)) received.done = true;
-          }
-          start = end + 2;
-        }
-        buffer = start < buffer.length ? buffer.slice(start) : '';
-      });
-      response.on('end', () => undefined);
-      response.on('error', (error) => (received.error = error.message));
-      resolve();
-    });
-    request.on('error', (error) => {
-      received.error = error.message;
-      reject(error);
-    });
-  });
-}
-
-/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat. */
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-/** An OpenAI-compatible chat endpoint that holds every request until release() (then answers at once). */
-async function startHeldModel(): Promise<{ url: string; release: () => void; close: () => Promise<void> }> {
-  let released = false;
-  const waiting: (() => void)[] = [];
-  const server = http.createServer((req, res) => {
-    req.resume();
-    const answer = () =>
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: '# Workspace summary\n\nNotes on custodian files [1].' } }] }));
-    if (released) answer();
-    else waiting.push(answer);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    release: () => {
-      released = true;
-      for (const answer of waiting.splice(0)) answer();
-    },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
+const GOAL_KB_PER_SUBSCRIBER = 20;
+const RUNS_PER_USER = 3; // GENERATION_LIMITS.activeRunsPerUser
+const STREAMS_PER_USER_DEFAULT = 20;
+if (!(RUNS >= 1 && SUBSCRIBERS >= RUNS)) throw new Error('--runs must be at least 1 and at most --subscribers');
+if (!(CONCURRENCY >= 1 && CONCURRENCY <= 32)) throw new Error('--concurrency must be 1 to 32 (GENERATION_CONCURRENCY)');
+// Progress lines go to stderr with --json, so stdout holds the JSON line alone.
+const say = (line: string) => (values.json ? process.stderr.write(`${line}\n`) : console.log(line));
 
 async function main(): Promise<void> {
   const model = await startHeldModel();
+  // Followers per run (the first N % R runs get one more) and per owner (3 runs each).
+  const followersOfRun = (run: number) => Math.floor(SUBSCRIBERS / RUNS) + (run < SUBSCRIBERS % RUNS ? 1 : 0);
+  const owners = Math.ceil(RUNS / RUNS_PER_USER);
+  let mostPerUser = 0;
+  for (let owner = 0; owner < owners; owner++) {
+    let count = 0;
+    for (let run = owner * RUNS_PER_USER; run < Math.min(RUNS, (owner + 1) * RUNS_PER_USER); run++) count += followersOfRun(run);
+    mostPerUser = Math.max(mostPerUser, count);
+  }
+  const streamsPerUser = mostPerUser > STREAMS_PER_USER_DEFAULT ? mostPerUser + 10 : undefined;
+  const env: Record<string, string> = {
+    CHAT_API_URL: model.url,
+    GENERATION_AGENT_TIMEOUT: '10m',
+    CHAT_TIMEOUT: '10m',
+    GENERATION_CONCURRENCY: String(CONCURRENCY),
+    GENERATION_STEP_DELAY: values['step-delay']!,
+    ...(streamsPerUser ? { STREAMS_PER_USER: String(streamsPerUser) } : {}),
+  };
   const service = await startChildService({
-    env: {
-      CHAT_API_URL: model.url,
-      GENERATION_AGENT_TIMEOUT: '10m',
-      CHAT_TIMEOUT: '10m',
-      GENERATION_CONCURRENCY: '1',
-      GENERATION_STEP_DELAY: values['step-delay']!,
-      RATE_LIMIT_GENERATE_PER_MINUTE: '1000',
-      // Every subscriber is the same user here: the per-user cap of open streams (default 20) is lifted.
-      STREAMS_PER_USER: String(SUBSCRIBERS + 10),
-    },
-    // --cpu-prof-dir <dir>: a V8 CPU profile of the service, written when it stops.
-    // The heap cap `npm start` runs with (package.json), plus a CPU profile when asked.
-    nodeArgs: ['--max-old-space-size=384', ...(values['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof-dir']}`] : [])],
+    env,
+    // The heap cap (npm start's by default), plus a V8 CPU profile when asked (written when it stops).
+    nodeArgs: [`--max-old-space-size=${HEAP_MB}`, ...(values['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof-dir']}`] : [])],
     startTimeoutMs: 120_000,
   });
+  let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  void service.exited.then((info) => (exit = info));
+  let phase = 'setting up';
+  const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+  const database = process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite (embedded)';
   try {
-    const { key } = await createUserWithCli(service, ['read:workspace', 'write:workspace']);
-    // Some workspace so every agent has work and reports progress.
-    for (let i = 0; i < 20; i++) {
-      await rest(service, key, '/api/stickies', {
-        content: `Benchmark note ${i}: reconcile the custodian file for account ${1000 + i} before month end and follow up with the client.`,
-        tags: ['bench', i % 2 ? 'ops' : 'clients'],
-      });
-      await rest(service, key, '/api/links', { url: `https://example.com/article-${i}`, title: `Reading list item ${i}`, tags: ['bench'] });
+    // Users and keys: ceil(R/3) owners, and ceil(C/3) users for the blockers.
+    phase = 'creating users';
+    const setupStarted = Date.now();
+    const session = await openCliSession(service.env);
+    const blockerUsers = Math.ceil(CONCURRENCY / RUNS_PER_USER);
+    const keys: string[] = [];
+    try {
+      for (let i = 0; i < owners + blockerUsers; i++) {
+        const email = `bench-${i}-${process.pid}@bench.local`;
+        await session.run(['user:create', '--email', email, '--org', `Bench ${i}`, '--json']);
+        keys.push(
+          (JSON.parse(await session.run(['key:create', '--email', email, '--scopes', 'read:workspace,write:workspace', '--json'])) as { key: string }).key,
+        );
+      }
+    } finally {
+      await session.close();
     }
-    for (let i = 0; i < 10; i++) await rest(service, key, '/api/pm/tasks', { title: `Benchmark task ${i}`, priority: i % 3 === 0 ? 'high' : 'medium' });
+    const ownerKeys = keys.slice(0, owners);
+    const blockerKeys = keys.slice(owners);
+    const usersSeconds = (Date.now() - setupStarted) / 1000;
+    phase = 'seeding workspaces';
+    const size = RUNS === 1 ? { stickies: 20, links: 20, tasks: 10 } : { stickies: 3, links: 2, tasks: 1 };
+    await eachLimit(keys, 8, (key) => seedWorkspace(service.url, key, size));
+    const seedSeconds = (Date.now() - setupStarted) / 1000 - usersSeconds;
 
-    const start = `mutation { startGeneration { id } }`;
-    await graphql(service, key, start); // the blocker: it waits in its writer until the model is released
-    const runId = (await graphql<{ startGeneration: { id: string } }>(service, key, start)).startGeneration.id;
-    // The same settling before and after the subscribers connect: the idle RSS after 15 s.
+    // The blockers take every execution slot and wait in their writers (held by the model).
+    phase = 'starting the blocker runs';
+    for (let i = 0; i < CONCURRENCY; i++) await startRun(service.url, blockerKeys[Math.floor(i / RUNS_PER_USER)]);
+    await waitFor(
+      () => model.held() >= CONCURRENCY || exit !== undefined,
+      120_000,
+      () => `only ${model.held()} of ${CONCURRENCY} blocker runs reached their writer within 120 s`,
+    );
+    if (exit) throw new Error('the service exited');
+    phase = 'starting the measured runs';
+    const runIds = await eachLimit(
+      Array.from({ length: RUNS }, (_, run) => run),
+      8,
+      (run) => startRun(service.url, ownerKeys[Math.floor(run / RUNS_PER_USER)]),
+    );
+    const keyOfRun = (run: number) => ownerKeys[Math.floor(run / RUNS_PER_USER)];
+    const setupSeconds = (Date.now() - setupStarted) / 1000;
+
+    // The same settling before and after the followers connect: the idle RSS after 15 s.
     const settle = async (label: string) => {
       const samples: number[] = [];
       for (let i = 0; i < 6; i++) {
         await new Promise((resolve) => setTimeout(resolve, 2500));
+        if (exit) throw new Error('the service exited');
         samples.push(rssBytes(service.pid));
       }
-      if (values.verbose) console.log(`  ${label} RSS every 2.5 s: ${samples.map((b) => (b / 1048576).toFixed(1)).join(', ')} MB`);
+      if (values.verbose) say(`  ${label} RSS every 2.5 s: ${samples.map((b) => (b / 1048576).toFixed(1)).join(', ')} MB`);
       return samples.at(-1)!;
     };
+    phase = 'settling before the followers connect';
     const rssBefore = await settle('before');
 
-    const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
-    const url = `${service.url}/api/generate?run_id=${runId}`;
-    const subscribers: Received[] = Array.from({ length: SUBSCRIBERS }, () => ({ ids: [], at: new Map(), done: false, status: 0 }));
+    // Follower i follows run i % R, with the run owner's key.
+    const followers: Follower[] = Array.from({ length: SUBSCRIBERS }, (_, i) => follower(runIds[i % RUNS], keyOfRun(i % RUNS), service.url));
+    phase = 'connecting the followers';
     const connectStarted = Date.now();
-    // Connect in waves so the accept queue is not flooded (as a fleet of browsers would arrive over a few seconds).
-    const WAVE = 100;
-    for (let i = 0; i < SUBSCRIBERS; i += WAVE) {
-      await Promise.all(subscribers.slice(i, i + WAVE).map((received) => subscribe(agent, url, key, received)));
-    }
+    await connectAll(agent, followers);
     const connectSeconds = (Date.now() - connectStarted) / 1000;
-    const refused = subscribers.filter((s) => s.status !== 200).length;
-    if (refused > 0) throw new Error(`${refused} subscribers were refused: ${subscribers.find((s) => s.error)?.error}`);
-    const runState = await graphql<{ generationRun: { state: string } }>(service, key, `query($id: UUID!) { generationRun(id: $id) { state } }`, { id: runId });
+    const states = new Map<string, number>();
+    await eachLimit(runIds, 8, async (runId, run) => {
+      const { state } = (
+        await graphql<{ generationRun: { state: string } }>(service.url, keyOfRun(run), `query($id: UUID!) { generationRun(id: $id) { state } }`, { id: runId })
+      ).generationRun;
+      states.set(state, (states.get(state) ?? 0) + 1);
+    });
     // Idle: V8's memory reducer collects the connection burst's garbage once allocation stops.
+    phase = 'idle followers';
+    const idleCpuBefore = cpuSeconds(service.pid);
+    const idleStarted = performance.now();
     const rssIdle = await settle('idle');
-    const liveFrom = Date.now();
+    const idleCpuPerSecond = (cpuSeconds(service.pid) - idleCpuBefore) / ((performance.now() - idleStarted) / 1000);
 
+    phase = 'delivering';
+    const liveFrom = Date.now();
     const serverCpuBefore = cpuSeconds(service.pid);
-    const clientCpuBefore = process.cpuUsage();
+    const clientCpuBefore = ownCpuSeconds();
+    // PostgreSQL's CPU, outside the service (every process of the server: other users of a shared one too).
+    const postgres = process.env.DATABASE_URL ? pidsNamed(['postgres']) : [];
+    const postgresCpu = () => postgres.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+    const postgresCpuBefore = postgresCpu();
     model.release();
     let rssPeak = rssIdle;
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssBytes(service.pid))), 50);
-    const deadline = Date.now() + 300_000;
-    while (subscribers.some((s) => !s.done) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    // A run takes ~5 s at 200ms a step; C execute at once.
+    const deadline = Date.now() + 300_000 + Math.ceil(RUNS / CONCURRENCY) * 30_000;
+    while (followers.some((f) => !f.done) && Date.now() < deadline && !exit) await new Promise((resolve) => setTimeout(resolve, 100));
     clearInterval(sampler);
+    if (exit) throw new Error('the service exited');
     const deliverSeconds = (Date.now() - liveFrom) / 1000;
     const serverCpu = cpuSeconds(service.pid) - serverCpuBefore;
-    const clientUsage = process.cpuUsage(clientCpuBefore);
-    const clientCpu = (clientUsage.user + clientUsage.system) / 1e6;
+    const clientCpu = ownCpuSeconds() - clientCpuBefore;
+    const postgresCpuUsed = postgresCpu() - postgresCpuBefore;
     agent.destroy();
 
-    const { generationRun } = await graphql<{ generationRun: { state: string; lastSequence: number; events: { sequence: number; createdAt: string }[] } }>(
-      service,
-      key,
-      `query($id: UUID!) { generationRun(id: $id) { state lastSequence events(first: 1000) { sequence createdAt } } }`,
-      { id: runId },
-    );
-    const expected = generationRun.events.map((e) => e.sequence);
-    const complete = subscribers.filter((s) => s.done && s.ids.length === expected.length && s.ids.every((id, i) => id === expected[i])).length;
-    const storedAt = new Map(generationRun.events.map((e) => [e.sequence, Date.parse(e.createdAt)]));
-    const live = generationRun.events.filter((e) => Date.parse(e.createdAt) >= liveFrom).map((e) => e.sequence);
-    const delays: number[] = [];
-    for (const s of subscribers)
-      for (const sequence of live) {
-        const at = s.at.get(sequence);
-        if (at !== undefined) delays.push(at - storedAt.get(sequence)!);
-      }
-    delays.sort((a, b) => a - b);
+    phase = 'reading the runs back';
+    const runs = new Map<string, StoredRun>();
+    await eachLimit(runIds, 8, async (runId, run) => runs.set(runId, await readRun(service.url, keyOfRun(run), runId)));
+    const checked = checkDeliveries(followers, runs, liveFrom);
+    const { delays } = checked;
+    const runStates = new Map<string, number>();
+    for (const run of runs.values()) runStates.set(run.state, (runStates.get(run.state) ?? 0) + 1);
+
     if (values.verbose) {
-      for (const sequence of live) {
-        const perEvent = subscribers.map((sub) => sub.at.get(sequence)! - storedAt.get(sequence)!).sort((a, b) => a - b);
-        const event = generationRun.events.find((e) => e.sequence === sequence)!;
-        console.log(
-          `  event ${sequence} stored +${storedAt.get(sequence)! - liveFrom} ms: first ${perEvent[0].toFixed(1)} p50 ${percentile(perEvent, 50).toFixed(1)} last ${perEvent.at(-1)!.toFixed(1)} ms (${event.createdAt})`,
-        );
+      // Per event of the first run, or the 10 slowest (run, event) pairs when there are several runs.
+      const perEvent: { label: string; delays: number[] }[] = [];
+      for (const [runId, run] of runs) {
+        for (const event of run.events) {
+          const storedAt = Date.parse(event.createdAt);
+          if (storedAt < liveFrom) continue;
+          const got = followers.filter((f) => f.runId === runId).map((f) => f.at.get(event.sequence)! - storedAt);
+          perEvent.push({
+            label: `${RUNS > 1 ? `run ${runId.slice(0, 8)} ` : ''}event ${event.sequence} stored +${storedAt - liveFrom} ms`,
+            delays: got.sort((a, b) => a - b),
+          });
+        }
+        if (RUNS === 1) break;
       }
+      const shown = RUNS === 1 ? perEvent : [...perEvent].sort((a, b) => b.delays.at(-1)! - a.delays.at(-1)!).slice(0, 10);
+      for (const e of shown)
+        say(`  ${e.label}: first ${e.delays[0].toFixed(1)} p50 ${percentile(e.delays, 50).toFixed(1)} last ${e.delays.at(-1)!.toFixed(1)} ms`);
     }
     const kbPerSubscriber = (rssIdle - rssBefore) / 1024 / SUBSCRIBERS;
     const p50 = percentile(delays, 50);
     const p99 = percentile(delays, 99);
-    const database = process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite (embedded)';
-    console.log(`generation SSE fan-out: ${SUBSCRIBERS} subscribers, one run, ${database}, step delay ${values['step-delay']}`);
-    console.log(`  connect: ${connectSeconds.toFixed(1)} s for all streams (run state while connecting: ${runState.generationRun.state})`);
-    console.log(`  run: ${generationRun.state}, ${expected.length} events, ${live.length} stored after all subscribers were connected`);
-    console.log(`  every event to every subscriber, in order, once: ${complete}/${SUBSCRIBERS}`);
-    console.log(
+    const serverUsPerDelivery = microsPerDelivery(serverCpu, delays.length);
+    const clientUsPerDelivery = microsPerDelivery(clientCpu, delays.length);
+    const stateList = (m: Map<string, number>) => [...m].map(([state, count]) => `${count} ${state}`).join(', ');
+    say(
+      `generation SSE fan-out: ${SUBSCRIBERS} followers over ${RUNS} run${RUNS === 1 ? '' : 's'} (${owners} owner${owners === 1 ? '' : 's'}), ${database}, ` +
+        `step delay ${values['step-delay']}, GENERATION_CONCURRENCY ${CONCURRENCY}, --max-old-space-size=${HEAP_MB}${streamsPerUser ? `, STREAMS_PER_USER ${streamsPerUser}` : ''}`,
+    );
+    say(`  setup: ${setupSeconds.toFixed(1)} s (users and keys ${usersSeconds.toFixed(1)} s, workspaces ${seedSeconds.toFixed(1)} s)`);
+    say(`  connect: ${connectSeconds.toFixed(1)} s for all streams (runs while connecting: ${stateList(states)})`);
+    say(`  runs: ${stateList(runStates)}; ${checked.storedEvents} events, ${checked.liveEvents} stored after all followers were connected`);
+    say(
+      `  every event to every follower, in order, once: ${checked.complete}/${SUBSCRIBERS}${checked.firstIncomplete ? ` (first miss: ${checked.firstIncomplete})` : ''}`,
+    );
+    say(
       `  delay stored -> received (${delays.length} deliveries): p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${delays.at(-1)?.toFixed(1)} ms (goal p99 < ${GOAL_P99_MS} ms)`,
     );
-    console.log(`  delivery phase: ${deliverSeconds.toFixed(1)} s; CPU used: service ${serverCpu.toFixed(2)} s, subscribers' client ${clientCpu.toFixed(2)} s`);
-    console.log(
-      `  RSS: before ${(rssBefore / 1048576).toFixed(1)} MB, ${SUBSCRIBERS} idle subscribers ${(rssIdle / 1048576).toFixed(1)} MB, peak while delivering ${(rssPeak / 1048576).toFixed(1)} MB`,
+    say(
+      `  delivery phase: ${deliverSeconds.toFixed(1)} s; CPU: service ${serverCpu.toFixed(2)} s = ${serverUsPerDelivery.toFixed(1)} µs per delivery (run execution included), ` +
+        `followers' client ${clientCpu.toFixed(2)} s = ${clientUsPerDelivery.toFixed(1)} µs per delivery` +
+        (process.env.DATABASE_URL
+          ? `; PostgreSQL (every process of the server) ${postgresCpuUsed.toFixed(2)} s`
+          : ' (the embedded database runs inside the service)'),
     );
-    console.log(`  idle memory per subscriber: ${kbPerSubscriber.toFixed(1)} KB (goal < ${GOAL_KB_PER_SUBSCRIBER} KB)`);
-    if (complete !== SUBSCRIBERS) process.exitCode = 1;
+    say(`  service CPU with the followers idle: ${(idleCpuPerSecond * 100).toFixed(1)}% of a core`);
+    say(
+      `  RSS: before ${(rssBefore / 1048576).toFixed(1)} MB, ${SUBSCRIBERS} idle followers ${(rssIdle / 1048576).toFixed(1)} MB, peak while delivering ${(rssPeak / 1048576).toFixed(1)} MB`,
+    );
+    say(`  idle memory per follower: ${kbPerSubscriber.toFixed(1)} KB (goal < ${GOAL_KB_PER_SUBSCRIBER} KB)`);
+    if (values.json)
+      console.log(
+        JSON.stringify({
+          bench: 'generation-sse',
+          database,
+          subscribers: SUBSCRIBERS,
+          runs: RUNS,
+          owners,
+          concurrency: CONCURRENCY,
+          stepDelay: values['step-delay'],
+          heapMb: HEAP_MB,
+          streamsPerUser: streamsPerUser ?? STREAMS_PER_USER_DEFAULT,
+          setupSeconds,
+          connectSeconds,
+          runStates: Object.fromEntries(runStates),
+          storedEvents: checked.storedEvents,
+          liveEvents: checked.liveEvents,
+          complete: checked.complete,
+          deliveries: delays.length,
+          p50Ms: p50,
+          p99Ms: p99,
+          maxMs: delays.at(-1) ?? null,
+          deliverSeconds,
+          serverCpuSeconds: serverCpu,
+          serverCpuUsPerDelivery: serverUsPerDelivery,
+          clientCpuSeconds: clientCpu,
+          clientCpuUsPerDelivery: clientUsPerDelivery,
+          postgresCpuSeconds: process.env.DATABASE_URL ? postgresCpuUsed : null,
+          idleServerCpuCores: idleCpuPerSecond,
+          rssBeforeMb: rssBefore / 1048576,
+          rssIdleMb: rssIdle / 1048576,
+          rssPeakMb: rssPeak / 1048576,
+          kbPerIdleSubscriber: kbPerSubscriber,
+          goals: { p99Ms: GOAL_P99_MS, kbPerIdleSubscriber: GOAL_KB_PER_SUBSCRIBER },
+          met: { everyEvent: checked.complete === SUBSCRIBERS, p99: p99 < GOAL_P99_MS, memory: kbPerSubscriber < GOAL_KB_PER_SUBSCRIBER },
+        }),
+      );
+    if (checked.complete !== SUBSCRIBERS) process.exitCode = 1;
+  } catch (error) {
+    // A follower's "socket hang up" usually means the service died: wait a moment for its exit.
+    if (!exit) await Promise.race([service.exited, new Promise((resolve) => setTimeout(resolve, 2000))]);
+    const died = describeExit('the service', service, exit);
+    if (!died) throw error;
+    process.stderr.write(`generation SSE fan-out: ${SUBSCRIBERS} followers over ${RUNS} runs, ${database}, --max-old-space-size=${HEAP_MB}\n`);
+    process.stderr.write(`${died}\n  while: ${phase}\n  (what this process saw: ${error instanceof Error ? error.message : String(error)})\n`);
+    if (values.json)
+      console.log(
+        JSON.stringify({ bench: 'generation-sse', database, subscribers: SUBSCRIBERS, runs: RUNS, heapMb: HEAP_MB, serviceExited: { ...exit, phase } }),
+      );
+    process.exitCode = 2;
   } finally {
-    if (values['cpu-prof-dir']) {
+    agent.destroy();
+    if (values['cpu-prof-dir'] && !exit) {
       service.process.kill('SIGTERM');
       await service.exited;
     }
