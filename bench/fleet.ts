@@ -20,7 +20,7 @@
  * `GET /api/generate?run_id=`), the run executing on one of them and its events crossing Redis
  * pub/sub to the others:
  *
- *   DATABASE_URL=postgresql://... REDIS_URL=redis://127.0.0.1:6379 npx tsx bench/fleet.ts --fan-out 10000 [--step-delay 200ms] [--heap 384] [--json]
+ *   DATABASE_URL=postgresql://... REDIS_URL=redis://127.0.0.1:6379 npx tsx bench/fleet.ts --fan-out 10000 [--step-delay 200ms] [--heap MB] [--json]
  *
  * The method is bench/generation-sse.ts's (bench/fan-out-client.ts): a model that holds its
  * requests keeps one "blocker" run in the writer of each instance (GENERATION_CONCURRENCY=1) while
@@ -30,11 +30,12 @@
  * event's stored createdAt; every follower must get every event once, in order. Per instance:
  * followers, delay p50/p99, idle RSS per follower, and CPU per delivery (its CPU time during the
  * delivery phase over the deliveries to its followers; the executing instance's includes the run).
- * The instances run with `--max-old-space-size=<--heap>` (NODE_OPTIONS; npm start's 384 by
+ * The instances run with `--max-old-space-size=<--heap>` (NODE_OPTIONS; npm start's cap by
  * default) and share Redis under a key prefix of their own (RATE_LIMIT_KEY_PREFIX, as every
  * fleet of test/helpers/fleet.ts; the run's pub/sub channel is named by its id); REDIS_URL must be
  * on 127.0.0.1 or localhost. The followers' owner may hold N streams (STREAMS_PER_USER).
  */
+import { npmStartHeapMb } from './npm-start-heap.ts';
 import http from 'node:http';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -67,7 +68,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '24' },
     'fan-out': { type: 'string' },
     'step-delay': { type: 'string', default: '200ms' },
-    heap: { type: 'string', default: '384' },
+    heap: { type: 'string', default: String(npmStartHeapMb()) },
     json: { type: 'boolean', default: false },
   },
 });

@@ -4,7 +4,7 @@
  * (default 1: everyone follows the same run).
  *
  *   npx tsx bench/generation-sse.ts [--subscribers 2000] [--runs 1] [--concurrency C] [--step-delay 200ms]
- *                                   [--heap 384] [--json] [--verbose] [--cpu-prof-dir DIR]
+ *                                   [--heap MB] [--json] [--verbose] [--cpu-prof-dir DIR]
  *
  * - The service runs as its own process (`node --max-old-space-size=<--heap> --import tsx
  *   server/main.ts`: npm start's heap cap by default; embedded database unless DATABASE_URL is
@@ -44,6 +44,7 @@
  * - If the service exits (e.g. out of heap) the benchmark says so, with its exit code or signal
  *   and the last lines of its stderr, and exits 2. --json prints one JSON line with every figure.
  */
+import { npmStartHeapMb } from './npm-start-heap.ts';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { startChildService } from '../test/helpers/child-service.ts';
@@ -76,7 +77,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '1' },
     concurrency: { type: 'string' },
     'step-delay': { type: 'string', default: '200ms' },
-    heap: { type: 'string', default: '384' },
+    heap: { type: 'string', default: String(npmStartHeapMb()) },
     'cpu-prof-dir': { type: 'string' },
     json: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
