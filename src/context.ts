@@ -8,14 +8,14 @@ import { RequestBudgets } from './ratelimit/rate-limiter.ts';
 import { findSessionUser, SESSION_COOKIE } from './auth/sessions.ts';
 import { AppError, MESSAGES } from './errors.ts';
 import { readCookie } from './util/cookies.ts';
+import type { Credential } from './auth/credential-watch.ts';
 
 /** `oauth_token`: an access token of the built-in OAuth server, valid only at the resource it names (the MCP endpoint). */
-export type CredentialKind = 'api_key' | 'session' | 'access_token' | 'oauth_token';
 
 export interface Viewer {
   user: ApiKeyOwner;
   scopes: ReadonlySet<Scope>;
-  credential: { kind: CredentialKind; id: string };
+  credential: Credential;
   /** For a session credential: when the session token expires (null: it has no expiry). */
   session?: { expiresAt: Date | null };
   /** The user's organizations, when the credential check read them already (API keys, access tokens). */

@@ -14,9 +14,12 @@
  */
 import type pg from 'pg';
 import type { Logger } from '../log.ts';
-import type { Viewer } from '../context.ts';
 
-type Credential = Viewer['credential'];
+/** A request's credential, as the viewer names it (src/context.ts Viewer['credential'] is this type). */
+export interface Credential {
+  kind: 'api_key' | 'session' | 'access_token' | 'oauth_token';
+  id: string;
+}
 
 /** The statement that returns which of the given ids are still valid, per watched credential kind. */
 const STILL_VALID: Partial<Record<Credential['kind'], string>> = {

@@ -15,8 +15,7 @@ import type { ProgressHub, ProgressItem } from './progress-hub.ts';
 import { endRun } from './end-run.ts';
 import type { StreamSlots } from '../ratelimit/stream-slots.ts';
 import { endingWith } from '../util/async-iterator.ts';
-import type { CredentialWatch } from '../auth/credential-watch.ts';
-import type { Viewer } from '../context.ts';
+import type { Credential, CredentialWatch } from '../auth/credential-watch.ts';
 import { isFinalState, RUN_AGENT, type GenerationRunRecord, type RunState, type RunStore } from './run-store.ts';
 import { GENERATION_SOURCES, SUMMARY_LENGTHS, type GenerationOptions, type GenerationSource, type SummaryLength } from './types.ts';
 
@@ -150,7 +149,7 @@ export class GenerationService {
    * The run's events after `after`, then live ones. With the follower's credential, the stream
    * ends when the credential is revoked or expires (checked every GENERATION_HEARTBEAT).
    */
-  async follow(userId: string, runId: string, after: number, credential?: Viewer['credential']): Promise<AsyncIterableIterator<ProgressItem>> {
+  async follow(userId: string, runId: string, after: number, credential?: Credential): Promise<AsyncIterableIterator<ProgressItem>> {
     if (!Number.isInteger(after) || after < 0) throw AppError.badInput('after', 'must be a non-negative integer');
     // The slot first: a user past the cap is refused before the run is even read.
     const release = this.deps.streams.take(userId);
