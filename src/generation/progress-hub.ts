@@ -277,13 +277,18 @@ class Follower implements AsyncIterableIterator<ProgressItem>, Listener {
   /** A consumer reading without promises (PushSource): told when items are ready. */
   private ready: (() => void) | null = null;
   private starting: Promise<void> | null = null;
+  private failure: { error: unknown } | null = null;
 
   /** The push side (src/util/async-iterator.ts): drain() takes every ready item at once. */
   readonly [PUSH]: PushSource<ProgressItem> & { ended: boolean } = {
     drain: () => this.drain(),
     onReady: (ready) => {
       this.ready = ready;
-      this.starting ??= this.attach().then(ready, () => this.return().then(ready));
+      // A feed that cannot start (its first read failed) is reported by the next drain(), as next() would throw it.
+      this.starting ??= this.attach().then(ready, (error: unknown) => {
+        this.failure = { error };
+        void this.return().then(ready);
+      });
     },
     ended: false,
   };
@@ -324,6 +329,11 @@ class Follower implements AsyncIterableIterator<ProgressItem>, Listener {
 
   /** Every item ready now; after the final event the follower has ended. */
   private drain(): ProgressItem[] {
+    if (this.failure) {
+      const { error } = this.failure;
+      this.failure = null;
+      throw error;
+    }
     const items: ProgressItem[] = [];
     for (let item = this.feed && !this.done ? this.take(this.feed) : undefined; item; item = this.done ? undefined : this.take(this.feed!)) {
       items.push(item);

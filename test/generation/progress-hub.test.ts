@@ -478,6 +478,29 @@ describe('the push side (drain without a promise per item)', () => {
     expect(follower.items).toHaveLength(1);
   });
 
+  it('a feed whose first read fails: the push consumer gets the error from drain(), then the stream has ended', async () => {
+    const { hub, store } = setup();
+    const runId = newRunId();
+    store.failures = 1;
+    const push = pushSourceOf<ProgressItem>(hub.follow(runId, 0))!;
+    const outcome = await withTimeout(
+      new Promise<string>((resolve) =>
+        push.onReady(() => {
+          try {
+            push.drain();
+            if (push.ended) resolve('ended without error');
+          } catch (error) {
+            resolve(String((error as Error).message));
+          }
+        }),
+      ),
+      2_000,
+    );
+    expect(outcome).toBe('the database is unreachable');
+    expect(push.ended).toBe(true);
+    expect(hub.followedRuns).toBe(0);
+  });
+
   it('the map and slot wrappers pass the push side on, and the slot is released when the stream ends', async () => {
     const { hub, emit, finish } = setup();
     const runId = newRunId();
