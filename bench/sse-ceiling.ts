@@ -15,11 +15,12 @@
  * server's CPU per delivery (from /proc), and the clients' CPU.
  */
 import { fork } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { percentile } from './fan-out-client.ts';
+import { cpuTicks, TICKS } from './proc-cpu.ts';
 
 const { values } = parseArgs({
   options: {
@@ -94,12 +95,7 @@ function serve(): void {
 }
 
 function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+  return cpuTicks(pid) / TICKS;
 }
 
 export async function runCeiling(options: { subscribers: number; events: number; stepMs: number; burst: number }): Promise<CeilingResult> {
