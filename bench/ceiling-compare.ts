@@ -38,6 +38,12 @@
  *
  *   DATABASE_URL=... npx tsx bench/ceiling-compare.ts --endpoints comparison,stickies --targets REST,ceiling,rest-cached,rest-304
  *
+ * And two for the floor (bench/ceiling.ts `/floor/...`, in the ceiling's process): `floor-cached`,
+ * node:http answering the same body from memory with no credential read and no statement, and
+ * `floor-304`, node:http answering 304 to each request. No HTTP server can do less per request,
+ * so `floor .../ceiling` is the best ratio any cached answer or 304 can reach on this machine with
+ * this load generator; `REST cached/floor cached` and `REST 304/floor 304` say how near the project is.
+ *
  * The project runs with its response cache off (RESPONSE_CACHE_MAX_BYTES=0: the ceiling and the
  * plain yoga run every read's statements; an answer from the cache would compare a cache with a
  * server) and REQUESTS_IN_FLIGHT_PER_CLIENT at the connection count (the load generator is one
@@ -65,7 +71,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 
-type TargetName = 'REST' | 'GraphQL' | 'ceiling' | 'plain yoga' | 'REST cached' | 'REST 304';
+type TargetName = 'REST' | 'GraphQL' | 'ceiling' | 'plain yoga' | 'REST cached' | 'REST 304' | 'floor cached' | 'floor 304';
 type EndpointName = 'comparison' | 'stickies' | 'health';
 
 interface LoadJob {
@@ -174,7 +180,7 @@ async function main(): Promise<void> {
     const key = seeded.apiKey;
     if (!key) throw new Error('the demo seed made no API key');
     const onPostgres = service.services.db.kind === 'postgresql';
-    const wantCeiling = onPostgres && wantedTargets.has('ceiling');
+    const wantCeiling = onPostgres && (wantedTargets.has('ceiling') || wantedTargets.has('floor-cached') || wantedTargets.has('floor-304'));
 
     let ceilingUrl: string | undefined;
     let ceiling: ChildProcess | undefined;
@@ -279,8 +285,9 @@ async function main(): Promise<void> {
       },
     ];
     const endpoints = allEndpoints.filter((endpoint) => wantedEndpoints.has(endpoint.name));
-    const targets = (['REST', 'GraphQL', 'ceiling', 'plain yoga', 'REST cached', 'REST 304'] as const).filter(
-      (target) => wantedTargets.has(target === 'plain yoga' ? 'yoga' : target.toLowerCase().replace(' ', '-')) && (target !== 'ceiling' || wantCeiling),
+    const inCeiling = (target: TargetName) => target === 'ceiling' || target === 'floor cached' || target === 'floor 304';
+    const targets = (['REST', 'GraphQL', 'ceiling', 'plain yoga', 'REST cached', 'REST 304', 'floor cached', 'floor 304'] as const).filter(
+      (target) => wantedTargets.has(target === 'plain yoga' ? 'yoga' : target.toLowerCase().replace(' ', '-')) && (!inCeiling(target) || wantCeiling),
     );
     if (endpoints.length === 0 || targets.length === 0) throw new Error('no endpoint or no target to measure (--endpoints, --targets)');
     const jobFor = (endpoint: Endpoint, target: TargetName): Omit<LoadJob, 'id' | 'duration'> => {
@@ -294,6 +301,9 @@ async function main(): Promise<void> {
           headers: { ...headers, 'if-none-match': currentTags.get(endpoint.name) ?? '' },
           connections,
         };
+      if (target === 'floor cached') return { url: `${ceilingUrl}/floor${endpoint.path}`, method: 'GET', headers, connections };
+      if (target === 'floor 304')
+        return { url: `${ceilingUrl}/floor${endpoint.path}`, method: 'GET', headers: { ...headers, 'if-none-match': '"floor"' }, connections };
       const base = target === 'REST' ? service.url : ceilingUrl!;
       return { url: `${base}${endpoint.path}`, method: 'GET', headers, connections };
     };
@@ -342,7 +352,7 @@ async function main(): Promise<void> {
         ceiling!.once('message', (message: { type: string; usage: NodeJS.CpuUsage }) => resolve(message.usage));
         ceiling!.send({ type: 'cpu' });
       });
-    const cpuNow = (target: TargetName) => (target === 'ceiling' ? ceilingCpu() : Promise.resolve(process.cpuUsage()));
+    const cpuNow = (target: TargetName) => (inCeiling(target) ? ceilingCpu() : Promise.resolve(process.cpuUsage()));
 
     interface Slot {
       round: number;
@@ -378,7 +388,7 @@ async function main(): Promise<void> {
       // The cache is on for the 'REST cached' slots only (its answers were kept by the warm-up).
       service.services.responseCache = target === 'REST cached' ? cacheOn : cacheOff;
       if (target === 'REST 304') await rememberTag(endpoint);
-      const profiled = profiler && round !== undefined && target !== 'ceiling';
+      const profiled = profiler && round !== undefined && !inCeiling(target);
       if (profiled) await profiler!.post('Profiler.start');
       const before = await cpuNow(target);
       const summary = await load({ ...jobFor(endpoint, target), duration });
@@ -397,7 +407,7 @@ async function main(): Promise<void> {
         rps: summary.rps,
         p50: summary.p50,
         cpuMsPerRequest: summary.requests > 0 ? cpuMs / summary.requests : NaN,
-        failures: summary.errors + summary.non2xx - (target === 'REST 304' ? summary.notModified : 0),
+        failures: summary.errors + summary.non2xx - (target === 'REST 304' || target === 'floor 304' ? summary.notModified : 0),
       };
     };
 
@@ -455,6 +465,11 @@ async function main(): Promise<void> {
       if (has('REST cached') && has('ceiling')) parts.push(`REST cached/ceiling ${spread(ratios(byRound('REST cached'), byRound('ceiling')), 2)}`);
       if (has('REST 304') && has('ceiling')) parts.push(`REST 304/ceiling ${spread(ratios(byRound('REST 304'), byRound('ceiling')), 2)}`);
       if (has('REST cached') && has('REST')) parts.push(`REST cached/REST ${spread(ratios(byRound('REST cached'), rest), 2)}`);
+      if (has('floor cached') && has('ceiling')) parts.push(`floor cached/ceiling ${spread(ratios(byRound('floor cached'), byRound('ceiling')), 2)}`);
+      if (has('floor 304') && has('ceiling')) parts.push(`floor 304/ceiling ${spread(ratios(byRound('floor 304'), byRound('ceiling')), 2)}`);
+      if (has('REST cached') && has('floor cached'))
+        parts.push(`REST cached/floor cached ${spread(ratios(byRound('REST cached'), byRound('floor cached')), 2)}`);
+      if (has('REST 304') && has('floor 304')) parts.push(`REST 304/floor 304 ${spread(ratios(byRound('REST 304'), byRound('floor 304')), 2)}`);
       if (has('GraphQL') && has('plain yoga')) {
         const perRound = ratios(byRound('GraphQL'), byRound('plain yoga'));
         parts.push(`GraphQL/plain yoga ${spread(perRound, 3)} [${perRound.map((ratio) => ratio.toFixed(2)).join(' ')}]`);

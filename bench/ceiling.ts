@@ -16,6 +16,8 @@
  * thresholds come from the organization rows the statement reads (what the project shows), so
  * the ceiling needs no configuration besides DATABASE_URL.
  *
+ * `/floor/<path>` is the floor: the same answer from memory, or a 304, with no work at all (see floor()).
+ *
  * Standalone:  DATABASE_URL='postgresql://…/test?schema=<the project's schema>' [PORT=0] npx tsx bench/ceiling.ts
  * Forked with an IPC channel (bench/ceiling-compare.ts) it reports `{ type: 'listening', url }`
  * and answers `{ type: 'cpu' }` with its own process.cpuUsage().
@@ -190,27 +192,46 @@ export async function startCeiling(options: CeilingOptions): Promise<Ceiling> {
     return HEALTHY;
   }
 
-  const server = http.createServer((req, res) => {
-    const url = req.url ?? '/';
+  function answer(req: http.IncomingMessage, url: string): Promise<string> {
     const mark = url.indexOf('?');
     const pathname = mark === -1 ? url : url.slice(0, mark);
     const query = new URLSearchParams(mark === -1 ? '' : url.slice(mark + 1));
-    let work: Promise<string>;
-    if (req.method !== 'GET') work = Promise.reject(new HttpError(405, 'Method not allowed; use GET'));
-    else if (pathname === '/api/returns/comparison') work = comparison(req, query);
-    else if (pathname === '/api/stickies') work = stickies(req, query);
-    else if (pathname === '/health') work = health(req);
-    else work = Promise.reject(new HttpError(404, 'Not found'));
-    work.then(
-      (body) => send(res, 200, body),
-      (error: unknown) => {
-        if (error instanceof HttpError) send(res, error.status, JSON.stringify({ error: error.message }));
-        else {
-          console.error('ceiling: request failed', error);
-          send(res, 500, JSON.stringify({ error: 'Internal server error' }));
-        }
-      },
+    if (req.method !== 'GET') return Promise.reject(new HttpError(405, 'Method not allowed; use GET'));
+    if (pathname === '/api/returns/comparison') return comparison(req, query);
+    if (pathname === '/api/stickies') return stickies(req, query);
+    if (pathname === '/health') return health(req);
+    return Promise.reject(new HttpError(404, 'Not found'));
+  }
+
+  /**
+   * The floor: what node:http alone costs to answer a request from memory, no credential read, no
+   * statement, nothing checked. `/floor/<path>` answers the ceiling's body for <path> (worked out
+   * on its first request, then kept), or 304 when the request has If-None-Match. No server that
+   * answers over HTTP can do less, so a cached answer's or a 304's ratio to the ceiling can be no
+   * better than the floor's on the same machine and load generator (docs/benchmarks.md).
+   */
+  const floorBodies = new Map<string, string>();
+  function floor(req: http.IncomingMessage, res: http.ServerResponse, url: string): void {
+    if (req.headers['if-none-match'] !== undefined) {
+      res.writeHead(304, { etag: FLOOR_TAG });
+      res.end();
+      return;
+    }
+    const kept = floorBodies.get(url);
+    if (kept !== undefined) return send(res, 200, kept, FLOOR_TAG);
+    reply(
+      res,
+      answer(req, url).then((body) => {
+        floorBodies.set(url, body);
+        return body;
+      }),
     );
+  }
+
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? '/';
+    if (url.startsWith(FLOOR_PREFIX)) floor(req, res, url.slice(FLOOR_PREFIX.length - 1));
+    else reply(res, answer(req, url));
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
@@ -233,8 +254,29 @@ export async function startCeiling(options: CeilingOptions): Promise<Ceiling> {
 
 const HEALTHY = JSON.stringify({ status: 'healthy' });
 
-function send(res: http.ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+/** The floor's paths (`/floor/api/stickies?limit=20`) and the one tag its answers carry. */
+const FLOOR_PREFIX = '/floor/';
+const FLOOR_TAG = '"floor"';
+
+function reply(res: http.ServerResponse, work: Promise<string>): void {
+  work.then(
+    (body) => send(res, 200, body),
+    (error: unknown) => {
+      if (error instanceof HttpError) send(res, error.status, JSON.stringify({ error: error.message }));
+      else {
+        console.error('ceiling: request failed', error);
+        send(res, 500, JSON.stringify({ error: 'Internal server error' }));
+      }
+    },
+  );
+}
+
+function send(res: http.ServerResponse, status: number, body: string, etag?: string): void {
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    ...(etag === undefined ? {} : { etag }),
+  });
   res.end(body);
 }
 
