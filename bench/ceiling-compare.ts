@@ -14,6 +14,11 @@
  * the ceiling's own process for the ceiling). Then REST/GraphQL, REST/ceiling and GraphQL/plain
  * yoga, each computed within a round and reported as median and spread.
  *
+ * `authed-yoga` (asked for by name) is the plain yoga with each request's API key verified by the
+ * project's own authenticate (the key's one statement, the viewer built from it): what any server
+ * that checks a credential on every request pays. GraphQL/authed yoga is what the project's other
+ * policies cost; authed yoga/plain yoga what authentication alone costs.
+ *
  * The plain yoga is what a team gets from `createYoga({ schema })` with no policies: the project's
  * own schema (schema/index.ts getSchema) and services, served by node:http on a port of its own,
  * with a context built from the viewer of the API key resolved once at start (no per-request
@@ -71,7 +76,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 
-type TargetName = 'REST' | 'GraphQL' | 'ceiling' | 'plain yoga' | 'REST cached' | 'REST 304' | 'floor cached' | 'floor 304';
+type TargetName = 'REST' | 'GraphQL' | 'ceiling' | 'plain yoga' | 'REST cached' | 'REST 304' | 'floor cached' | 'floor 304' | 'authed yoga';
 type EndpointName = 'comparison' | 'stickies' | 'health';
 
 interface LoadJob {
@@ -165,6 +170,7 @@ async function main(): Promise<void> {
   const wantedEndpoints = wanted(values.endpoints);
   const children: ChildProcess[] = [];
   let plainServer: Server | undefined;
+  const servers: Server[] = [];
   // What the peers do not have is off or lifted, so the figures compare the same work (see the
   // header): the response cache (the ceiling and the plain yoga run every read's statements) and
   // the fair share's cap on one client's requests at once (the load generator is one client;
@@ -235,6 +241,34 @@ async function main(): Promise<void> {
     await new Promise<void>((resolve) => plainServer!.listen(0, '127.0.0.1', resolve));
     const plainUrl = `http://127.0.0.1:${(plainServer.address() as AddressInfo).port}`;
 
+    // ---- the authed yoga: the plain yoga, but each request's API key verified (the project's own
+    // authenticate: the key's one statement), what any deployment that checks credentials pays ----
+    let authedRequests = 0;
+    const authedYoga = createYoga({
+      schema: getSchema(),
+      context: async ({ request }: { request: Request }) => {
+        const authenticated = await authenticate(services, { 'x-api-key': request.headers.get('x-api-key') ?? undefined });
+        const requestViewer = authenticated.viewer;
+        if (!requestViewer) throw new Error('authed yoga: the key did not authenticate');
+        const orgs = Promise.resolve(requestViewer.organizationIds ?? (await services.organizations.membershipIds(requestViewer.user.id)));
+        return {
+          requestId: `authed-${(authedRequests += 1)}`,
+          front: 'graphql',
+          viewer: requestViewer,
+          credentialProblem: null,
+          clientAddress: '127.0.0.1',
+          services,
+          log: services.log,
+          budgets: new RequestBudgets(allowAll as never, () => `${requestViewer.credential.kind}:${requestViewer.credential.id}`),
+          organizationIds: () => orgs,
+        };
+      },
+    });
+    const authedServer = createServer(authedYoga);
+    servers.push(authedServer);
+    await new Promise<void>((resolve) => authedServer.listen(0, '127.0.0.1', resolve));
+    const authedUrl = `http://127.0.0.1:${(authedServer.address() as AddressInfo).port}`;
+
     const loadgen = fork(here, ['--loadgen'], { execArgv: childExecArgv });
     children.push(loadgen);
 
@@ -286,13 +320,14 @@ async function main(): Promise<void> {
     ];
     const endpoints = allEndpoints.filter((endpoint) => wantedEndpoints.has(endpoint.name));
     const inCeiling = (target: TargetName) => target === 'ceiling' || target === 'floor cached' || target === 'floor 304';
-    const targets = (['REST', 'GraphQL', 'ceiling', 'plain yoga', 'REST cached', 'REST 304', 'floor cached', 'floor 304'] as const).filter(
+    const targets = (['REST', 'GraphQL', 'ceiling', 'plain yoga', 'authed yoga', 'REST cached', 'REST 304', 'floor cached', 'floor 304'] as const).filter(
       (target) => wantedTargets.has(target === 'plain yoga' ? 'yoga' : target.toLowerCase().replace(' ', '-')) && (!inCeiling(target) || wantCeiling),
     );
     if (endpoints.length === 0 || targets.length === 0) throw new Error('no endpoint or no target to measure (--endpoints, --targets)');
     const jobFor = (endpoint: Endpoint, target: TargetName): Omit<LoadJob, 'id' | 'duration'> => {
       if (target === 'GraphQL') return { ...endpoint.graphql, connections };
       if (target === 'plain yoga') return { ...endpoint.graphql, url: `${plainUrl}/graphql`, connections };
+      if (target === 'authed yoga') return { ...endpoint.graphql, url: `${authedUrl}/graphql`, connections };
       if (target === 'REST cached') return { url: `${service.url}${endpoint.path}`, method: 'GET', headers, connections };
       if (target === 'REST 304')
         return {
@@ -323,6 +358,11 @@ async function main(): Promise<void> {
       if (!plainResult.data || plainResult.errors) throw new Error(`${endpoint.name}: plain yoga answered ${JSON.stringify(plainResult.errors)}`);
       assertSame(`${endpoint.name}: plain yoga data vs GraphQL data`, JSON.stringify(gqlResult.data), JSON.stringify(plainResult.data));
       note += ', plain yoga data equal';
+      const authedResponse = await fetch(`${authedUrl}/graphql`, { method: 'POST', headers: endpoint.graphql.headers, body: endpoint.graphql.body });
+      const authedResult = (await authedResponse.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
+      if (!authedResult.data || authedResult.errors) throw new Error(`${endpoint.name}: authed yoga answered ${JSON.stringify(authedResult.errors)}`);
+      assertSame(`${endpoint.name}: authed yoga data vs GraphQL data`, JSON.stringify(gqlResult.data), JSON.stringify(authedResult.data));
+      note += ', authed yoga data equal';
       if (ceilingUrl) {
         const ceilingResponse = await fetch(`${ceilingUrl}${endpoint.path}`, { headers });
         const ceilingBody = await ceilingResponse.text();
@@ -474,6 +514,8 @@ async function main(): Promise<void> {
         const perRound = ratios(byRound('GraphQL'), byRound('plain yoga'));
         parts.push(`GraphQL/plain yoga ${spread(perRound, 3)} [${perRound.map((ratio) => ratio.toFixed(2)).join(' ')}]`);
       }
+      if (has('GraphQL') && has('authed yoga')) parts.push(`GraphQL/authed yoga ${spread(ratios(byRound('GraphQL'), byRound('authed yoga')), 3)}`);
+      if (has('authed yoga') && has('plain yoga')) parts.push(`authed yoga/plain yoga ${spread(ratios(byRound('authed yoga'), byRound('plain yoga')), 3)}`);
       console.log(`${endpoint.name.padEnd(11)}${parts.join('   ')}`);
     }
     const failed = slots.reduce((sum, slot) => sum + slot.failures, 0);
@@ -490,6 +532,10 @@ async function main(): Promise<void> {
     for (const child of children) if (child.exitCode === null && child.connected) child.disconnect();
     plainServer?.closeAllConnections();
     plainServer?.close();
+    for (const server of servers) {
+      server.closeAllConnections();
+      server.close();
+    }
     await service.close();
   }
 }
