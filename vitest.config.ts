@@ -9,7 +9,7 @@ import { defineConfig } from 'vitest/config';
  * service, database and Redis prefix; what is shared is code, and the module-level state the code
  * keeps is per service instance (test/layout checks the one that was not: the self-test's URL).
  */
-const OWN_MODULES = ['test/auth/sign-in-limits.test.ts'];
+const OWN_MODULES = ['test/auth/sign-in-limits.test.ts', 'test/rest/event-stream-memory.test.ts'];
 
 export default defineConfig({
   // One copy of graphql: some dependencies require() its CommonJS build while ESM imports

@@ -17,10 +17,13 @@
  * Errors before the stream starts are JSON error responses with their status; after it has
  * started, an `event: error` frame is written and the stream closes.
  */
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionResult } from 'graphql';
 import type { OperationRunner, PreparedOperation } from '../schema/pipeline/index.ts';
 import type { RequestContext } from '../src/context.ts';
+import { viewerLog } from '../src/context.ts';
+import type { Credential } from '../src/auth/credential-watch.ts';
+import type { Logger } from '../src/log.ts';
 import { AppError } from '../src/errors.ts';
 import { rateLimitHeaders } from '../src/ratelimit/rate-limiter.ts';
 import { authenticatesWithSessionCookie } from '../src/context.ts';
@@ -43,26 +46,40 @@ export interface PreparedStream {
   findSpecs: VariableSpec[];
 }
 
-export async function handleEventStream(prepared: PreparedStream, ctx: RequestContext, req: Request, res: Response): Promise<void> {
+/** What the stream reads of a request: node's own, with the query string parsed (express's or the REST lane's). */
+export interface StreamRequest extends IncomingMessage {
+  query: Record<string, unknown>;
+}
+
+/**
+ * Serves one stream. Resolves once the stream is following (or has answered): from then on the
+ * follower is a LiveStream (below), and nothing of the request's setup is held (the request
+ * context, its budgets and logger, the operations' results and the pipeline's hooks), so an idle
+ * follower costs its connection and a few small objects. `requestLog`: the request's logger, for
+ * a failure while following (the context's logger is not kept for it).
+ */
+export async function handleEventStream(
+  prepared: PreparedStream,
+  ctx: RequestContext,
+  req: StreamRequest,
+  res: ServerResponse,
+  requestLog: (req: IncomingMessage) => Logger,
+): Promise<void> {
   const { route, operations } = prepared;
   const stream = route.stream;
   // A client can hang up while the run is found or started: its subscription must not outlive it.
-  let subscription: AsyncIterableIterator<unknown> | undefined;
   // ('close' may already have fired while the credential was checked.)
-  let gone = res.destroyed || req.socket.destroyed;
-  res.once('close', () => {
-    gone = true;
-    void subscription?.return?.();
-  });
-  const query = req.query as Record<string, unknown>;
+  const setup = new StreamSetup(res.destroyed || req.socket.destroyed);
+  const onClose = () => setup.hangUp();
+  res.once('close', onClose);
+  const query = req.query;
   const lastEventId = parseLastEventId(req.headers['last-event-id'] ?? query[stream.lastEventParam]);
 
   let run: StreamRun | null;
   let after = lastEventId ?? 0;
   // Past the user's cap of open streams nothing is found or started: refused at once (429).
   if (ctx.viewer) ctx.services.streams.ensureRoom(ctx.viewer.user.id);
-  const specsForError = [...prepared.startSpecs, ...prepared.findSpecs];
-  const fail = (result: ExecutionResult) => sendError(res, result.errors![0], (field) => restFieldName(specsForError, field));
+  const fail = (result: ExecutionResult) => sendError(res, result.errors![0], (field) => restFieldName([...prepared.startSpecs, ...prepared.findSpecs], field));
   if (query[stream.followParam] !== undefined) {
     const variables = buildVariables(prepared.findSpecs, [{ source: 'query', values: { [stream.followParam]: query[stream.followParam] } }]);
     const found = await operations.execute(ctx, prepared.find, variables);
@@ -95,54 +112,107 @@ export async function handleEventStream(prepared: PreparedStream, ctx: RequestCo
 
   const source = await operations.sourceEvents(ctx, prepared.subscription, { runId: run.id, after });
   if (!(Symbol.asyncIterator in source)) return fail(source);
-  subscription = source;
-  if (gone) {
+  const subscription = source;
+  if (setup.follow(subscription)) {
     await subscription.return?.();
     return;
   }
 
   openStream(res, stream.retryMs, rateLimitHeaders(await ctx.budgets.settled()));
-  const writer = new FrameWriter(res, ctx.services.config.limits.streamUnsentMaxBytes);
-  /** Writes one payload's frame; true after the final event. */
-  const write = (payload: StreamEvent | Heartbeat): boolean => {
-    if (payload.sequence === undefined) {
-      writer.push(heartbeatFrame(payload));
-      return false;
+  const failureLog: FailureLog = { req, requestLog, userId: ctx.viewer?.user.id, credential: ctx.viewer?.credential };
+  const push = pushSourceOf<StreamEvent | Heartbeat>(subscription);
+  if (push) {
+    // The setup's close handler holds this function's variables: the live stream has its own.
+    res.off('close', onClose);
+    if (setup.gone) {
+      await subscription.return?.();
+      res.end();
+      return;
     }
-    writer.push(frameOf(stream, payload as StreamEvent));
-    return stream.isFinal(payload as StreamEvent);
-  };
+    follow(new LiveStream(res, ctx.services.config.limits.streamUnsentMaxBytes, stream, subscription, push, failureLog));
+    return;
+  }
+  await writeAsIterated(new FrameWriter(res, ctx.services.config.limits.streamUnsentMaxBytes), stream, subscription, failureLog);
+}
+
+/** Whether the client hung up while the stream was being set up, and the subscription to end if it does. */
+class StreamSetup {
+  private subscription: AsyncIterator<unknown> | undefined;
+
+  constructor(public gone: boolean) {}
+
+  hangUp(): void {
+    this.gone = true;
+    void this.subscription?.return?.();
+  }
+
+  /** Keeps the subscription to end on a hang-up; true when the client is gone already. */
+  follow(subscription: AsyncIterator<unknown>): boolean {
+    this.subscription = subscription;
+    return this.gone;
+  }
+}
+
+/** Who to name in the log line of a stream that failed: the request's log with the viewer, as the request context's log. */
+interface FailureLog {
+  req: IncomingMessage;
+  requestLog: (req: IncomingMessage) => Logger;
+  userId: string | undefined;
+  credential: Credential | undefined;
+}
+
+function logFailure(log: FailureLog, error: unknown): void {
+  const viewer = log.userId !== undefined && log.credential ? { user: { id: log.userId }, credential: log.credential } : null;
+  viewerLog(log.requestLog(log.req), viewer).error({ err: error }, 'event stream failed');
+}
+
+/** The frame of a stream that failed after it started (the client is told, then the stream closes). */
+function errorFrame(): string {
+  return frame({ event: 'error', data: JSON.stringify({ error: 'Internal server error' }) });
+}
+
+/**
+ * The stream of a source without a push side, read through the async iterator protocol (one
+ * promise per payload): the frame writer and this function's variables are held while it follows.
+ */
+async function writeAsIterated(
+  writer: FrameWriter,
+  stream: StreamRoute['stream'],
+  subscription: AsyncIterableIterator<unknown>,
+  failureLog: FailureLog,
+): Promise<void> {
   try {
-    const push = pushSourceOf<StreamEvent | Heartbeat>(subscription);
-    if (push) await writeAsReady(push, write);
-    else for await (const payload of subscription as AsyncIterable<StreamEvent | Heartbeat>) if (write(payload)) break;
+    for await (const payload of subscription as AsyncIterable<StreamEvent | Heartbeat>) if (writePayload(writer, stream, payload)) break;
   } catch (error) {
-    ctx.log.error({ err: error }, 'event stream failed');
-    writer.push(frame({ event: 'error', data: JSON.stringify({ error: 'Internal server error' }) }));
+    logFailure(failureLog, error);
+    writer.push(errorFrame());
   } finally {
     await subscription.return?.();
     writer.end();
   }
 }
 
-/**
- * Writes the stream's payloads as they become ready, without a promise per payload: thousands of
- * followers of a run each take the run's new events synchronously when the feed announces them
- * (src/generation/progress-hub.ts), and nothing waits per follower in between. Resolves after the
- * final payload (`write` returns true) or when the stream has ended (client gone, credential
- * revoked, shutdown).
- */
-function writeAsReady<T>(push: PushSource<T>, write: (payload: T) => boolean): Promise<void> {
-  return new Promise((resolve, reject) => {
-    push.onReady(() => {
-      try {
-        for (const payload of push.drain()) if (write(payload)) return resolve();
-        if (push.ended) resolve();
-      } catch (error) {
-        reject(error);
-      }
-    });
-  });
+/** Writes one payload's frame; true after the final event. */
+function writePayload(writer: FrameWriter, stream: StreamRoute['stream'], payload: StreamEvent | Heartbeat): boolean {
+  if (payload.sequence === undefined) {
+    writer.push(heartbeatFrame(payload));
+    return false;
+  }
+  writer.push(frameOf(stream, payload as StreamEvent));
+  return stream.isFinal(payload as StreamEvent);
+}
+
+/** The live streams by response: one 'close' listener function for all of them (a closure per stream costs memory). */
+const liveStreams = new WeakMap<ServerResponse, LiveStream>();
+
+function follow(live: LiveStream): void {
+  liveStreams.set(live.res, live);
+  live.res.on('close', onLiveClose);
+  live.start();
+}
+
+function onLiveClose(this: ServerResponse): void {
+  liveStreams.get(this)?.hungUp();
 }
 
 /**
@@ -159,7 +229,7 @@ export class FrameWriter {
 
   /** `unsentMax`: STREAM_UNSENT_MAX_BYTES (a client that stopped reading is closed, not buffered for). */
   constructor(
-    private readonly res: Response,
+    readonly res: ServerResponse,
     private readonly unsentMax: number,
   ) {}
 
@@ -190,6 +260,77 @@ export class FrameWriter {
 
   close(): void {
     if (!this.res.writableEnded) this.res.end();
+  }
+}
+
+/**
+ * A REST stream that is following: it reads its follower through the push side, so nothing waits
+ * per follower between events (thousands of followers of a run each take the run's new events
+ * synchronously when the feed announces them, src/generation/progress-hub.ts). What an idle
+ * follower holds is this object (its frame writer, the subscription to end, its push side, who to
+ * name in a failure's log line), the ready callback, and its connection.
+ */
+class LiveStream extends FrameWriter {
+  private finished = false;
+
+  constructor(
+    res: ServerResponse,
+    unsentMax: number,
+    private readonly stream: StreamRoute['stream'],
+    private readonly subscription: AsyncIterator<unknown>,
+    private readonly source: PushSource<StreamEvent | Heartbeat>,
+    private readonly failureLog: FailureLog,
+  ) {
+    super(res, unsentMax);
+  }
+
+  start(): void {
+    try {
+      this.source.onReady(() => this.pull());
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  /** The client hung up: the subscription ends (its slot and feed are let go), then the stream. */
+  hungUp(): void {
+    void this.subscription.return?.();
+  }
+
+  /** Writes every ready payload's frame; ends after the final event, or once the source has ended (client gone, credential revoked, shutdown). */
+  private pull(): void {
+    if (this.finished) return;
+    try {
+      for (const payload of this.source.drain()) if (writePayload(this, this.stream, payload)) return this.finish();
+      if (this.source.ended) this.finish();
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private fail(error: unknown): void {
+    if (this.finished) return;
+    logFailure(this.failureLog, error);
+    this.push(errorFrame());
+    this.finish();
+  }
+
+  /** The subscription ends first (the user's stream slot is free before the client sees the end), then the response. */
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    liveStreams.delete(this.res);
+    void this.endAfterReturn();
+  }
+
+  private async endAfterReturn(): Promise<void> {
+    try {
+      await this.subscription.return?.();
+    } catch (error) {
+      logFailure(this.failureLog, error);
+    } finally {
+      this.end();
+    }
   }
 }
 
@@ -249,15 +390,13 @@ function flushAll(): void {
 }
 
 /** Headers of an event stream, then the retry hint; nothing may buffer or compress it. */
-function openStream(res: Response, retryMs: number, headers: Record<string, string>): void {
-  res.status(200);
-  res.set({
-    ...headers,
-    'Content-Type': 'text/event-stream; charset=utf-8',
-    'Cache-Control': 'no-cache, no-transform',
-    'X-Accel-Buffering': 'no',
-    Connection: 'keep-alive',
-  });
+function openStream(res: ServerResponse, retryMs: number, headers: Record<string, string>): void {
+  res.statusCode = 200;
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-cache, no-transform');
+  res.setHeader('X-Accel-Buffering', 'no');
+  res.setHeader('Connection', 'keep-alive');
   res.socket?.setNoDelay(true);
   res.flushHeaders();
   res.write(`retry: ${retryMs}\n\n`);
@@ -314,7 +453,7 @@ function parseLastEventId(raw: unknown): number | undefined {
  * send on cross-site top-level navigations: a link on another site must not start runs. Browsers
  * say where a request comes from in Sec-Fetch-Site.
  */
-function refuseCrossSiteStart(req: Request): void {
+function refuseCrossSiteStart(req: IncomingMessage): void {
   if (authenticatesWithSessionCookie(req) && req.headers['sec-fetch-site'] === 'cross-site') {
     throw new AppError('FORBIDDEN', 'CSRF check failed: a generation cannot be started from another site');
   }

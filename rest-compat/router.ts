@@ -39,6 +39,12 @@ export interface RouterOptions {
    * user already holds every stream slot), or undefined: a flood of refused streams costs no reads.
    */
   earlyStreamRefusal?: (headers: IncomingHttpHeaders) => AppError | undefined;
+  /**
+   * Forgets the request's context (made by `context`), once an event stream no longer needs it:
+   * the HTTP shell keeps each request's context for as long as the request object lives, which for
+   * a stream is as long as it follows.
+   */
+  releaseContext?: (req: IncomingMessage) => void;
 }
 
 /**
@@ -85,15 +91,18 @@ export interface RestRoutes {
   find(method: string, pathname: string): { route?: PreparedRoute; params: Record<string, string> } | undefined;
   /** Runs a JSON route (a body or none, a multipart form) for a request. */
   handle(entry: PreparedRoute, req: RestRequest, res: ServerResponse): void;
-  /** Runs an event stream route: its headers are written with express's response helpers (event-stream.ts). */
-  handleStream(entry: PreparedRoute, req: Request, res: Response): void;
+  /** Runs an event stream route (event-stream.ts). */
+  handleStream(entry: PreparedRoute, req: RestRequest, res: ServerResponse): void;
 }
 
 export type { PreparedRoute };
 
-/** True for a route the REST lane may serve without express: a JSON body or none, no event stream. */
+/**
+ * True for a route the REST lane may serve without express: a JSON body or none, or an event
+ * stream (written with node's own response API, event-stream.ts); not a multipart form.
+ */
 export function servedWithoutFramework(entry: PreparedRoute): boolean {
-  return !entry.stream && entry.route.body !== 'multipart';
+  return entry.route.body !== 'multipart';
 }
 
 /**
@@ -238,12 +247,16 @@ class RouteRunner {
     sendJson(res, response.status ?? route.status ?? 200, response.body, decisions);
   }
 
-  /** An event stream route: express's response helpers write its headers (event-stream.ts). */
-  async handleStream(entry: PreparedRoute, req: Request, res: Response): Promise<void> {
+  /**
+   * An event stream route (event-stream.ts). Once the stream follows (or has answered), the
+   * request's context is let go: a follower holds nothing of it while it waits for events.
+   */
+  async handleStream(entry: PreparedRoute, req: RestRequest, res: ServerResponse): Promise<void> {
     const early = this.options.earlyStreamRefusal?.(req.headers);
     if (early) return sendError(res, early);
     const ctx = await this.begin(entry, req, res);
-    if (ctx && entry.stream) await handleEventStream(entry.stream, ctx, req, res);
+    if (ctx && entry.stream) await handleEventStream(entry.stream, ctx, req, res, this.options.requestLog);
+    this.options.releaseContext?.(req);
   }
 
   /**
@@ -318,7 +331,9 @@ export function createRestRouter(routes: RestRoutes): Router {
     const route = router.route(path);
     for (const entry of entries) {
       const method = entry.route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-      route[method]((req: Request, res: Response) => (entry.stream ? routes.handleStream(entry, req, res) : routes.handle(entry, req as RestRequest, res)));
+      route[method]((req: Request, res: Response) =>
+        entry.stream ? routes.handleStream(entry, req as RestRequest, res) : routes.handle(entry, req as RestRequest, res),
+      );
     }
     const methods = entries.map((entry) => entry.route.method);
     route.all((_req: Request, res: Response) => {

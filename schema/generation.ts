@@ -6,6 +6,7 @@ import { PAGE_SIZES } from '../src/pagination.ts';
 import { mapAsyncIterator } from '../src/util/async-iterator.ts';
 import { AGENT_STATUSES, FINAL_RUN_STATES, RUN_STATES, type GenerationEventRecord } from '../src/generation/run-store.ts';
 import { GENERATION_LIMITS } from '../src/generation/generation-service.ts';
+import type { ProgressItem } from '../src/generation/progress-hub.ts';
 import { GENERATION_SOURCES, SUMMARY_LENGTHS, type GenerationOptions, type SourceReference } from '../src/generation/types.ts';
 
 const RunStateEnum = builder.enumType('GenerationRunState', { values: RUN_STATES });
@@ -197,6 +198,11 @@ builder.mutationFields((t) => ({
   }),
 }));
 
+/** A progress item as the subscription's payload: the event itself, or the heartbeat (one function for every follower). */
+function progressPayload(item: ProgressItem): GenerationEventRecord | HeartbeatShape {
+  return item.kind === 'event' ? item.event : item;
+}
+
 builder.subscriptionFields((t) => ({
   generationProgress: t.withAuth({ scope: 'read:workspace' }).field({
     type: GenerationProgress,
@@ -208,7 +214,7 @@ builder.subscriptionFields((t) => ({
     subscribe: async (_parent, args, ctx) => {
       const items = await ctx.services.generation.follow(ctx.viewer.user.id, args.runId, args.after ?? 0, ctx.viewer.credential);
       // The hub's own objects, the same for every follower: each event's result is executed once per group (use-shared-execution.ts).
-      return mapAsyncIterator(items, (item): GenerationEventRecord | HeartbeatShape => (item.kind === 'event' ? item.event : item));
+      return mapAsyncIterator(items, progressPayload);
     },
     resolve: (payload) => payload,
   }),

@@ -96,7 +96,7 @@ export async function createContext(services: Services, request: RequestInfo): P
     clientAddress: request.clientAddress,
     services,
     get log() {
-      log ??= viewer ? request.log().child({ userId: viewer.user.id, credential: viewer.credential.kind }) : request.log();
+      log ??= viewerLog(request.log(), viewer);
       return log;
     },
     budgets: new RequestBudgets(services.rateLimits, () => (viewer ? `${viewer.credential.kind}:${viewer.credential.id}` : `ip:${request.clientAddress}`)),
@@ -109,6 +109,11 @@ export async function createContext(services: Services, request: RequestInfo): P
       return memberships;
     },
   };
+}
+
+/** A request's logger with the viewer it authenticated (the request context's `log`). */
+export function viewerLog(requestLog: Logger, viewer: { user: { id: string }; credential: Pick<Credential, 'kind'> } | null): Logger {
+  return viewer ? requestLog.child({ userId: viewer.user.id, credential: viewer.credential.kind }) : requestLog;
 }
 
 /**

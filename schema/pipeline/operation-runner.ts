@@ -7,7 +7,7 @@
 import { getOperationAST, parse, type DocumentNode, type GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type GetEnvelopedFn } from '@envelop/core';
 import { SourceEventsRoot } from './use-shared-execution.ts';
-import { PUSH, pushSourceOf, type MaybePushable } from '../../src/util/async-iterator.ts';
+import { pushSourceOf, type MaybePushable } from '../../src/util/async-iterator.ts';
 import { getSchema } from '../index.ts';
 import type { RequestContext } from '../../src/context.ts';
 
@@ -81,9 +81,13 @@ export function createOperationRunner(getEnveloped: GetEnvelopedFn<object>): Ope
       const args: ExecutionArgs = { schema, document: operation.document, variableValues: variables, contextValue: ctx, rootValue: root };
       const result = await pipeline().subscribe(args);
       if (!isAsyncIterable(result)) return result as ExecutionResult;
-      // The plugins' wrappers end the stream (return()) and see its errors; its push side is the source's own.
-      const push = pushSourceOf(root.source);
-      return Object.assign(result as AsyncIterableIterator<unknown>, push && { [PUSH]: push });
+      // A source with a push side is read through it, past the plugins' wrappers (they see a
+      // value or an error only through next()), and their return() only passes the call on: the
+      // front gets the source itself, so the wrappers, with the operation's arguments and context
+      // and the plugins' hooks they hold, are let go once the subscription has started. A source
+      // without one is read through the wrappers, which then see its errors.
+      if (pushSourceOf(root.source)) return root.source as MaybePushable<unknown>;
+      return result as AsyncIterableIterator<unknown>;
     },
   };
 }

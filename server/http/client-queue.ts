@@ -19,7 +19,7 @@ import { AppError } from '../../src/errors.ts';
 import { QUEUE_RETRY_AFTER_SECONDS, type ClientQueues } from '../../src/ratelimit/client-queues.ts';
 import { presentedCredential } from '../../src/auth/known-credentials.ts';
 import { sendError } from '../../rest-compat/errors.ts';
-import type { RequestPolicy } from './policy.ts';
+import { beforeWriteHead, type RequestPolicy } from './policy.ts';
 import { requestLog } from './request-context.ts';
 
 /** The request policy: each request waits for its client's turn (server/http/request-policies.ts). */
@@ -51,10 +51,7 @@ export function clientOf(req: IncomingMessage): string {
 }
 
 function givenBackWhenAnswered(res: ServerResponse, done: () => void): void {
-  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
-  res.writeHead = ((...args: unknown[]) => {
-    done();
-    return writeHead(...args);
-  }) as typeof res.writeHead;
-  res.once('close', done);
+  beforeWriteHead(res, done);
+  // `done` gives the place back once; 'close' comes once per response (`on`: no once-wrapper held by a long stream).
+  res.on('close', done);
 }

@@ -6,7 +6,7 @@ import { restRoutes } from '../../rest-compat/routes/index.ts';
 import { sendError } from '../../rest-compat/errors.ts';
 import { AppError } from '../../src/errors.ts';
 import { refusalFor } from '../../src/refusal.ts';
-import { contextFor, requestLog } from './request-context.ts';
+import { contextFor, releaseContext, requestLog } from './request-context.ts';
 import { csrfProtection } from './csrf.ts';
 import { corsPolicy } from './cors.ts';
 import { authPages } from './auth-pages.ts';
@@ -86,6 +86,7 @@ export function createHttpApp(services: Services, lifecycle: Lifecycle & { readi
     routes: restRoutes,
     operations: graphql.operations,
     context: (req) => contextFor(services, req, undefined, 'rest'),
+    releaseContext,
     requestLog,
     maxUploadBytes: services.config.storage.maxUploadBytes,
     databaseOutage: services.databaseOutage,

@@ -11,7 +11,7 @@ import http, { type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Metrics, StreamTransport } from '../../src/metrics/metrics.ts';
-import type { PolicyRequest, RequestPolicy } from './policy.ts';
+import { beforeWriteHead, type PolicyRequest, type RequestPolicy } from './policy.ts';
 import type { Logger } from '../../src/log.ts';
 import { bearerToken } from '../../src/context.ts';
 
@@ -31,13 +31,12 @@ export function httpMetrics(metrics: Metrics): RequestPolicy {
     if (!metrics.enabled) return next();
     const started = process.hrtime.bigint();
     let closeStream: (() => void) | undefined;
-    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
-    res.writeHead = ((...args: unknown[]) => {
+    beforeWriteHead(res, (args) => {
       const transport = streamTransport(req, contentTypeOf(res, args));
       if (transport && !closeStream) closeStream = metrics.streamOpened(transport);
-      return writeHead(...args);
-    }) as typeof res.writeHead;
-    res.once('close', () => {
+    });
+    // 'close' is emitted once per response: `on`, not `once` (whose wrapper an event stream would hold as long as it lives).
+    res.on('close', () => {
       closeStream?.();
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.httpRequest({ route: routeTemplate(req), method: req.method ?? 'GET', status: res.statusCode }, seconds);

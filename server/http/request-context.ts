@@ -83,3 +83,11 @@ export function contextFor(services: Services, req: IncomingMessage, resource?: 
   }
   return context;
 }
+
+/**
+ * Forgets the request's context: the next contextFor makes a new one. For an event stream that
+ * is following (rest-compat/router.ts): the request lives as long as its stream, its context need not.
+ */
+export function releaseContext(req: IncomingMessage): void {
+  contexts.delete(req);
+}

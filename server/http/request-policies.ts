@@ -11,7 +11,7 @@ import { httpMetrics } from './metrics.ts';
 import { requestLogging } from './request-context.ts';
 import { anonymousBodyDeadline } from './body-deadline.ts';
 import { clientQueuePolicy } from './client-queue.ts';
-import type { RequestPolicy } from './policy.ts';
+import { beforeWriteHead, type RequestPolicy } from './policy.ts';
 
 export type { PolicyRequest, RequestPolicy } from './policy.ts';
 
@@ -40,11 +40,9 @@ export function requestPolicies(services: Services, lifecycle: Lifecycle): [Requ
  */
 function closeWhenStopping(lifecycle: Lifecycle): RequestPolicy {
   return (_req, res, next) => {
-    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
-    res.writeHead = ((...args: unknown[]) => {
+    beforeWriteHead(res, () => {
       if (lifecycle.stopping && !res.headersSent) res.setHeader('Connection', 'close');
-      return writeHead(...args);
-    }) as typeof res.writeHead;
+    });
     next();
   };
 }

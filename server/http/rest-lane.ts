@@ -11,8 +11,11 @@
  *   router matches), and nothing for the CORS policy or the CSRF check to do (asked of cors.ts
  *   and csrf.ts: no `Origin` header, no cookie-authenticated write);
  * - everything else goes to express: HEAD and OPTIONS, a 405, a path outside the table, a
- *   malformed parameter (express's 400), uploads and event streams (they use express's helpers),
- *   browsers' cross-origin calls.
+ *   malformed parameter (express's 400), uploads (they use express's request helpers), browsers'
+ *   cross-origin calls.
+ *
+ * Event streams (GET /api/generate) are served here too: a follower holds its request for as long
+ * as it follows, and express's request decorations and router closures would be held with it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
@@ -55,20 +58,36 @@ export function restLane(
       query: parseQuery(queryAt === -1 ? '' : url.slice(queryAt + 1)),
       params: found.params,
     }) as LaneRequest;
-    runPolicies(policies, laneReq, res, () => routes.handle(entry, laneReq, res), failures);
+    runPolicies(policies, laneReq, res, () => (entry.stream ? routes.handleStream(entry, laneReq, res) : routes.handle(entry, laneReq, res)), failures);
     return true;
   };
 }
 
 /** The policies in order, each calling the next, then the handler; a policy's throw is answered by the one rule, as in express. */
 export function runPolicies(policies: readonly RequestPolicy[], req: PolicyRequest, res: ServerResponse, handler: () => void, failures: RefusalDeps): void {
-  const step = (index: number): void => {
+  new PolicyChain(policies, req, res, handler, failures).step(0);
+}
+
+/**
+ * One request's way through the policies. An object with a method, not a named closure per
+ * request: a policy may keep its `next` for as long as the request lives (an event stream's: as
+ * long as it follows), and a named closure costs a few hundred bytes more under tsx (keepNames).
+ */
+class PolicyChain {
+  constructor(
+    private readonly policies: readonly RequestPolicy[],
+    private readonly req: PolicyRequest,
+    private readonly res: ServerResponse,
+    private readonly handler: () => void,
+    private readonly failures: RefusalDeps,
+  ) {}
+
+  step(index: number): void {
     try {
-      if (index === policies.length) handler();
-      else policies[index]!(req, res, () => step(index + 1));
+      if (index === this.policies.length) this.handler();
+      else this.policies[index]!(this.req, this.res, () => this.step(index + 1));
     } catch (error) {
-      sendError(res, refusalFor(error, failures));
+      sendError(this.res, refusalFor(error, this.failures));
     }
-  };
-  step(0);
+  }
 }

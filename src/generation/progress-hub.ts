@@ -195,6 +195,12 @@ export class ProgressHub {
   /** Set at shutdown: every stream ends (its client reconnects to another instance). */
   private closing = false;
   private readonly followers = new Set<Follower>();
+  /** What every follower asks of the hub: one object for all of them, not closures per follower. */
+  private readonly host: FollowerHost = {
+    acquire: (runId) => this.acquire(runId),
+    release: (feed) => this.release(feed),
+    forget: (follower) => this.followers.delete(follower),
+  };
 
   constructor(private readonly options: ProgressHubOptions) {}
 
@@ -220,12 +226,7 @@ export class ProgressHub {
    * between; return() ends it at once. The caller has checked that the viewer owns the run.
    */
   follow(runId: string, after: number): AsyncIterableIterator<ProgressItem> {
-    const follower = new Follower(
-      after,
-      () => this.acquire(runId),
-      (feed) => this.release(feed),
-      (f) => this.followers.delete(f),
-    );
+    const follower = new Follower(this.host, runId, after);
     if (this.closing) void follower.return();
     else this.followers.add(follower);
     return follower;
@@ -261,14 +262,22 @@ export class ProgressHub {
   }
 }
 
+/** The hub's side of its followers: joining and leaving a run's feed, and forgetting a follower that ended. */
+interface FollowerHost {
+  acquire(runId: string): Promise<RunFeed>;
+  release(feed: RunFeed): Promise<void>;
+  forget(follower: Follower): void;
+}
+
 /**
  * One follower of a run, as a hand-written async iterator: cheap to hold by the thousand, and
  * return() ends it at once even while a next() waits for the next event (a generator would only
  * notice at its next yield). It reads the feed's events after its cursor straight from the feed's
  * log, the same event objects for every follower, so it holds no queue of its own: at most one
- * heartbeat waits for it (a newer one replaces it).
+ * heartbeat waits for it (a newer one replaces it). It is its own push side: no closures of its
+ * own, only fields (an idle follower's memory is what matters here).
  */
-class Follower implements AsyncIterableIterator<ProgressItem>, Listener {
+class Follower implements AsyncIterableIterator<ProgressItem>, Listener, PushSource<ProgressItem> {
   private feed: RunFeed | null = null;
   private readIndex = 0;
   private pendingHeartbeat: HeartbeatItem | null = null;
@@ -276,32 +285,37 @@ class Follower implements AsyncIterableIterator<ProgressItem>, Listener {
   private done = false;
   /** A consumer reading without promises (PushSource): told when items are ready. */
   private ready: (() => void) | null = null;
-  private starting: Promise<void> | null = null;
+  private started = false;
   private failure: { error: unknown } | null = null;
 
   /** The push side (src/util/async-iterator.ts): drain() takes every ready item at once. */
-  readonly [PUSH]: PushSource<ProgressItem> & { ended: boolean } = {
-    drain: () => this.drain(),
-    onReady: (ready) => {
-      this.ready = ready;
-      // A feed that cannot start (its first read failed) is reported by the next drain(), as next() would throw it.
-      this.starting ??= this.attach().then(ready, (error: unknown) => {
-        this.failure = { error };
-        void this.return().then(ready);
-      });
-    },
-    ended: false,
-  };
+  readonly [PUSH]: PushSource<ProgressItem> = this;
 
   constructor(
+    private readonly host: FollowerHost,
+    private readonly runId: string,
     private cursor: number,
-    private readonly acquire: () => Promise<RunFeed>,
-    private readonly release: (feed: RunFeed) => Promise<void>,
-    private readonly forget: (follower: Follower) => void,
   ) {}
 
   [Symbol.asyncIterator](): this {
     return this;
+  }
+
+  /** True once the follower has ended (PushSource). */
+  get ended(): boolean {
+    return this.done;
+  }
+
+  /** PushSource: `ready` is called whenever items may be ready; the first call joins the run's feed. */
+  onReady(ready: () => void): void {
+    this.ready = ready;
+    if (this.started) return;
+    this.started = true;
+    // A feed that cannot start (its first read failed) is reported by the next drain(), as next() would throw it.
+    this.attach().then(ready, (error: unknown) => {
+      this.failure = { error };
+      void this.return().then(ready);
+    });
   }
 
   wake(): void {
@@ -318,17 +332,17 @@ class Follower implements AsyncIterableIterator<ProgressItem>, Listener {
   /** Joins the run's feed (once). */
   private async attach(): Promise<void> {
     if (this.feed || this.done) return;
-    const feed = await this.acquire();
+    const feed = await this.host.acquire(this.runId);
     if (this.done) {
-      await this.release(feed);
+      await this.host.release(feed);
       return;
     }
     this.feed = feed;
     feed.listeners.add(this);
   }
 
-  /** Every item ready now; after the final event the follower has ended. */
-  private drain(): ProgressItem[] {
+  /** PushSource: every item ready now; after the final event the follower has ended. */
+  drain(): ProgressItem[] {
     if (this.failure) {
       const { error } = this.failure;
       this.failure = null;
@@ -359,19 +373,18 @@ class Follower implements AsyncIterableIterator<ProgressItem>, Listener {
   async return(): Promise<IteratorResult<ProgressItem, undefined>> {
     if (this.done) return { done: true, value: undefined };
     this.done = true;
-    this[PUSH].ended = true;
-    this.forget(this);
+    this.host.forget(this);
     this.waiting?.();
     // A push consumer learns of the end (a revoked credential, shutdown) through its ready callback.
     const ready = this.ready;
     this.ready = null;
-    queueMicrotask(() => ready?.());
+    if (ready) queueMicrotask(ready);
     const feed = this.feed;
     this.feed = null;
     this.pendingHeartbeat = null;
     if (feed) {
       feed.listeners.delete(this);
-      await this.release(feed);
+      await this.host.release(feed);
     }
     return { done: true, value: undefined };
   }

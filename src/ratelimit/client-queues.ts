@@ -31,13 +31,7 @@ export class ClientQueues {
     this.clients.set(client, state);
     const run = () => {
       state.inFlight++;
-      let finished = false;
-      start(() => {
-        if (finished) return;
-        finished = true;
-        state.inFlight--;
-        this.next(client, state);
-      });
+      start(this.placeGivenBack(client, state));
     };
     if (state.inFlight < this.limits.inFlightPerClient) {
       run();
@@ -46,6 +40,22 @@ export class ClientQueues {
     if (state.waiting.length >= this.limits.queuedPerClient) return false;
     state.waiting.push(run);
     return true;
+  }
+
+  /**
+   * The function that gives a served request's place back (once). Made apart from `admit`, so it
+   * holds the client and its state only, not the request's `start`: a request that gives its
+   * place back when its response starts (an event stream) keeps this function until it closes,
+   * and with `start` it would keep everything the request's start held.
+   */
+  private placeGivenBack(client: string, state: ClientState): () => void {
+    let finished = false;
+    return () => {
+      if (finished) return;
+      finished = true;
+      state.inFlight--;
+      this.next(client, state);
+    };
   }
 
   /** Requests served and waiting, over all clients (for tests and metrics). */

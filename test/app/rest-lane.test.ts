@@ -34,6 +34,9 @@ describe('which requests the lane takes', () => {
     // The real table and matching; the handler only says what it was given.
     const routes: RestRoutes = {
       ...prepared,
+      handleStream(entry, req: RestRequest, res: ServerResponse) {
+        routes.handle(entry, req, res);
+      },
       handle(entry, req: RestRequest, res: ServerResponse) {
         res.setHeader('content-type', 'application/json');
         res.setHeader('x-served', 'lane');
@@ -97,6 +100,8 @@ describe('which requests the lane takes', () => {
   it('matches as express does: any case, an optional trailing slash, literal paths before parameters in table order', async () => {
     expect(await send('GET', '/API/Stickies/')).toMatchObject({ served: 'lane', route: 'GET /api/stickies' });
     expect(await send('GET', '/api/links/folders')).toMatchObject({ served: 'lane', route: 'GET /api/links/folders' });
+    // Event streams too: a follower holds its request as long as it follows, without express's decorations.
+    expect(await send('GET', '/api/generate?run_id=abc')).toMatchObject({ served: 'lane', route: 'GET /api/generate', query: { run_id: 'abc' } });
     expect(await send('GET', '/health?detailed=true')).toMatchObject({ served: 'lane', route: 'GET /health', query: { detailed: 'true' } });
   });
 
@@ -110,7 +115,7 @@ describe('which requests the lane takes', () => {
       ['GET', '/api/stickies', { origin: 'https://app.example' }], // CORS headers for listed origins
       ['POST', '/api/stickies', { cookie: 'sso_token=abc', 'content-type': 'application/json' }], // the CSRF check
       ['POST', '/api/storage/upload'], // multipart: express's request helpers
-      ['GET', '/api/generate'], // event streams
+      ['GET', '/api/generate', { origin: 'https://app.example' }], // an event stream from a browser on another origin: CORS
       ['GET', '/graphql'],
       ['GET', '/'],
     ];
@@ -163,6 +168,10 @@ describe('what the lane answers', () => {
       ['PATCH', `/api/stickies/${id}`, json, JSON.stringify({ content: 'edited through both' })],
       ['GET', '/api/returns/comparison?limit=3', key],
       ['GET', '/api/returns/comparison?status=nonsense', key],
+      // The event stream's refusals before it starts (the lane serves streams too).
+      ['GET', '/api/generate', {}], // 401
+      ['GET', '/api/generate?run_id=nope', key], // 400, the parameter named
+      ['GET', '/api/generate?run_id=00000000-0000-4000-8000-000000000000', key], // 404
     ];
     for (const [method, path, headers, body] of cases) {
       const viaLane = await answer(method, path, headers, body);
