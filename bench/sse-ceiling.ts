@@ -6,20 +6,24 @@
  * measures is what any Node process pays per follower: one socket write per follower per flush,
  * and the clients' reading; the gateway's fan-out is compared with it.
  *
- *   npx tsx bench/sse-ceiling.ts [--subscribers 10000] [--events 40] [--step 200ms-like: --step-ms 200] [--burst 4]
+ *   npx tsx bench/sse-ceiling.ts [--subscribers 10000] [--events 40] [--step 200ms-like: --step-ms 200] [--burst 4] [--idle-memory]
  *
  * Events come `--burst` at a time every `--burst` x `--step-ms` ms (a run's analysts report
  * together); frames of one burst are written to a socket in one write, as the gateway's
  * FrameWriter does. Delay = client parse time - the server's time when it wrote the event (same
  * clock). Printed: p50/p99/max delay, every event to every subscriber once and in order, the
  * server's CPU per delivery (from /proc), and the clients' CPU.
+ *
+ * --idle-memory: also the floor of bench/generation-sse.ts's idle memory per follower, measured the
+ * same way: the server's RSS before the streams open and once they have been idle for 15 s (each
+ * the last of six samples 2.5 s apart), divided by the streams, before any event is sent.
  */
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { percentile } from './fan-out-client.ts';
+import { percentile, rssBytes } from './fan-out-client.ts';
 import { cpuTicks, TICKS } from './proc-cpu.ts';
 
 const { values } = parseArgs({
@@ -28,6 +32,7 @@ const { values } = parseArgs({
     events: { type: 'string', default: '40' },
     'step-ms': { type: 'string', default: '200' },
     burst: { type: 'string', default: '4' },
+    'idle-memory': { type: 'boolean', default: false },
     serve: { type: 'boolean', default: false },
   },
 });
@@ -42,6 +47,8 @@ export interface CeilingResult {
   serverCpuSeconds: number;
   clientCpuSeconds: number;
   cpuPerDeliveryUs: number;
+  /** With --idle-memory: (RSS idle - RSS before) / subscribers, in KB. */
+  idleKbPerStream?: number;
 }
 
 if (values.serve) serve();
@@ -51,6 +58,7 @@ else if (process.argv[1] === fileURLToPath(import.meta.url)) {
     events: Number(values.events),
     stepMs: Number(values['step-ms']),
     burst: Number(values.burst),
+    idleMemory: values['idle-memory'],
   });
   print(result);
 }
@@ -62,6 +70,18 @@ export function print(result: CeilingResult): void {
   console.log(
     `  CPU: server ${result.serverCpuSeconds.toFixed(2)} s (${result.cpuPerDeliveryUs.toFixed(1)} us a delivery), clients ${result.clientCpuSeconds.toFixed(2)} s`,
   );
+  if (result.idleKbPerStream !== undefined)
+    console.log(`  idle memory per stream: ${result.idleKbPerStream.toFixed(1)} KB (the server's RSS, as bench/generation-sse.ts measures it)`);
+}
+
+/** The server's RSS after 15 s of settling: the last of six samples 2.5 s apart (as bench/generation-sse.ts). */
+async function settledRss(pid: number): Promise<number> {
+  let rss = 0;
+  for (let i = 0; i < 6; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    rss = rssBytes(pid);
+  }
+  return rss;
 }
 
 /** The server process: streams open until told to emit; then the events, then every stream ends. */
@@ -98,7 +118,13 @@ function cpuSeconds(pid: number): number {
   return cpuTicks(pid) / TICKS;
 }
 
-export async function runCeiling(options: { subscribers: number; events: number; stepMs: number; burst: number }): Promise<CeilingResult> {
+export async function runCeiling(options: {
+  subscribers: number;
+  events: number;
+  stepMs: number;
+  burst: number;
+  idleMemory?: boolean;
+}): Promise<CeilingResult> {
   const child = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv: process.execArgv.length > 0 ? process.execArgv : ['--import', 'tsx'] });
   try {
     const port = await new Promise<number>((resolve) => {
@@ -139,7 +165,9 @@ export async function runCeiling(options: { subscribers: number; events: number;
           })
           .on('error', reject);
       });
+    const rssBefore = options.idleMemory ? await settledRss(child.pid!) : 0;
     for (let i = 0; i < options.subscribers; i += 200) await Promise.all(received.slice(i, i + 200).map((_, j) => open(i + j)));
+    const idleKbPerStream = options.idleMemory ? ((await settledRss(child.pid!)) - rssBefore) / 1024 / options.subscribers : undefined;
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const serverBefore = cpuSeconds(child.pid!);
     const clientBefore = process.cpuUsage();
@@ -161,6 +189,7 @@ export async function runCeiling(options: { subscribers: number; events: number;
       serverCpuSeconds,
       clientCpuSeconds: (clientUsage.user + clientUsage.system) / 1e6,
       cpuPerDeliveryUs: (serverCpuSeconds * 1e6) / (options.subscribers * options.events),
+      idleKbPerStream,
     };
   } finally {
     child.kill();
