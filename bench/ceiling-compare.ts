@@ -5,6 +5,8 @@
  *   GET /api/returns/comparison?limit=50   | returnComparison(first: 50)
  *   GET /api/stickies?limit=20             | stickies(first: 20)
  *   GET /health                            | health { status }
+ *   GET /api/returns/dietz-daily?entity_name=Harbor Growth Fund LP&start_date=<90 days ago>&end_date=<yesterday>
+ *                                          | dietzDailyReturns(...)   (asked for by name: --endpoints daily,...)
  *
  * Short slots (--seconds, default 3), many rounds (--rounds, default 12); each round runs every
  * endpoint x target once, the order of the endpoints and of the targets rotated every round.
@@ -77,7 +79,7 @@ import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 
 type TargetName = 'REST' | 'GraphQL' | 'ceiling' | 'plain yoga' | 'REST cached' | 'REST 304' | 'floor cached' | 'floor 304' | 'authed yoga';
-type EndpointName = 'comparison' | 'stickies' | 'health';
+type EndpointName = 'comparison' | 'stickies' | 'health' | 'daily';
 
 interface LoadJob {
   id: number;
@@ -99,6 +101,9 @@ interface LoadSummary {
   /** 3xx answers (a 304 slot's answers are all 304s). */
   notModified: number;
 }
+
+/** The demo entity whose last 90 days the daily-returns endpoint reads (the README's example). */
+const DAILY_ENTITY = 'Harbor Growth Fund LP';
 
 const here = fileURLToPath(import.meta.url);
 const childExecArgv = process.execArgv.length > 0 ? process.execArgv : ['--import', 'tsx'];
@@ -310,6 +315,15 @@ async function main(): Promise<void> {
           { first: 20 },
         ),
         restShape: listShape('stickies'),
+      },
+      {
+        name: 'daily',
+        path: `/api/returns/dietz-daily?entity_name=${encodeURIComponent(DAILY_ENTITY)}&start_date=${daysAgo(90)}&end_date=${daysAgo(1)}`,
+        graphql: gql(
+          `query DietzDaily($entityName: String!, $startDate: Date!, $endDate: Date!) { dietzDailyReturns(entityName: $entityName, startDate: $startDate, endDate: $endDate) { entityName accountCode currency localCurrency startDate endDate annualized timeWeightedReturn { value nullReason method weighting } modifiedDietzReturn { value nullReason method weighting } days { date startDate beginValue endValue netFlow weightedFlow returnValue nullReason cumulativeReturn localReturnValue currencyEffect fees grossReturnValue } } }`,
+          { entityName: DAILY_ENTITY, startDate: daysAgo(90), endDate: daysAgo(1) },
+        ),
+        restShape: (data) => ({ data: snakeKeys(data.dietzDailyReturns) }),
       },
       {
         name: 'health',
@@ -553,6 +567,11 @@ function assertSame(what: string, expected: string, actual: string): void {
 function rotate<T>(items: readonly T[], by: number): T[] {
   const shift = by % items.length;
   return [...items.slice(shift), ...items.slice(0, shift)];
+}
+
+/** The UTC date `days` days before today, YYYY-MM-DD. */
+function daysAgo(days: number): string {
+  return new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
 }
 
 function median(values: number[]): number {

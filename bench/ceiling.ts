@@ -5,14 +5,17 @@
  *
  *   GET /api/returns/comparison?limit=50   (limit, cursor, account_code, status)
  *   GET /api/stickies?limit=20             (limit; no cursor, tags, search or includeDeleted)
+ *   GET /api/returns/dietz-daily           (entity_name, start_date, end_date; no currency)
  *   GET /health
  *
  * Per request it sends the statements the project sends: the API key by prefix with its user and
  * the user's memberships in ONE statement (VERIFY_SQL of src/auth/api-keys.ts), then the
  * endpoint's statement: `comparisonQuery` of src/returns/returns-service.ts for the comparison,
  * STICKY_LIST_SQL of src/workspace/stickies/sticky-service.ts (first page, active stickies) for
- * stickies, none for /health. The bodies are written by hand to be byte-identical to the project's REST
- * bodies (bench/ceiling-compare.ts checks that before it measures anything). The comparison
+ * stickies, the project's ReturnsService.dietzDaily on the ceiling's pool for daily returns (its
+ * statements and arithmetic: what is left out is the framework around them), none for /health.
+ * The bodies are written by hand to be byte-identical to the project's REST bodies
+ * (bench/ceiling-compare.ts checks that before it measures anything). The comparison
  * thresholds come from the organization rows the statement reads (what the project shows), so
  * the ceiling needs no configuration besides DATABASE_URL.
  *
@@ -31,7 +34,7 @@ import { VERIFY_SQL, hashSecret, keyPrefix, secretKind, type KeyRow } from '../s
 import { grants, isScope, type Scope } from '../src/auth/scopes.ts';
 import { classifyDifference, COMPARISON_STATUSES, type ComparisonStatus } from '../src/returns/dietz.ts';
 import { STICKY_LIST_SQL } from '../src/workspace/stickies/sticky-service.ts';
-import { comparisonQuery, type RawComparison } from '../src/returns/returns-service.ts';
+import { comparisonQuery, ReturnsService, type DietzDailyResult, type RawComparison } from '../src/returns/returns-service.ts';
 
 export interface CeilingOptions {
   /** PostgreSQL URL; Prisma's `?schema=name` names the project's schema (search_path, as the project does). */
@@ -186,6 +189,18 @@ export async function startCeiling(options: CeilingOptions): Promise<Ceiling> {
     return JSON.stringify({ data, pagination: { has_more: nextCursor !== null, next_cursor: nextCursor } });
   }
 
+  // Daily returns: the project's own service (its statements and its Modified Dietz arithmetic) on
+  // this pool; what the ceiling leaves out is everything around it (framework, pipeline, policies).
+  const returns = new ReturnsService(pool);
+
+  async function dietzDaily(req: http.IncomingMessage, query: URLSearchParams): Promise<string> {
+    const viewer = await viewerWith(req, 'read:returns');
+    if (query.has('currency')) throw new HttpError(400, 'The ceiling serves daily returns in the entity’s own currency only (no currency)');
+    const [entityName, startDate, endDate] = ['entity_name', 'start_date', 'end_date'].map((name) => query.get(name));
+    if (!entityName || !startDate || !endDate) throw new HttpError(400, 'entity_name, start_date and end_date are required');
+    return JSON.stringify({ data: dailyBody(await returns.dietzDaily({ orgIds: new Set(viewer.orgIds), entityName, startDate, endDate })) });
+  }
+
   async function health(req: http.IncomingMessage): Promise<string> {
     // The project builds the request context (and so checks a presented key) before any route.
     await authenticate(req.headers['x-api-key']);
@@ -199,6 +214,7 @@ export async function startCeiling(options: CeilingOptions): Promise<Ceiling> {
     if (req.method !== 'GET') return Promise.reject(new HttpError(405, 'Method not allowed; use GET'));
     if (pathname === '/api/returns/comparison') return comparison(req, query);
     if (pathname === '/api/stickies') return stickies(req, query);
+    if (pathname === '/api/returns/dietz-daily') return dietzDaily(req, query);
     if (pathname === '/health') return health(req);
     return Promise.reject(new HttpError(404, 'Not found'));
   }
@@ -323,6 +339,42 @@ function comparisonStatement(scope: {
   limit: number;
 }): { text: string; values: unknown[] } {
   return comparisonQuery(scope);
+}
+
+/** The `data` of GET /api/returns/dietz-daily's REST body: the route's selection, in its order, in snake case. */
+function dailyBody(result: DietzDailyResult) {
+  const labelled = (value: DietzDailyResult['timeWeightedReturn']) => ({
+    value: value.value,
+    null_reason: value.nullReason,
+    method: value.method,
+    weighting: value.weighting,
+  });
+  return {
+    entity_name: result.entityName,
+    account_code: result.accountCode,
+    currency: result.currency,
+    local_currency: result.localCurrency,
+    start_date: result.startDate,
+    end_date: result.endDate,
+    annualized: result.annualized,
+    time_weighted_return: labelled(result.timeWeightedReturn),
+    modified_dietz_return: labelled(result.modifiedDietzReturn),
+    days: result.days.map((day) => ({
+      date: day.date,
+      start_date: day.startDate,
+      begin_value: day.beginValue,
+      end_value: day.endValue,
+      net_flow: day.netFlow,
+      weighted_flow: day.weightedFlow,
+      return_value: day.returnValue,
+      null_reason: day.nullReason,
+      cumulative_return: day.cumulativeReturn,
+      local_return_value: day.localReturnValue,
+      currency_effect: day.currencyEffect,
+      fees: day.fees,
+      gross_return_value: day.grossReturnValue,
+    })),
+  };
 }
 
 /** id, userId, content, tags, version, deletedAt, createdAt, updatedAt (STICKY_LIST_SQL's column order). */
