@@ -226,53 +226,44 @@ async function main(): Promise<void> {
         return this.consume(budget);
       },
     };
-    const organizationIds = Promise.resolve(viewer.organizationIds ?? (await services.organizations.membershipIds(viewer.user.id)));
-    let plainRequests = 0;
-    const plainYoga = createYoga({
-      schema: getSchema(),
-      context: () => ({
-        requestId: `plain-${(plainRequests += 1)}`,
+    // What the schema's resolvers read of a context, for one viewer (both yogas build theirs with it).
+    let yogaRequests = 0;
+    const yogaContext = async (requestViewer: NonNullable<typeof viewer>, organizationIds?: Promise<ReadonlySet<string> | string[]>) => {
+      const orgs = organizationIds ?? Promise.resolve(requestViewer.organizationIds ?? (await services.organizations.membershipIds(requestViewer.user.id)));
+      return {
+        requestId: `yoga-${(yogaRequests += 1)}`,
         front: 'graphql',
-        viewer,
+        viewer: requestViewer,
         credentialProblem: null,
         clientAddress: '127.0.0.1',
         services,
         log: services.log,
-        budgets: new RequestBudgets(allowAll as never, () => `${viewer.credential.kind}:${viewer.credential.id}`),
-        organizationIds: () => organizationIds,
-      }),
-    });
+        budgets: new RequestBudgets(allowAll as never, () => `${requestViewer.credential.kind}:${requestViewer.credential.id}`),
+        organizationIds: () => orgs,
+      };
+    };
+    const listen = async (server: Server): Promise<string> => {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    };
+    const organizationIds = Promise.resolve(viewer.organizationIds ?? (await services.organizations.membershipIds(viewer.user.id)));
+    const plainYoga = createYoga({ schema: getSchema(), context: () => yogaContext(viewer, organizationIds) });
     plainServer = createServer(plainYoga);
-    await new Promise<void>((resolve) => plainServer!.listen(0, '127.0.0.1', resolve));
-    const plainUrl = `http://127.0.0.1:${(plainServer.address() as AddressInfo).port}`;
+    const plainUrl = await listen(plainServer);
 
     // ---- the authed yoga: the plain yoga, but each request's API key verified (the project's own
     // authenticate: the key's one statement), what any deployment that checks credentials pays ----
-    let authedRequests = 0;
     const authedYoga = createYoga({
       schema: getSchema(),
       context: async ({ request }: { request: Request }) => {
-        const authenticated = await authenticate(services, { 'x-api-key': request.headers.get('x-api-key') ?? undefined });
-        const requestViewer = authenticated.viewer;
+        const { viewer: requestViewer } = await authenticate(services, { 'x-api-key': request.headers.get('x-api-key') ?? undefined });
         if (!requestViewer) throw new Error('authed yoga: the key did not authenticate');
-        const orgs = Promise.resolve(requestViewer.organizationIds ?? (await services.organizations.membershipIds(requestViewer.user.id)));
-        return {
-          requestId: `authed-${(authedRequests += 1)}`,
-          front: 'graphql',
-          viewer: requestViewer,
-          credentialProblem: null,
-          clientAddress: '127.0.0.1',
-          services,
-          log: services.log,
-          budgets: new RequestBudgets(allowAll as never, () => `${requestViewer.credential.kind}:${requestViewer.credential.id}`),
-          organizationIds: () => orgs,
-        };
+        return yogaContext(requestViewer);
       },
     });
     const authedServer = createServer(authedYoga);
     servers.push(authedServer);
-    await new Promise<void>((resolve) => authedServer.listen(0, '127.0.0.1', resolve));
-    const authedUrl = `http://127.0.0.1:${(authedServer.address() as AddressInfo).port}`;
+    const authedUrl = await listen(authedServer);
 
     const loadgen = fork(here, ['--loadgen'], { execArgv: childExecArgv });
     children.push(loadgen);
