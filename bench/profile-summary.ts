@@ -7,6 +7,9 @@
  *   npx tsx bench/profile-summary.ts [--requests N] [--top 40] [--match TEXT] file.cpuprofile...
  *
  * --match TEXT: only the samples whose stack has a frame whose function or URL contains TEXT.
+ * --window FROM,TO: only the samples taken FROM to TO seconds after the profile started (a phase
+ *   of a long run, e.g. bench/generation-sse.ts's delivery; find it with --timeline).
+ * --timeline: instead, each second's busy (non-idle) milliseconds, to find the phases.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -26,11 +29,19 @@ interface Profile {
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { requests: { type: 'string' }, top: { type: 'string', default: '40' }, match: { type: 'string' } },
+  options: {
+    requests: { type: 'string' },
+    top: { type: 'string', default: '40' },
+    match: { type: 'string' },
+    window: { type: 'string' },
+    timeline: { type: 'boolean', default: false },
+  },
 });
 const top = Number(values.top);
 let requests = values.requests ? Number(values.requests) : undefined;
 let carried = 0;
+const [windowFrom, windowTo] = values.window ? values.window.split(',').map((seconds) => Number(seconds) * 1e6) : [0, Infinity];
+const busyBySecond = new Map<number, number>();
 
 const selfByFile = new Map<string, number>();
 const inclusiveByFile = new Map<string, number>();
@@ -51,9 +62,17 @@ for (const file of positionals) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  let elapsed = 0;
   for (let i = 0; i < profile.samples.length; i += 1) {
+    elapsed += profile.timeDeltas[i] ?? 0;
+    if (elapsed < windowFrom! || elapsed > windowTo!) continue;
     // timeDeltas[i] is the time before sample i; attribute the next delta to this sample.
     const dt = profile.timeDeltas[i + 1] ?? 0;
+    if (values.timeline) {
+      const second = Math.floor(elapsed / 1e6);
+      if (byId.get(profile.samples[i]!)!.callFrame.functionName !== '(idle)') busyBySecond.set(second, (busyBySecond.get(second) ?? 0) + dt);
+      continue;
+    }
     const stack: ProfileNode[] = [];
     for (let id: number | undefined = profile.samples[i]; id !== undefined; id = parent.get(id)) stack.push(byId.get(id)!);
     if (values.match && !stack.some((node) => node.callFrame.functionName.includes(values.match!) || node.callFrame.url.includes(values.match!))) continue;
@@ -69,6 +88,11 @@ for (const file of positionals) {
   }
 }
 
+if (values.timeline) {
+  for (const [second, us] of [...busyBySecond].sort((a, b) => a[0] - b[0]))
+    console.log(`${String(second).padStart(5)} s ${(us / 1000).toFixed(0).padStart(5)} ms busy`);
+  process.exit(0);
+}
 requests ??= carried || undefined;
 const show = (title: string, map: Map<string, number>) => {
   console.log(`\n${title}`);
