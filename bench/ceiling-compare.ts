@@ -50,6 +50,10 @@
  * `floor-304`, node:http answering 304 to each request. No HTTP server can do less per request,
  * so `floor .../ceiling` is the best ratio any cached answer or 304 can reach on this machine with
  * this load generator; `REST cached/floor cached` and `REST 304/floor 304` say how near the project is.
+ * And two for the exact floor (`/exact/...`): `exact-cached` and `exact-304`, the floor's answers
+ * after the one statement an exact answer must run first (the key still valid? the data
+ * unchanged? VERIFY_SQL): `exact .../ceiling` is the best ratio an exact cache can reach here,
+ * `REST cached/exact cached` and `REST 304/exact 304` how near the project's is.
  *
  * The project runs with its response cache off (RESPONSE_CACHE_MAX_BYTES=0: the ceiling and the
  * plain yoga run every read's statements; an answer from the cache would compare a cache with a
@@ -78,7 +82,21 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 
-type TargetName = 'REST' | 'GraphQL' | 'ceiling' | 'plain yoga' | 'REST cached' | 'REST 304' | 'floor cached' | 'floor 304' | 'authed yoga';
+type TargetName =
+  | 'REST'
+  | 'GraphQL'
+  | 'ceiling'
+  | 'plain yoga'
+  | 'REST cached'
+  | 'REST 304'
+  | 'floor cached'
+  | 'floor 304'
+  | 'exact cached'
+  | 'exact 304'
+  | 'authed yoga';
+/** The targets the ceiling's process serves (they need PostgreSQL). */
+const CEILING_TARGETS: readonly TargetName[] = ['ceiling', 'floor cached', 'floor 304', 'exact cached', 'exact 304'];
+const optionName = (target: TargetName) => (target === 'plain yoga' ? 'yoga' : target.toLowerCase().replace(' ', '-'));
 type EndpointName = 'comparison' | 'stickies' | 'health' | 'daily';
 
 interface LoadJob {
@@ -191,7 +209,7 @@ async function main(): Promise<void> {
     const key = seeded.apiKey;
     if (!key) throw new Error('the demo seed made no API key');
     const onPostgres = service.services.db.kind === 'postgresql';
-    const wantCeiling = onPostgres && (wantedTargets.has('ceiling') || wantedTargets.has('floor-cached') || wantedTargets.has('floor-304'));
+    const wantCeiling = onPostgres && CEILING_TARGETS.some((target) => wantedTargets.has(optionName(target)));
 
     let ceilingUrl: string | undefined;
     let ceiling: ChildProcess | undefined;
@@ -324,10 +342,9 @@ async function main(): Promise<void> {
       },
     ];
     const endpoints = allEndpoints.filter((endpoint) => wantedEndpoints.has(endpoint.name));
-    const inCeiling = (target: TargetName) => target === 'ceiling' || target === 'floor cached' || target === 'floor 304';
-    const targets = (['REST', 'GraphQL', 'ceiling', 'plain yoga', 'authed yoga', 'REST cached', 'REST 304', 'floor cached', 'floor 304'] as const).filter(
-      (target) => wantedTargets.has(target === 'plain yoga' ? 'yoga' : target.toLowerCase().replace(' ', '-')) && (!inCeiling(target) || wantCeiling),
-    );
+    const targets = (
+      ['REST', 'GraphQL', 'ceiling', 'plain yoga', 'authed yoga', 'REST cached', 'REST 304', 'floor cached', 'floor 304', 'exact cached', 'exact 304'] as const
+    ).filter((target) => wantedTargets.has(optionName(target)) && (!CEILING_TARGETS.includes(target) || wantCeiling));
     if (endpoints.length === 0 || targets.length === 0) throw new Error('no endpoint or no target to measure (--endpoints, --targets)');
     const jobFor = (endpoint: Endpoint, target: TargetName): Omit<LoadJob, 'id' | 'duration'> => {
       if (target === 'GraphQL') return { ...endpoint.graphql, connections };
@@ -344,6 +361,9 @@ async function main(): Promise<void> {
       if (target === 'floor cached') return { url: `${ceilingUrl}/floor${endpoint.path}`, method: 'GET', headers, connections };
       if (target === 'floor 304')
         return { url: `${ceilingUrl}/floor${endpoint.path}`, method: 'GET', headers: { ...headers, 'if-none-match': '"floor"' }, connections };
+      if (target === 'exact cached') return { url: `${ceilingUrl}/exact${endpoint.path}`, method: 'GET', headers, connections };
+      if (target === 'exact 304')
+        return { url: `${ceilingUrl}/exact${endpoint.path}`, method: 'GET', headers: { ...headers, 'if-none-match': '"floor"' }, connections };
       const base = target === 'REST' ? service.url : ceilingUrl!;
       return { url: `${base}${endpoint.path}`, method: 'GET', headers, connections };
     };
@@ -397,7 +417,7 @@ async function main(): Promise<void> {
         ceiling!.once('message', (message: { type: string; usage: NodeJS.CpuUsage }) => resolve(message.usage));
         ceiling!.send({ type: 'cpu' });
       });
-    const cpuNow = (target: TargetName) => (inCeiling(target) ? ceilingCpu() : Promise.resolve(process.cpuUsage()));
+    const cpuNow = (target: TargetName) => (CEILING_TARGETS.includes(target) ? ceilingCpu() : Promise.resolve(process.cpuUsage()));
 
     interface Slot {
       round: number;
@@ -433,7 +453,7 @@ async function main(): Promise<void> {
       // The cache is on for the 'REST cached' slots only (its answers were kept by the warm-up).
       service.services.responseCache = target === 'REST cached' ? cacheOn : cacheOff;
       if (target === 'REST 304') await rememberTag(endpoint);
-      const profiled = profiler && round !== undefined && !inCeiling(target);
+      const profiled = profiler && round !== undefined && !CEILING_TARGETS.includes(target);
       if (profiled) await profiler!.post('Profiler.start');
       const before = await cpuNow(target);
       const summary = await load({ ...jobFor(endpoint, target), duration });
@@ -452,7 +472,7 @@ async function main(): Promise<void> {
         rps: summary.rps,
         p50: summary.p50,
         cpuMsPerRequest: summary.requests > 0 ? cpuMs / summary.requests : NaN,
-        failures: summary.errors + summary.non2xx - (target === 'REST 304' || target === 'floor 304' ? summary.notModified : 0),
+        failures: summary.errors + summary.non2xx - (target.endsWith(' 304') ? summary.notModified : 0),
       };
     };
 
@@ -515,6 +535,12 @@ async function main(): Promise<void> {
       if (has('REST cached') && has('floor cached'))
         parts.push(`REST cached/floor cached ${spread(ratios(byRound('REST cached'), byRound('floor cached')), 2)}`);
       if (has('REST 304') && has('floor 304')) parts.push(`REST 304/floor 304 ${spread(ratios(byRound('REST 304'), byRound('floor 304')), 2)}`);
+      for (const answer of ['cached', '304'] as const) {
+        const exact = `exact ${answer}` as const;
+        const project = `REST ${answer}` as const;
+        if (has(exact) && has('ceiling')) parts.push(`${exact}/ceiling ${spread(ratios(byRound(exact), byRound('ceiling')), 2)}`);
+        if (has(project) && has(exact)) parts.push(`${project}/${exact} ${spread(ratios(byRound(project), byRound(exact)), 2)}`);
+      }
       if (has('GraphQL') && has('plain yoga')) {
         const perRound = ratios(byRound('GraphQL'), byRound('plain yoga'));
         parts.push(`GraphQL/plain yoga ${spread(perRound, 3)} [${perRound.map((ratio) => ratio.toFixed(2)).join(' ')}]`);

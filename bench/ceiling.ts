@@ -20,6 +20,7 @@
  * the ceiling needs no configuration besides DATABASE_URL.
  *
  * `/floor/<path>` is the floor: the same answer from memory, or a 304, with no work at all (see floor()).
+ * `/exact/<path>` is the exact floor: the same, after the one statement an exact cached answer needs (see exactFloor()).
  *
  * Standalone:  DATABASE_URL='postgresql://…/test?schema=<the project's schema>' [PORT=0] npx tsx bench/ceiling.ts
  * Forked with an IPC channel (bench/ceiling-compare.ts) it reports `{ type: 'listening', url }`
@@ -244,9 +245,26 @@ export async function startCeiling(options: CeilingOptions): Promise<Ceiling> {
     );
   }
 
+  /**
+   * The exact floor: the least an exact cached answer or 304 can cost (docs/caching.md). Before
+   * answering from memory it must ask the database whether the key still works and whether the
+   * viewer's data changed (a write on another instance, an ingest, hand SQL): the project asks
+   * both in one statement, VERIFY_SQL (key, user, memberships, data versions), and so does this,
+   * with the key checked as the ceiling checks it. Then the floor's answer, nothing else: no cache
+   * key from the versions, no budget, no log. `exact .../ceiling` is the best ratio an exact
+   * cached answer or 304 can reach on this machine.
+   */
+  function exactFloor(req: http.IncomingMessage, res: http.ServerResponse, url: string): void {
+    authenticate(req.headers['x-api-key']).then(
+      (viewer) => (viewer === null || viewer === 'invalid' ? send(res, 401, JSON.stringify({ error: MESSAGES.invalidApiKey })) : floor(req, res, url)),
+      (error: unknown) => send(res, 500, JSON.stringify({ error: String(error) })),
+    );
+  }
+
   const server = http.createServer((req, res) => {
     const url = req.url ?? '/';
     if (url.startsWith(FLOOR_PREFIX)) floor(req, res, url.slice(FLOOR_PREFIX.length - 1));
+    else if (url.startsWith(EXACT_PREFIX)) exactFloor(req, res, url.slice(EXACT_PREFIX.length - 1));
     else reply(res, answer(req, url));
   });
   server.keepAliveTimeout = 65_000;
@@ -273,6 +291,8 @@ const HEALTHY = JSON.stringify({ status: 'healthy' });
 /** The floor's paths (`/floor/api/stickies?limit=20`) and the one tag its answers carry. */
 const FLOOR_PREFIX = '/floor/';
 const FLOOR_TAG = '"floor"';
+/** The exact floor's paths (`/exact/api/stickies?limit=20`); its answers are the floor's. */
+const EXACT_PREFIX = '/exact/';
 
 function reply(res: http.ServerResponse, work: Promise<string>): void {
   work.then(
