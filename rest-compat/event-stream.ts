@@ -216,13 +216,13 @@ function onLiveClose(this: ServerResponse): void {
 }
 
 /**
- * Frames are gathered per stream and written together, one write per stream per flush. Flushes
- * pace themselves: after a flush that took t ms the next waits at least t ms, so a burst of
- * events to thousands of followers is written in a few large rounds instead of one round per
- * event (each round costs a system call per follower), and fan-out never takes more than about
- * half the event loop. With few followers a flush takes microseconds and frames go out at once.
- * A slow client's frames wait in its socket buffer, up to STREAM_UNSENT_MAX_BYTES; past it the
- * connection is closed (docs/subscriptions.md#slow-followers).
+ * Frames are gathered per stream and written together, one write per stream per flush. A flush
+ * goes out at once and in slices (see flushSlice): between two slices the event loop serves
+ * everything else, so a pass over 10,000 followers never holds a request up for more than a
+ * slice, and events that arrive during the pass join the frames of the streams it has not reached
+ * yet (one system call each for the lot) instead of waiting for another pass. With few followers a
+ * flush is one short slice. A slow client's frames wait in its socket buffer, up to
+ * STREAM_UNSENT_MAX_BYTES; past it the connection is closed (docs/subscriptions.md#slow-followers).
  */
 export class FrameWriter {
   private pending: Buffer[] = [];
@@ -363,30 +363,48 @@ function closeEnded(): void {
   closeScheduled = false;
   const ending = [...endingWriters];
   endingWriters.clear();
-  for (const writer of ending) writer.close();
+  for (const writer of ending) {
+    // A pass still under way may not have reached it: its last frames go out before the end.
+    if (dirtyWriters.has(writer)) writer.flush();
+    writer.close();
+  }
 }
 let flushScheduled = false;
-let nextFlushAt = 0;
+/**
+ * The longest the fan-out holds the event loop at a time. A write costs about 10 µs here (a
+ * loopback send runs the receiver's TCP work too: docs/benchmarks.md#the-floor-of-fan-out), so a
+ * slice writes to about 1,000 streams; what a request waits for behind the fan-out is at most this.
+ */
+const SLICE_MS = 10;
+/** Streams written between two looks at the clock (reading it costs far less than a write, but not nothing). */
+const WRITES_PER_CLOCK_READ = 32;
 
 function scheduleFlush(): void {
   if (flushScheduled) return;
   flushScheduled = true;
-  const wait = nextFlushAt - performance.now();
-  if (wait >= 1) setTimeout(flushAll, wait);
-  else setImmediate(flushAll);
+  setImmediate(flushSlice);
 }
 
-function flushAll(): void {
+/**
+ * Writes the dirty streams in the order they became dirty until SLICE_MS have passed, then yields
+ * to the event loop and goes on. A stream written in this pass that gets another frame meanwhile
+ * is dirty again, at the end of the order (a Set's iteration reaches what is added during it), so
+ * each stream's frames go out in order and nobody waits for a whole new pass.
+ */
+function flushSlice(): void {
   flushScheduled = false;
-  const started = performance.now();
-  for (const writer of dirtyWriters) writer.flush();
+  const deadline = performance.now() + SLICE_MS;
+  let written = 0;
+  for (const writer of dirtyWriters) {
+    writer.flush();
+    if (++written % WRITES_PER_CLOCK_READ === 0 && performance.now() >= deadline) break;
+  }
   lastJoined = null;
+  if (dirtyWriters.size > 0) scheduleFlush();
   if (endingWriters.size > 0 && !closeScheduled) {
     closeScheduled = true;
     setTimeout(closeEnded, CLOSE_DELAY_MS).unref();
   }
-  const finished = performance.now();
-  nextFlushAt = finished + (finished - started);
 }
 
 /** Headers of an event stream, then the retry hint; nothing may buffer or compress it. */
