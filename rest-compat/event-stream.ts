@@ -349,27 +349,6 @@ function joined(frames: Buffer[]): Buffer {
   return chunk;
 }
 
-const dirtyWriters = new Set<FrameWriter>();
-const endingWriters = new Set<FrameWriter>();
-/**
- * Closing a connection costs several times more than writing to it. When a run ends, all its
- * followers' final frames go out first; their connections are closed a moment later in one
- * batch, off the path of the events of other runs and of the final frames themselves.
- */
-const CLOSE_DELAY_MS = 200;
-let closeScheduled = false;
-
-function closeEnded(): void {
-  closeScheduled = false;
-  const ending = [...endingWriters];
-  endingWriters.clear();
-  for (const writer of ending) {
-    // A pass still under way may not have reached it: its last frames go out before the end.
-    if (dirtyWriters.has(writer)) writer.flush();
-    writer.close();
-  }
-}
-let flushScheduled = false;
 /**
  * The longest the fan-out holds the event loop at a time. A write costs about 10 µs here (a
  * loopback send runs the receiver's TCP work too: docs/benchmarks.md#the-floor-of-fan-out), so a
@@ -378,6 +357,44 @@ let flushScheduled = false;
 const SLICE_MS = 10;
 /** Streams written between two looks at the clock (reading it costs far less than a write, but not nothing). */
 const WRITES_PER_CLOCK_READ = 32;
+
+const dirtyWriters = new Set<FrameWriter>();
+const endingWriters = new Set<FrameWriter>();
+/**
+ * Closing a connection costs several times more than writing to it. When a run ends, all its
+ * followers' final frames go out first; their connections are closed a moment later, off the
+ * path of the events of other runs and of the final frames themselves, in slices as the frames
+ * are (see flushSlice), and never before the pass has written a stream's last frames.
+ */
+const CLOSE_DELAY_MS = 200;
+let closeScheduled = false;
+
+function scheduleClose(delayMs: number): void {
+  if (closeScheduled) return;
+  closeScheduled = true;
+  if (delayMs > 0) setTimeout(closeEnded, delayMs).unref();
+  else setImmediate(closeEnded);
+}
+
+function closeEnded(): void {
+  closeScheduled = false;
+  const deadline = performance.now() + SLICE_MS;
+  let closed = 0;
+  let waiting = 0;
+  for (const writer of endingWriters) {
+    // Its last frames have not gone out yet: the pass under way reaches it first.
+    if (dirtyWriters.has(writer)) {
+      waiting++;
+      continue;
+    }
+    endingWriters.delete(writer);
+    writer.close();
+    if (++closed % WRITES_PER_CLOCK_READ === 0 && performance.now() >= deadline) return scheduleClose(0);
+  }
+  if (waiting > 0) scheduleClose(CLOSE_DELAY_MS);
+}
+
+let flushScheduled = false;
 
 function scheduleFlush(): void {
   if (flushScheduled) return;
@@ -401,10 +418,7 @@ function flushSlice(): void {
   }
   lastJoined = null;
   if (dirtyWriters.size > 0) scheduleFlush();
-  if (endingWriters.size > 0 && !closeScheduled) {
-    closeScheduled = true;
-    setTimeout(closeEnded, CLOSE_DELAY_MS).unref();
-  }
+  if (endingWriters.size > 0) scheduleClose(CLOSE_DELAY_MS);
 }
 
 /** Headers of an event stream, then the retry hint; nothing may buffer or compress it. */
