@@ -355,8 +355,8 @@ function joined(frames: Buffer[]): Buffer {
  * slice writes to about 1,000 streams; what a request waits for behind the fan-out is at most this.
  */
 const SLICE_MS = 10;
-/** Streams written between two looks at the clock (reading it costs far less than a write, but not nothing). */
-const WRITES_PER_CLOCK_READ = 32;
+/** Streams written (or closed) between two looks at the clock: reading it costs far less than a write, but not nothing. */
+const STREAMS_PER_CLOCK_READ = 32;
 
 const dirtyWriters = new Set<FrameWriter>();
 const endingWriters = new Set<FrameWriter>();
@@ -389,7 +389,7 @@ function closeEnded(): void {
     }
     endingWriters.delete(writer);
     writer.close();
-    if (++closed % WRITES_PER_CLOCK_READ === 0 && performance.now() >= deadline) return scheduleClose(0);
+    if (++closed % STREAMS_PER_CLOCK_READ === 0 && performance.now() >= deadline) return scheduleClose(0);
   }
   if (waiting > 0) scheduleClose(CLOSE_DELAY_MS);
 }
@@ -414,7 +414,7 @@ function flushSlice(): void {
   let written = 0;
   for (const writer of dirtyWriters) {
     writer.flush();
-    if (++written % WRITES_PER_CLOCK_READ === 0 && performance.now() >= deadline) break;
+    if (++written % STREAMS_PER_CLOCK_READ === 0 && performance.now() >= deadline) break;
   }
   lastJoined = null;
   if (dirtyWriters.size > 0) scheduleFlush();
