@@ -120,11 +120,16 @@ export class LocalBlobStore implements BlobStore {
     const temp = path.join(this.dir, INCOMING_DIR, `${randomUUID()}.part`);
     const meter = new MeteringTransform(opts.maxBytes);
     const input = isNodeStream(source) ? source : Readable.from(source, { objectMode: false });
+    // `flush: true` fsyncs before close, so the rename below publishes complete bytes.
+    const output = fs.createWriteStream(temp, { flags: 'wx', flush: true });
     try {
-      // `flush: true` fsyncs before close, so the rename below publishes complete bytes.
-      await pipeline(input, meter, fs.createWriteStream(temp, { flags: 'wx', flush: true }));
+      await pipeline(input, meter, output);
       await fsp.rename(temp, target);
     } catch (error) {
+      // The pipeline can fail before the file's open(2) has run (a source that fails at once, a
+      // limit passed by the first chunk): wait until the stream has closed, so the file exists by
+      // then if it ever will, and the removal below cannot come before its creation.
+      if (!output.closed) await new Promise<void>((resolve) => output.once('close', () => resolve()));
       await fsp.rm(temp, { force: true }).catch(() => {});
       // a source that is a stream we did not finish reading is released by pipeline (destroyed)
       throw error;

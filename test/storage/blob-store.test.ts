@@ -70,6 +70,18 @@ describe('LocalBlobStore', () => {
     expect(await incomingFiles()).toEqual([]);
   });
 
+  it('leaves no partial file when many sources fail at once, before their files are even open', async () => {
+    // Sources that fail on their first read: the write fails before the temp file's open(2) has
+    // run, and a removal that does not wait for the stream's close races the creation. CI hit it
+    // under load (a .part left behind); it is rare on a quiet machine, hence 200 at once.
+    async function* failing(): AsyncGenerator<Buffer> {
+      throw new Error('client went away');
+    }
+    const puts = Array.from({ length: 200 }, (_, i) => store.put(`org-1/failing-${i}`, failing(), { maxBytes: 1e6 }).catch((e: unknown) => e));
+    for (const outcome of await Promise.all(puts)) expect((outcome as Error).message).toBe('client went away');
+    expect(await incomingFiles()).toEqual([]);
+  });
+
   it('refuses keys that could escape the directory', () => {
     for (const key of ['../x', 'a/../../x', '/etc/passwd', 'a//b', '.', '..', 'a/.hidden', 'a\\b', '', 'a/b/', 'x'.repeat(600), 'a\u0000b']) {
       expect(() => assertValidBlobKey(key), key).toThrow(/Invalid blob key/);
