@@ -378,20 +378,33 @@ function scheduleClose(delayMs: number): void {
 
 function closeEnded(): void {
   closeScheduled = false;
-  const deadline = performance.now() + SLICE_MS;
-  let closed = 0;
   let waiting = 0;
-  for (const writer of endingWriters) {
+  const cut = inSlice(endingWriters, (writer) => {
     // Its last frames have not gone out yet: the pass under way reaches it first.
     if (dirtyWriters.has(writer)) {
       waiting++;
-      continue;
+      return false;
     }
     endingWriters.delete(writer);
     writer.close();
-    if (++closed % STREAMS_PER_CLOCK_READ === 0 && performance.now() >= deadline) return scheduleClose(0);
+    return true;
+  });
+  if (cut) scheduleClose(0);
+  else if (waiting > 0) scheduleClose(CLOSE_DELAY_MS);
+}
+
+/**
+ * Visits `writers` in order until SLICE_MS have passed; true when it stopped before the end (the
+ * caller goes on after the event loop's turn). `visit` says whether it wrote to or closed a stream
+ * (what the slice is paced by).
+ */
+function inSlice(writers: Set<FrameWriter>, visit: (writer: FrameWriter) => boolean): boolean {
+  const deadline = performance.now() + SLICE_MS;
+  let done = 0;
+  for (const writer of writers) {
+    if (visit(writer) && ++done % STREAMS_PER_CLOCK_READ === 0 && performance.now() >= deadline) return true;
   }
-  if (waiting > 0) scheduleClose(CLOSE_DELAY_MS);
+  return false;
 }
 
 let flushScheduled = false;
@@ -410,12 +423,10 @@ function scheduleFlush(): void {
  */
 function flushSlice(): void {
   flushScheduled = false;
-  const deadline = performance.now() + SLICE_MS;
-  let written = 0;
-  for (const writer of dirtyWriters) {
+  inSlice(dirtyWriters, (writer) => {
     writer.flush();
-    if (++written % STREAMS_PER_CLOCK_READ === 0 && performance.now() >= deadline) break;
-  }
+    return true;
+  });
   lastJoined = null;
   if (dirtyWriters.size > 0) scheduleFlush();
   if (endingWriters.size > 0) scheduleClose(CLOSE_DELAY_MS);
