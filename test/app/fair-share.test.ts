@@ -48,14 +48,28 @@ async function startRun(user: TestUser): Promise<string> {
   return (started.body as { data: { startGeneration: { id: string } } }).data.startGeneration.id;
 }
 
-/** A REST event stream held open: resolves with its status once the headers arrived. */
+/**
+ * A REST event stream held open, its events read as a client reads them: resolves with its status
+ * once the headers arrived. The body must be read (or at least locked): undici cancels the body of
+ * a Response that was garbage collected, so a stream held only by its status would close whenever
+ * the collector ran (under load, in the middle of this file's refusals) and give its slot back.
+ */
 async function openRestStream(user: TestUser, runId: string): Promise<{ status: number; headers: Headers; body: string; close: () => void }> {
   const controller = new AbortController();
   const response = await fetch(`${server.url}/api/generate?run_id=${runId}`, { headers: { 'x-api-key': user.key }, signal: controller.signal });
   const close = () => controller.abort();
   disposers.push(close);
-  const body = response.ok ? '' : await response.text();
-  return { status: response.status, headers: response.headers, body, close };
+  if (!response.ok) return { status: response.status, headers: response.headers, body: await response.text(), close };
+  void readUntilClosed(response.body!.getReader());
+  return { status: response.status, headers: response.headers, body: '', close };
+}
+
+async function readUntilClosed(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  try {
+    while (!(await reader.read()).done);
+  } catch {
+    // Closed here (aborted): nothing more to read.
+  }
 }
 
 function wsClient(params: Record<string, string>): Client {
@@ -130,6 +144,10 @@ describe('open event streams per user, every transport together (STREAMS_PER_USE
     const ws = await firstWsResult(wsClient({ 'x-api-key': user.key }), runId);
     expect(ws.errors).toBeUndefined();
     await expect.poll(() => server.services.streams.held(user.userId)).toBe(3);
+    // The collector may run at any point of a loaded run: a stream its client still holds survives it
+    // (vitest runs the tests with --expose-gc, vitest.config.ts).
+    expect(gc, 'the suite runs with --expose-gc').toBeTypeOf('function');
+    gc!();
 
     // REST: 429 with Retry-After and the documented error body.
     const refusedRest = await openRestStream(user, runId);
