@@ -122,7 +122,8 @@ export interface StaleSweeperOptions {
   jobs: JobQueue;
   queue: string;
   staleAfterMs: number;
-  log: Logger;
+  /** A periodic sweep failed (it is tried again at the next tick). */
+  onFailed(error: unknown): void;
   /** Ids of the jobs this process is running (never swept by it). */
   held(): Iterable<string>;
   /** Called after a sweep that requeued or failed jobs (before the next sweep starts). */
@@ -161,7 +162,7 @@ export class StaleSweeper {
     if (this.sweeping) return;
     this.sweeping = this.sweep()
       .then(() => undefined)
-      .catch((error: unknown) => this.options.log.error({ err: error, queue: this.options.queue }, 'stale job sweep failed; will retry'))
+      .catch((error: unknown) => this.options.onFailed(error))
       .finally(() => (this.sweeping = null));
   }
 }

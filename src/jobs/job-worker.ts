@@ -113,7 +113,7 @@ export class JobWorker<P> {
       jobs: options.jobs,
       queue: options.queue,
       staleAfterMs: this.staleAfterMs,
-      log: options.log,
+      onFailed: (error) => this.reportFailure(error, 'stale job sweep failed; will retry'),
       held: () => this.running.keys(),
       onSwept: async ({ requeued, failed }) => {
         if (requeued.length > 0) options.log.warn({ queue: options.queue, jobs: requeued.map((job) => job.id) }, 'requeued abandoned jobs');
@@ -193,7 +193,6 @@ export class JobWorker<P> {
   }
 
   private async run(): Promise<void> {
-    const { log } = this.options;
     let first = true;
     while (!this.stopping) {
       let claimed = false;
@@ -210,12 +209,20 @@ export class JobWorker<P> {
           for (const job of jobs) void this.launch(job);
         }
       } catch (error) {
-        if (this.options.databaseOutage && classifyDatabaseError(error) === 'unavailable') this.options.databaseOutage.failed(error);
-        else log.error({ err: error, queue: this.options.queue }, 'job worker poll failed');
+        this.reportFailure(error, 'job worker poll failed');
       }
       const full = this.running.size >= this.concurrency;
       if ((!claimed || full) && !this.stopping) await this.sleep(this.options.pollIntervalMs);
     }
+  }
+
+  /**
+   * A poll or a periodic sweep that failed: an unavailable database goes to the outage log (one
+   * warning an outage, as every front logs it), anything else is an error with its stack.
+   */
+  private reportFailure(error: unknown, message: string): void {
+    if (this.options.databaseOutage && classifyDatabaseError(error) === 'unavailable') this.options.databaseOutage.failed(error);
+    else this.options.log.error({ err: error, queue: this.options.queue }, message);
   }
 
   /** Runs a claimed job to its end; never rejects. */
