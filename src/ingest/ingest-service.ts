@@ -75,6 +75,7 @@ import type { Logger } from '../log.ts';
 import { DEFAULT_MATCH_THRESHOLD_BPS, DEFAULT_REVIEW_THRESHOLD_BPS, defaultTiming } from '../returns/dietz.ts';
 import { recomputeDailyReturns } from '../returns/recompute.ts';
 import { lockOrganizationReturns } from '../returns/returns-lock.ts';
+import { bumpDeferredVersion, deferVersionBump, organizationScope } from '../cache/data-versions.ts';
 import { inSpan } from '../tracing/jobs.ts';
 import { recordedThresholds, refreshReconciliation, type InvestigateChange, type Thresholds } from '../returns/reconciliation.ts';
 import { refreshLatestValuations } from '../returns/latest-valuation.ts';
@@ -427,10 +428,29 @@ class IngestRun {
     return currencyConflict(row.accountCode, account);
   }
 
+  /** The load's transaction, under the organization's returns lock. */
   private async begin(): Promise<void> {
+    await this.openTransaction();
+    await lockOrganizationReturns(this.client, this.file.orgId);
+  }
+
+  /**
+   * Each transaction of a load bumps its organization's data version as its last statement
+   * instead of with its first write (deferVersionBump): the version's row is then held for a
+   * moment, not for the whole load, so other writers of the organization (an upload, new
+   * thresholds) do not wait for the load, and one that locked the file's row first (a second load
+   * of the same file) cannot deadlock with it.
+   */
+  private async openTransaction(): Promise<void> {
     await this.client.query('BEGIN');
     this.inTransaction = true;
-    await lockOrganizationReturns(this.client, this.file.orgId);
+    await deferVersionBump(this.client, organizationScope(this.file.orgId));
+  }
+
+  private async commit(): Promise<void> {
+    await bumpDeferredVersion(this.client, organizationScope(this.file.orgId));
+    await this.client.query('COMMIT');
+    this.inTransaction = false;
   }
 
   /** Counts an error, stores the first 1000, and abandons the load at the first one. */
@@ -752,8 +772,7 @@ class IngestRun {
               "processedAt" = now(), "updatedAt" = now() WHERE id = $1`,
       [this.file.id, this.validRows, detail, warningCount],
     );
-    await this.client.query('COMMIT');
-    this.inTransaction = false;
+    await this.commit();
     return {
       fileId: this.file.id,
       status: 'processed',
@@ -817,8 +836,7 @@ class IngestRun {
       ? `File rejected, nothing was loaded: ${this.formatError.message}`
       : `File rejected, nothing was loaded: ${this.errorCount} error${this.errorCount === 1 ? '' : 's'} in ${this.file.fileType} rows` +
         (first ? `; first on line ${first.line}${first.column ? ` (${first.column})` : ''}: ${first.message}` : '');
-    await this.client.query('BEGIN');
-    this.inTransaction = true;
+    await this.openTransaction();
     if (stored.length > 0) {
       await this.client.query(
         `INSERT INTO "FileRowError" (id, "fileId", line, "column", message)
@@ -831,8 +849,7 @@ class IngestRun {
               "processedAt" = now(), "updatedAt" = now() WHERE id = $1`,
       [this.file.id, rowCount, this.errorCount, detail.slice(0, 2000)],
     );
-    await this.client.query('COMMIT');
-    this.inTransaction = false;
+    await this.commit();
     return {
       fileId: this.file.id,
       status: 'failed',
