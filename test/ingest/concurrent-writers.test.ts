@@ -17,10 +17,11 @@ import { openDatabase, type Database } from '../../src/db/database.ts';
 import { JobQueue } from '../../src/jobs/job-queue.ts';
 import { LocalBlobStore } from '../../src/storage/blob-store.ts';
 import { StorageService } from '../../src/storage/storage-service.ts';
-import { IngestService, type IngestServiceDeps } from '../../src/ingest/ingest-service.ts';
+import { IngestService } from '../../src/ingest/ingest-service.ts';
 import { ReconciliationService } from '../../src/returns/reconciliation.ts';
 import { DataVersions, organizationScope } from '../../src/cache/data-versions.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
+import { watchedPool } from '../helpers/watched-pool.ts';
 
 const onPostgres = Boolean(process.env.DATABASE_URL?.trim());
 const log = createLogger('silent');
@@ -181,26 +182,10 @@ describe.skipIf(!onPostgres)('a load and the other writers of its organization (
   });
 
   /** The pool, reading the organization's version from another connection just before each COMMIT of the ingest's own connection. */
-  function versionsAtCommit(orgId: string, seen: string[]): IngestServiceDeps['pool'] {
-    return {
-      query: db.pool.query.bind(db.pool) as IngestServiceDeps['pool']['query'],
-      connect: (async () => {
-        const client = await db.pool.connect();
-        const query = client.query.bind(client);
-        const release = client.release.bind(client);
-        client.query = (async (text: unknown, ...rest: unknown[]) => {
-          if (text === 'COMMIT') seen.push(await versionOf(orgId));
-          return (query as (...args: unknown[]) => unknown)(text, ...rest);
-        }) as typeof client.query;
-        client.release = ((error?: Error | boolean) => {
-          client.query = query;
-          client.release = release;
-          return release(error);
-        }) as typeof client.release;
-        return client;
-      }) as IngestServiceDeps['pool']['connect'],
-    };
-  }
+  const versionsAtCommit = (orgId: string, seen: string[]) =>
+    watchedPool(db.pool, async (text) => {
+      if (text === 'COMMIT') seen.push(await versionOf(orgId));
+    });
 
   it("each of a load's transactions, processed or failed, moves the organization's data version when it commits", async () => {
     const orgId = await newOrganization();

@@ -12,6 +12,7 @@ import { LocalBlobStore } from '../../src/storage/blob-store.ts';
 import { StorageService, type UploadInput } from '../../src/storage/storage-service.ts';
 import { IngestService, type IngestResult, type IngestServiceDeps } from '../../src/ingest/ingest-service.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
+import { watchedPool } from '../helpers/watched-pool.ts';
 
 const log = createLogger('silent');
 
@@ -86,24 +87,9 @@ describe('IngestService: fx and benchmark files', () => {
 
   it('ANALYZE after a large fx or benchmark load covers its own table only', async () => {
     const statements: string[] = [];
-    const pool: IngestServiceDeps['pool'] = {
-      query: db.pool.query.bind(db.pool) as IngestServiceDeps['pool']['query'],
-      connect: (async () => {
-        const client = await db.pool.connect();
-        const query = client.query.bind(client);
-        const release = client.release.bind(client);
-        client.query = ((text: unknown, ...rest: unknown[]) => {
-          if (typeof text === 'string' && text.startsWith('ANALYZE')) statements.push(text);
-          return (query as (...args: unknown[]) => unknown)(text, ...rest);
-        }) as typeof client.query;
-        client.release = ((error?: Error | boolean) => {
-          client.query = query;
-          client.release = release;
-          return release(error);
-        }) as typeof client.release;
-        return client;
-      }) as IngestServiceDeps['pool']['connect'],
-    };
+    const pool = watchedPool(db.pool, (text) => {
+      if (text.startsWith('ANALYZE')) statements.push(text);
+    });
     const orgId = await newOrg();
     await ingest(orgId, 'date,base,quote,rate\n2025-01-02,EUR,USD,1.03\n', { pool, analyzeAfterRows: 0 });
     await ingest(orgId, 'date,benchmark,level\n2025-01-02,Index,100\n', { pool, analyzeAfterRows: 0 });

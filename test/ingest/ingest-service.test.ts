@@ -22,6 +22,7 @@ import { parsePnl, type PnlRow } from '../../src/ingest/csv-formats/index.ts';
 import { dailySeries, defaultTiming } from '../../src/returns/dietz.ts';
 import { recomputeDailyReturns } from '../../src/returns/recompute.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
+import { watchedPool } from '../helpers/watched-pool.ts';
 
 const SAMPLES = new URL('../../samples/', import.meta.url);
 const log = createLogger('silent');
@@ -398,26 +399,7 @@ describe('IngestService: pnl', () => {
 
 describe('IngestService: planner statistics after large loads', () => {
   /** The pool, recording the statements the ingest sends on its own connection. */
-  function recordingPool(statements: string[]): IngestServiceDeps['pool'] {
-    return {
-      query: db.pool.query.bind(db.pool) as IngestServiceDeps['pool']['query'],
-      connect: (async () => {
-        const client = await db.pool.connect();
-        const query = client.query.bind(client);
-        const release = client.release.bind(client);
-        client.query = ((text: unknown, ...rest: unknown[]) => {
-          if (typeof text === 'string') statements.push(text);
-          return (query as (...args: unknown[]) => unknown)(text, ...rest);
-        }) as typeof client.query;
-        client.release = ((error?: Error | boolean) => {
-          client.query = query;
-          client.release = release;
-          return release(error);
-        }) as typeof client.release;
-        return client;
-      }) as IngestServiceDeps['pool']['connect'],
-    };
-  }
+  const recordingPool = (statements: string[]) => watchedPool(db.pool, (text) => void statements.push(text));
 
   it('runs ANALYZE after a file of at least analyzeAfterRows rows, not after a smaller one, and never when unset', async () => {
     const analyzes = (statements: string[]) => statements.filter((statement) => statement.startsWith('ANALYZE')).length;
