@@ -7,6 +7,7 @@
  * served after the data it was read from changed, on any instance.
  */
 import type { QueryResultRow } from 'pg';
+import type { SqlClient } from '../db/sql-client.ts';
 
 /** What reading versions needs of the database: one query (pg.Pool). */
 export interface VersionSource {
@@ -16,25 +17,20 @@ export interface VersionSource {
 export const organizationScope = (organizationId: string): string => `o:${organizationId}`;
 export const userScope = (userId: string): string => `u:${userId}`;
 
-/** What deferring a bump needs: a connection inside its transaction (pg.PoolClient). */
-export interface TransactionClient {
-  query(sql: string, params: unknown[]): Promise<unknown>;
-}
-
 /**
- * For the rest of the current transaction, the triggers leave `scope` alone; the transaction
- * must call `bumpDeferredVersion` right before its COMMIT. For long transactions (an ingest's
- * load): a version's row stays locked from its bump to the commit, so bumped with the first
+ * For the rest of the transaction open on `client` (a checked-out connection), the triggers
+ * leave `scope` alone; the transaction must call `bumpDeferredVersion` right before its COMMIT.
+ * For long transactions (an ingest's load): a version's row stays locked from its bump to the commit, so bumped with the first
  * write it would make every other writer of the scope wait for the whole transaction, and one
  * that had locked a row the transaction updates later would deadlock with it
  * (prisma/migrations/20261129000000_data_version_deferred names the same setting).
  */
-export async function deferVersionBump(client: TransactionClient, scope: string): Promise<void> {
+export async function deferVersionBump(client: SqlClient, scope: string): Promise<void> {
   await client.query(`SELECT set_config('gateway.deferred_data_version', $1, true)`, [scope]);
 }
 
 /** Bumps the scope a transaction deferred: its last statement before COMMIT. */
-export async function bumpDeferredVersion(client: TransactionClient, scope: string): Promise<void> {
+export async function bumpDeferredVersion(client: SqlClient, scope: string): Promise<void> {
   await client.query(`SELECT "data_version_bump"(ARRAY[$1::text])`, [scope]);
 }
 
