@@ -182,6 +182,14 @@ function normal(random: () => number): number {
 }
 
 /**
+ * Business days at the end of the demo period that hold one of each account's flows. The
+ * dashboard opens an entity on the range of the newest comparisons (500 rows over Demo Capital's
+ * five accounts: about 100 business days each), and its cash flow table shows the flows in that
+ * range: with flows drawn anywhere in 13 months, some end dates left an account without any there.
+ */
+export const RECENT_FLOW_DAYS = 60;
+
+/**
  * One account's valuations (every business day from its first value) and flows, from a random
  * walk. A start-of-day flow is invested for the day: V = (V' + F)(1 + r); an end-of-day flow
  * arrives after the day's move: V = V'(1 + r) + F.
@@ -202,7 +210,9 @@ export function generateAccount(
   const scheduled = new Map<number, { inflow: boolean; timing: FlowTiming | null; onValuationRow: boolean }>();
   const timings: (FlowTiming | null)[] = ['start_of_day', 'end_of_day', null];
   while (scheduled.size < spec.flowCount) {
-    const index = firstFlowIndex + Math.floor(random() * (days.length - firstFlowIndex - 1));
+    // The first in the last RECENT_FLOW_DAYS, whatever the end date; the others anywhere.
+    const from = scheduled.size === 0 ? Math.max(firstFlowIndex, days.length - RECENT_FLOW_DAYS) : firstFlowIndex;
+    const index = from + Math.floor(random() * (days.length - from - 1));
     if (scheduled.has(index)) continue;
     scheduled.set(index, {
       inflow: random() < 0.6,

@@ -14,6 +14,7 @@ import {
   DEMO_OTHER_ORG_NAME,
   demoPeriod,
   generateDemoData,
+  RECENT_FLOW_DAYS,
   seedDemoData,
   yesterdayUtc,
   type SeedResult,
@@ -68,6 +69,23 @@ describe('demo data generators', () => {
     expect(performance.expected.match).toBeGreaterThan(performance.rows * 0.9);
     const kinds = new Set(performance.deviations.map((d) => d.kind));
     expect(kinds).toEqual(new Set(['review', 'large', 'sign_flip', 'missing']));
+  });
+});
+
+describe('demo flows the dashboard shows', () => {
+  it('every account has a cash flow in the last RECENT_FLOW_DAYS business days, whatever the end date', () => {
+    // A year of end dates: the flow schedule is drawn over a period that moves with the date.
+    const missing: string[] = [];
+    for (let day = 0; day < 366; day += 3) {
+      const endDate = new Date(Date.UTC(2026, 0, 1 + day)).toISOString().slice(0, 10);
+      const data = generateDemoData({ endDate });
+      const days = businessDays(data.startDate, data.endDate);
+      const recentFrom = days[days.length - RECENT_FLOW_DAYS]!;
+      for (const account of [...data.demoCapital, ...data.northwind]) {
+        if (!account.flows.some((flow) => flow.date >= recentFrom)) missing.push(`${endDate} ${account.spec.accountCode}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 });
 
