@@ -20,10 +20,10 @@ export const userScope = (userId: string): string => `u:${userId}`;
 /**
  * For the rest of the transaction open on `client` (a checked-out connection), the triggers
  * leave `scope` alone; the transaction must call `bumpDeferredVersion` right before its COMMIT.
- * For long transactions (an ingest's load): a version's row stays locked from its bump to the commit, so bumped with the first
- * write it would make every other writer of the scope wait for the whole transaction, and one
- * that had locked a row the transaction updates later would deadlock with it
- * (prisma/migrations/20261129000000_data_version_deferred names the same setting).
+ * For long transactions (an ingest's load): a version's row stays locked from its bump to the
+ * commit, so bumped with the first write it would make every other writer of the scope wait for
+ * the whole transaction, and one that had locked a row the transaction updates later would
+ * deadlock with it (prisma/migrations/20261129000000_data_version_deferred names the same setting).
  */
 export async function deferVersionBump(client: SqlClient, scope: string): Promise<void> {
   await client.query(`SELECT set_config('gateway.deferred_data_version', $1, true)`, [scope]);

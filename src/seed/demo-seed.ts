@@ -183,8 +183,9 @@ function normal(random: () => number): number {
 
 /**
  * Business days at the end of the demo period that hold one of each account's flows. The
- * dashboard opens an entity on the range of the newest comparisons (500 rows over Demo Capital's
- * five accounts: about 100 business days each), and its cash flow table shows the flows in that
+ * dashboard opens an entity on the range of the newest comparisons (ENTITY_SCAN rows, in
+ * dashboard/src/pages/returns/queries.ts: 500 over Demo Capital's five accounts, about 100
+ * business days each), and its cash flow table shows the flows in that
  * range: with flows drawn anywhere in 13 months, some end dates left an account without any there.
  */
 export const RECENT_FLOW_DAYS = 60;

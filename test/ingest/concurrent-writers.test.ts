@@ -10,6 +10,7 @@
  */
 import path from 'node:path';
 import fs from 'node:fs';
+import { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.ts';
@@ -74,14 +75,9 @@ describe.skipIf(!onPostgres)('a load and the other writers of its organization (
       fileType: 'pnl',
       file: {
         filename: 'pnl-sample.csv',
-        createReadStream: () => (text === undefined ? fs.createReadStream(SAMPLE) : fs.createReadStream(writeTemp(text))),
+        createReadStream: () => (text === undefined ? fs.createReadStream(SAMPLE) : Readable.from([Buffer.from(text)])),
       },
     });
-  }
-  function writeTemp(text: string): string {
-    const file = path.join(db.tmpDir, `${randomUUID()}.csv`);
-    fs.writeFileSync(file, text);
-    return file;
   }
 
   /** A load that stops after its first batch (written: inside its transaction) until released. */
